@@ -1,0 +1,902 @@
+"""A deliberately simple, row-at-a-time reference decoder for MySQL/MariaDB binlogs.
+
+It exists only to check the fast (vectorised) decoder against.  It is written
+from the format descriptions in the MySQL / MariaDB server sources
+(``libs/mysql/binlog/event/{binlog_event.h,control_events.cpp,rows_event.cpp,
+binary_log_funcs.cpp}``, ``sql/rpl_utility.cc`` and, for MariaDB,
+``sql/log_event.cc`` / ``sql/log_event_client.cc``), never from the code in
+``vecbinlog/``.  Clarity wins over speed everywhere: one ``struct.unpack_from``
+per field, one Python loop per event, row and column.
+
+Entry points
+------------
+``decode_file(path)`` / ``decode_bytes(data)`` -> :class:`RefBinlog`
+``decode_event(buf, fmt)``      decode one stand-alone event buffer
+``RefFormat.synthetic()``       a v4 format (MySQL >= 5.6 defaults) for that
+``decode_int(raw, signed)``, ``decode_float(raw)``
+
+Row images are lists over *all* table columns of ``ABSENT`` (column not in the
+image), ``None`` (SQL NULL) or the raw ``bytes`` of the value exactly as stored
+in the event, with the length prefix of variable-length types removed.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = [
+    "ABSENT",
+    "RefDecodeError",
+    "RefEvent",
+    "RefFormat",
+    "RefTableMap",
+    "RefRowsEvent",
+    "RefStop",
+    "RefBinlog",
+    "decode_file",
+    "decode_bytes",
+    "decode_event",
+    "decode_int",
+    "decode_float",
+    "value_size",
+    "EVENT_TYPE_NAMES",
+    "COLUMN_TYPE_NAMES",
+]
+
+BINLOG_MAGIC = b"\xfebin"
+COMMON_HEADER_LEN = 19  # LOG_EVENT_MINIMAL_HEADER_LEN (binlog v4)
+CHECKSUM_LEN = 4
+LOG_EVENT_BINLOG_IN_USE_F = 0x1
+
+# --------------------------------------------------------------------------
+# event types (binlog_event.h Log_event_type, plus MariaDB's 160..)
+# --------------------------------------------------------------------------
+UNKNOWN_EVENT = 0
+START_EVENT_V3 = 1
+QUERY_EVENT = 2
+STOP_EVENT = 3
+ROTATE_EVENT = 4
+INTVAR_EVENT = 5
+LOAD_EVENT = 6
+SLAVE_EVENT = 7
+CREATE_FILE_EVENT = 8
+APPEND_BLOCK_EVENT = 9
+EXEC_LOAD_EVENT = 10
+DELETE_FILE_EVENT = 11
+NEW_LOAD_EVENT = 12
+RAND_EVENT = 13
+USER_VAR_EVENT = 14
+FORMAT_DESCRIPTION_EVENT = 15
+XID_EVENT = 16
+BEGIN_LOAD_QUERY_EVENT = 17
+EXECUTE_LOAD_QUERY_EVENT = 18
+TABLE_MAP_EVENT = 19
+PRE_GA_WRITE_ROWS_EVENT = 20
+PRE_GA_UPDATE_ROWS_EVENT = 21
+PRE_GA_DELETE_ROWS_EVENT = 22
+WRITE_ROWS_EVENT_V1 = 23
+UPDATE_ROWS_EVENT_V1 = 24
+DELETE_ROWS_EVENT_V1 = 25
+INCIDENT_EVENT = 26
+HEARTBEAT_LOG_EVENT = 27
+IGNORABLE_LOG_EVENT = 28
+ROWS_QUERY_LOG_EVENT = 29
+WRITE_ROWS_EVENT = 30
+UPDATE_ROWS_EVENT = 31
+DELETE_ROWS_EVENT = 32
+GTID_LOG_EVENT = 33
+ANONYMOUS_GTID_LOG_EVENT = 34
+PREVIOUS_GTIDS_LOG_EVENT = 35
+TRANSACTION_CONTEXT_EVENT = 36
+VIEW_CHANGE_EVENT = 37
+XA_PREPARE_LOG_EVENT = 38
+PARTIAL_UPDATE_ROWS_EVENT = 39
+TRANSACTION_PAYLOAD_EVENT = 40
+HEARTBEAT_LOG_EVENT_V2 = 41
+GTID_TAGGED_LOG_EVENT = 42
+
+EVENT_TYPE_NAMES = {
+    0: "UNKNOWN", 1: "START_V3", 2: "QUERY", 3: "STOP", 4: "ROTATE", 5: "INTVAR",
+    6: "LOAD", 7: "SLAVE", 8: "CREATE_FILE", 9: "APPEND_BLOCK", 10: "EXEC_LOAD",
+    11: "DELETE_FILE", 12: "NEW_LOAD", 13: "RAND", 14: "USER_VAR", 15: "FDE",
+    16: "XID", 17: "BEGIN_LOAD_QUERY", 18: "EXECUTE_LOAD_QUERY", 19: "TABLE_MAP",
+    20: "PRE_GA_WRITE_ROWS", 21: "PRE_GA_UPDATE_ROWS", 22: "PRE_GA_DELETE_ROWS",
+    23: "WRITE_ROWS_V1", 24: "UPDATE_ROWS_V1", 25: "DELETE_ROWS_V1", 26: "INCIDENT",
+    27: "HEARTBEAT", 28: "IGNORABLE", 29: "ROWS_QUERY", 30: "WRITE_ROWS_V2",
+    31: "UPDATE_ROWS_V2", 32: "DELETE_ROWS_V2", 33: "GTID", 34: "ANONYMOUS_GTID",
+    35: "PREVIOUS_GTIDS", 36: "TRANSACTION_CONTEXT", 37: "VIEW_CHANGE",
+    38: "XA_PREPARE", 39: "PARTIAL_UPDATE_ROWS", 40: "TRANSACTION_PAYLOAD",
+    41: "HEARTBEAT_V2", 42: "GTID_TAGGED",
+    160: "MARIA_ANNOTATE_ROWS", 161: "MARIA_BINLOG_CHECKPOINT", 162: "MARIA_GTID",
+    163: "MARIA_GTID_LIST", 164: "MARIA_START_ENCRYPTION",
+}
+
+# kind and format "version" of the rows events this reference decodes
+ROWS_EVENTS = {
+    PRE_GA_WRITE_ROWS_EVENT: ("insert", 0),
+    PRE_GA_UPDATE_ROWS_EVENT: ("update", 0),
+    PRE_GA_DELETE_ROWS_EVENT: ("delete", 0),
+    WRITE_ROWS_EVENT_V1: ("insert", 1),
+    UPDATE_ROWS_EVENT_V1: ("update", 1),
+    DELETE_ROWS_EVENT_V1: ("delete", 1),
+    WRITE_ROWS_EVENT: ("insert", 2),
+    UPDATE_ROWS_EVENT: ("update", 2),
+    DELETE_ROWS_EVENT: ("delete", 2),
+}
+
+# Event-type permutation of the pre-GA "wl2325 / drop5 / drop6" source trees
+# (Format_description_event constructor in control_events.cpp): the type byte
+# found in the file (index) is to be read as the modern type (value).
+_OLD_TREE_PERMUTATION = (
+    UNKNOWN_EVENT, START_EVENT_V3, QUERY_EVENT, STOP_EVENT, ROTATE_EVENT,
+    INTVAR_EVENT, LOAD_EVENT, SLAVE_EVENT, CREATE_FILE_EVENT,
+    APPEND_BLOCK_EVENT, EXEC_LOAD_EVENT, DELETE_FILE_EVENT, NEW_LOAD_EVENT,
+    RAND_EVENT, USER_VAR_EVENT, FORMAT_DESCRIPTION_EVENT, TABLE_MAP_EVENT,
+    PRE_GA_WRITE_ROWS_EVENT, PRE_GA_UPDATE_ROWS_EVENT, PRE_GA_DELETE_ROWS_EVENT,
+    XID_EVENT, BEGIN_LOAD_QUERY_EVENT, EXECUTE_LOAD_QUERY_EVENT,
+)
+
+# --------------------------------------------------------------------------
+# column types (field_types.h enum_field_types)
+# --------------------------------------------------------------------------
+T_DECIMAL = 0
+T_TINY = 1
+T_SHORT = 2
+T_LONG = 3
+T_FLOAT = 4
+T_DOUBLE = 5
+T_NULL = 6
+T_TIMESTAMP = 7
+T_LONGLONG = 8
+T_INT24 = 9
+T_DATE = 10
+T_TIME = 11
+T_DATETIME = 12
+T_YEAR = 13
+T_NEWDATE = 14
+T_VARCHAR = 15
+T_BIT = 16
+T_TIMESTAMP2 = 17
+T_DATETIME2 = 18
+T_TIME2 = 19
+T_TYPED_ARRAY = 20
+T_VECTOR = 242
+T_JSON = 245
+T_NEWDECIMAL = 246
+T_ENUM = 247
+T_SET = 248
+T_TINY_BLOB = 249
+T_MEDIUM_BLOB = 250
+T_LONG_BLOB = 251
+T_BLOB = 252
+T_VAR_STRING = 253
+T_STRING = 254
+T_GEOMETRY = 255
+
+COLUMN_TYPE_NAMES = {
+    0: "DECIMAL", 1: "TINY", 2: "SHORT", 3: "LONG", 4: "FLOAT", 5: "DOUBLE",
+    6: "NULL", 7: "TIMESTAMP", 8: "LONGLONG", 9: "INT24", 10: "DATE", 11: "TIME",
+    12: "DATETIME", 13: "YEAR", 14: "NEWDATE", 15: "VARCHAR", 16: "BIT",
+    17: "TIMESTAMP2", 18: "DATETIME2", 19: "TIME2", 20: "TYPED_ARRAY",
+    242: "VECTOR", 245: "JSON", 246: "NEWDECIMAL", 247: "ENUM", 248: "SET",
+    249: "TINY_BLOB", 250: "MEDIUM_BLOB", 251: "LONG_BLOB", 252: "BLOB",
+    253: "VAR_STRING", 254: "STRING", 255: "GEOMETRY",
+}
+
+# TABLE_MAP optional metadata field types (rows_event.h Optional_metadata_field_type)
+OPT_COLUMN_NAME = 4
+
+
+# --------------------------------------------------------------------------
+# errors and small records
+# --------------------------------------------------------------------------
+class RefDecodeError(Exception):
+    """Malformed input; ``offset`` is the absolute file offset of the problem."""
+
+    def __init__(self, message: str, offset: int):
+        super().__init__(f"{message} (at offset {offset})")
+        self.message = message
+        self.offset = offset
+
+
+class _Absent:
+    """Sentinel: the column is not part of this row image."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __reduce__(self):
+        return (_Absent, ())
+
+
+ABSENT = _Absent()
+
+
+@dataclass(frozen=True)
+class RefEvent:
+    pos: int              # file offset of the event's first byte
+    type: int             # the type byte exactly as stored in the header
+    size: int             # event_size from the header (header + body + checksum)
+    timestamp: int
+    server_id: int
+    log_pos: int          # "next position" / end_log_pos from the header
+    flags: int
+    logical_type: int     # ``type`` after the pre-GA permutation (== type normally)
+    crc_stored: int | None = None   # the trailing CRC32, when the event has one
+    crc_ok: bool | None = None      # None when the event carries no checksum
+
+    @property
+    def name(self) -> str:
+        return EVENT_TYPE_NAMES.get(self.logical_type, f"?({self.logical_type})")
+
+
+@dataclass(frozen=True)
+class RefFormat:
+    """What a FORMAT_DESCRIPTION_EVENT says about the events after it."""
+
+    pos: int
+    binlog_version: int
+    server_version: str
+    create_timestamp: int
+    header_length: int
+    post_header_len: tuple[int, ...]  # indexed by (logical) type - 1
+    checksum_alg: int | None          # None: no alg byte (pre 5.6.1 / MariaDB 5.3)
+    permutation: tuple[int, ...] | None = None  # raw type -> logical type
+
+    @property
+    def is_mariadb(self) -> bool:
+        return "MariaDB" in self.server_version
+
+    @property
+    def has_crc32(self) -> bool:
+        """Whether the events *after* this FDE end in a CRC32."""
+        return self.checksum_alg == 1
+
+    def logical_type(self, raw_type: int) -> int:
+        if self.permutation is not None and raw_type < len(self.permutation):
+            return self.permutation[raw_type]
+        return raw_type
+
+    def post_header(self, logical_type: int) -> int | None:
+        if 1 <= logical_type <= len(self.post_header_len):
+            return self.post_header_len[logical_type - 1]
+        return None
+
+    @classmethod
+    def synthetic(cls, checksum_alg: int | None = 1,
+                  server_version: str = "8.0.0") -> RefFormat:
+        """A format with the standard v4 post-header lengths of MySQL >= 5.6
+        (TABLE_MAP 8, rows v1 8, rows v2 10), for decoding stand-alone events."""
+        ph = [0] * 42
+        ph[QUERY_EVENT - 1] = 13
+        ph[ROTATE_EVENT - 1] = 8
+        ph[FORMAT_DESCRIPTION_EVENT - 1] = 98
+        ph[TABLE_MAP_EVENT - 1] = 8
+        for t in (WRITE_ROWS_EVENT_V1, UPDATE_ROWS_EVENT_V1, DELETE_ROWS_EVENT_V1):
+            ph[t - 1] = 8
+        for t in (WRITE_ROWS_EVENT, UPDATE_ROWS_EVENT, DELETE_ROWS_EVENT,
+                  PARTIAL_UPDATE_ROWS_EVENT):
+            ph[t - 1] = 10
+        return cls(pos=-1, binlog_version=4, server_version=server_version,
+                   create_timestamp=0, header_length=COMMON_HEADER_LEN,
+                   post_header_len=tuple(ph), checksum_alg=checksum_alg)
+
+
+@dataclass(frozen=True)
+class RefTableMap:
+    pos: int
+    table_id: int
+    flags: int
+    db: str
+    table: str
+    ncols: int
+    column_types: tuple[int, ...]   # the type bytes as stored
+    real_types: tuple[int, ...]     # STRING resolved to ENUM/SET (and CHAR kept STRING)
+    column_meta: tuple[int, ...]    # metadata per column, composed as table_def does
+    nullable: tuple[bool, ...]
+    optional_metadata: tuple[tuple[int, bytes], ...]
+    column_names: tuple[str, ...] | None  # from COLUMN_NAME optional metadata
+    field_metadata_raw: bytes = b""
+
+
+@dataclass
+class RefRowsEvent:
+    pos: int
+    table_id: int
+    db: str
+    table: str
+    kind: str                     # 'insert' | 'update' | 'delete'
+    ncols: int
+    present_before: list[bool]    # for insert/delete: the (single) columns bitmap
+    present_after: list[bool]     # for update: the second bitmap, else == before
+    images: list[list] | None     # None: not decodable (pre-GA record format)
+    type: int = 0                 # logical event type
+    version: int = 1              # 0 = pre-GA (20-22), 1 = v1, 2 = v2
+    flags: int = 0
+    extra_data: bytes | None = None  # v2 extra row info (without its length)
+    rows_data: bytes = b""        # the raw bytes after the bitmap(s)
+
+    @property
+    def rows(self) -> list[tuple]:
+        """Images grouped per row: (before, after) for updates, (image,) else."""
+        if self.images is None:
+            return []
+        if self.kind == "update":
+            return [tuple(self.images[i:i + 2]) for i in range(0, len(self.images), 2)]
+        return [(img,) for img in self.images]
+
+
+@dataclass(frozen=True)
+class RefStop:
+    offset: int       # where the walk stopped
+    reason: str
+    trailing_bytes: int
+
+
+@dataclass
+class RefBinlog:
+    size: int
+    events: list[RefEvent] = field(default_factory=list)
+    formats: list[RefFormat] = field(default_factory=list)
+    table_maps: dict[int, RefTableMap] = field(default_factory=dict)  # by pos
+    rows_events: list[RefRowsEvent] = field(default_factory=list)
+    skipped_rows_events: list[tuple[int, str]] = field(default_factory=list)
+    stop: RefStop | None = None
+    crc_checked: int = 0
+    crc_mismatches: list[int] = field(default_factory=list)  # event positions
+
+    def type_counts(self, logical: bool = False) -> dict[int, int]:
+        counts: dict[int, int] = {}
+        for ev in self.events:
+            t = ev.logical_type if logical else ev.type
+            counts[t] = counts.get(t, 0) + 1
+        return counts
+
+
+# --------------------------------------------------------------------------
+# primitive readers
+# --------------------------------------------------------------------------
+def _need(buf: bytes, off: int, n: int, base: int, what: str) -> None:
+    if n < 0 or off + n > len(buf):
+        raise RefDecodeError(f"{what}: need {n} bytes, {len(buf) - off} left", base + off)
+
+
+def _uint(buf: bytes, off: int, n: int, base: int = 0, what: str = "uint") -> int:
+    _need(buf, off, n, base, what)
+    return int.from_bytes(buf[off:off + n], "little")
+
+
+def _packed_int(buf: bytes, off: int, base: int = 0, what: str = "packed int") -> tuple[int, int]:
+    """net_field_length_ll: returns (value, bytes used)."""
+    _need(buf, off, 1, base, what)
+    first = buf[off]
+    if first < 251:
+        return first, 1
+    if first == 251:  # NULL marker in the protocol; never valid here
+        raise RefDecodeError(f"{what}: unexpected 0xfb", base + off)
+    if first == 252:
+        return _uint(buf, off + 1, 2, base, what), 3
+    if first == 253:
+        return _uint(buf, off + 1, 3, base, what), 4
+    return _uint(buf, off + 1, 8, base, what), 9
+
+
+def _bits(data: bytes, n: int) -> list[bool]:
+    """LSB-first bitmap of n bits."""
+    return [bool(data[i // 8] >> (i % 8) & 1) for i in range(n)]
+
+
+def decode_int(raw: bytes, signed: bool) -> int:
+    """Little-endian integer of any width (TINY..LONGLONG, INT24 included)."""
+    return int.from_bytes(raw, "little", signed=signed)
+
+
+def decode_float(raw: bytes) -> float:
+    """FLOAT (4 bytes) or DOUBLE (8 bytes), little-endian IEEE 754."""
+    if len(raw) == 4:
+        return struct.unpack("<f", raw)[0]
+    if len(raw) == 8:
+        return struct.unpack("<d", raw)[0]
+    raise ValueError(f"float value must be 4 or 8 bytes, got {len(raw)}")
+
+
+# --------------------------------------------------------------------------
+# FORMAT_DESCRIPTION_EVENT
+# --------------------------------------------------------------------------
+def _version_tuple(server_version: str) -> tuple[int, int, int]:
+    """Leading 'x.y.z' of a server version (like do_server_version_split)."""
+    parts = []
+    s = server_version
+    for _ in range(3):
+        digits = ""
+        while s and s[0].isdigit():
+            digits += s[0]
+            s = s[1:]
+        parts.append(int(digits) if digits else 0)
+        if s.startswith("."):
+            s = s[1:]
+        else:
+            break
+    while len(parts) < 3:
+        parts.append(0)
+    return tuple(parts[:3])  # type: ignore[return-value]
+
+
+def _has_checksum_alg_byte(server_version: str) -> bool:
+    """FDEs carry the checksum-algorithm byte from MySQL 5.6.1 / MariaDB 5.3.0."""
+    split = (5, 3, 0) if "MariaDB" in server_version else (5, 6, 1)
+    return _version_tuple(server_version) >= split
+
+
+def _is_old_tree_version(server_version: str) -> bool:
+    """The 5.1.[1-5]-a_drop5*, 5.1.4-a_drop6*, 5.2.[0-2]-a_drop6* pre-GA trees
+    whose event type ids are permuted (see control_events.cpp)."""
+    v = server_version
+    if len(v) < 13 or v[0] != "5" or v[1] != "." or v[3] != "." or v[5:12] != "-a_drop":
+        return False
+    return ((v[2] == "1" and "1" <= v[4] <= "5" and v[12] == "5")
+            or (v[2] == "1" and v[4] == "4" and v[12] == "6")
+            or (v[2] == "2" and "0" <= v[4] <= "2" and v[12] == "6"))
+
+
+def _parse_fde(event: bytes, pos: int) -> tuple[RefFormat, bool]:
+    """Parse a whole FDE buffer (common header included).
+
+    Returns the format and whether the FDE itself ends in a CRC32 trailer
+    (always the case when the alg byte is present: the FDE is checksummed
+    even when the algorithm it announces for the other events is OFF)."""
+    body_off = COMMON_HEADER_LEN  # an FDE's header is always 19 bytes
+    binlog_version = _uint(event, body_off, 2, pos, "FDE binlog_version")
+    _need(event, body_off + 2, 50, pos, "FDE server_version")
+    raw_version = event[body_off + 2:body_off + 52]
+    server_version = raw_version.split(b"\0", 1)[0].decode("latin-1")
+    create_timestamp = _uint(event, body_off + 52, 4, pos, "FDE create_timestamp")
+    header_length = _uint(event, body_off + 56, 1, pos, "FDE header_length")
+    if header_length < COMMON_HEADER_LEN:
+        raise RefDecodeError(f"FDE header_length {header_length} < 19", pos + body_off + 56)
+    rest = event[body_off + 57:]
+    if _has_checksum_alg_byte(server_version):
+        if len(rest) < 1 + CHECKSUM_LEN:
+            raise RefDecodeError("FDE too short for checksum alg + CRC", pos)
+        post = rest[:-(1 + CHECKSUM_LEN)]
+        alg = rest[-(1 + CHECKSUM_LEN)]
+        fde_has_crc = True
+    else:
+        post = rest
+        alg = None
+        fde_has_crc = False
+    permutation = None
+    post_list = list(post)
+    if _is_old_tree_version(server_version):
+        if len(post_list) != 22:
+            raise RefDecodeError("pre-GA tree FDE must list 22 post-header lengths", pos)
+        permutation = _OLD_TREE_PERMUTATION
+        # re-index the lengths by the modern type ids, as the server does
+        permuted = [0] * (len(permutation) - 1)
+        for raw in range(1, len(permutation)):
+            permuted[permutation[raw] - 1] = post_list[raw - 1]
+        post_list = permuted
+    fmt = RefFormat(pos=pos, binlog_version=binlog_version, server_version=server_version,
+                    create_timestamp=create_timestamp, header_length=header_length,
+                    post_header_len=tuple(post_list), checksum_alg=alg,
+                    permutation=permutation)
+    return fmt, fde_has_crc
+
+
+# --------------------------------------------------------------------------
+# TABLE_MAP
+# --------------------------------------------------------------------------
+def _read_field_metadata(meta: bytes, off: int, ctype: int, base: int) -> tuple[int, int, int]:
+    """One column's metadata as rpl_utility.cc read_field_metadata composes it.
+
+    Returns (metadata value, bytes used, real column type)."""
+    if ctype == T_TYPED_ARRAY:
+        inner = _uint(meta, off, 1, base, "TYPED_ARRAY inner type")
+        if inner == T_VARCHAR:
+            return _uint(meta, off + 1, 3, base, "array VARCHAR meta"), 4, inner
+        value, used, real = _read_field_metadata(meta, off + 1, inner, base)
+        return value, used + 1, real
+    if ctype in (T_TINY_BLOB, T_BLOB, T_MEDIUM_BLOB, T_LONG_BLOB, T_DOUBLE, T_FLOAT,
+                 T_GEOMETRY, T_JSON, T_VECTOR, T_TIME2, T_DATETIME2, T_TIMESTAMP2):
+        return _uint(meta, off, 1, base, "1-byte field metadata"), 1, ctype
+    if ctype in (T_STRING, T_ENUM, T_SET):
+        byte0 = _uint(meta, off, 1, base, "STRING metadata")
+        byte1 = _uint(meta, off + 1, 1, base, "STRING metadata")
+        value = (byte0 << 8) | byte1
+        real = ctype
+        if ctype == T_STRING:
+            if (byte0 & 0x30) != 0x30:
+                real = byte0 | 0x30  # long CHAR(): length bits folded into byte0
+            else:
+                real = byte0
+        return value, 2, real
+    if ctype == T_BIT:
+        bits = _uint(meta, off, 1, base, "BIT metadata")
+        nbytes = _uint(meta, off + 1, 1, base, "BIT metadata")
+        return bits | (nbytes << 8), 2, ctype
+    if ctype in (T_VARCHAR, T_VAR_STRING):
+        return _uint(meta, off, 2, base, "VARCHAR metadata"), 2, ctype
+    if ctype == T_NEWDECIMAL:
+        precision = _uint(meta, off, 1, base, "NEWDECIMAL metadata")
+        scale = _uint(meta, off + 1, 1, base, "NEWDECIMAL metadata")
+        return (precision << 8) | scale, 2, ctype
+    return 0, 0, ctype
+
+
+def _parse_table_map(body: bytes, body_pos: int, post_header_len: int, pos: int) -> RefTableMap:
+    """body: post-header + payload (no common header, no CRC)."""
+    if post_header_len == 6:   # intermediate pre-5.1.4 trees: 4-byte table id
+        table_id = _uint(body, 0, 4, body_pos, "table id")
+        off = 4
+    else:
+        table_id = _uint(body, 0, 6, body_pos, "table id")
+        off = 6
+    tm_flags = _uint(body, off, 2, body_pos, "TABLE_MAP flags")
+    off = post_header_len
+    dblen, n = _packed_int(body, off, body_pos, "db name length")
+    off += n
+    _need(body, off, dblen + 1, body_pos, "db name")
+    db = body[off:off + dblen].decode("utf-8", "surrogateescape")
+    off += dblen + 1
+    tbllen, n = _packed_int(body, off, body_pos, "table name length")
+    off += n
+    _need(body, off, tbllen + 1, body_pos, "table name")
+    table = body[off:off + tbllen].decode("utf-8", "surrogateescape")
+    off += tbllen + 1
+    ncols, n = _packed_int(body, off, body_pos, "column count")
+    off += n
+    _need(body, off, ncols, body_pos, "column types")
+    column_types = tuple(body[off:off + ncols])
+    off += ncols
+    meta_raw = b""
+    null_raw = bytes((ncols + 7) // 8)
+    if off < len(body):  # very old servers wrote neither metadata nor null bits
+        meta_len, n = _packed_int(body, off, body_pos, "metadata length")
+        off += n
+        if meta_len > ncols * 4:
+            raise RefDecodeError("field metadata longer than 4 bytes per column", body_pos + off)
+        _need(body, off, meta_len, body_pos, "field metadata")
+        meta_raw = body[off:off + meta_len]
+        meta_base = body_pos + off
+        off += meta_len
+        nbytes = (ncols + 7) // 8
+        _need(body, off, nbytes, body_pos, "null bitmap")
+        null_raw = body[off:off + nbytes]
+        off += nbytes
+    else:
+        meta_base = body_pos + off
+    metas, reals = [], []
+    moff = 0
+    for ctype in column_types:
+        if meta_raw:
+            value, used, real = _read_field_metadata(meta_raw, moff, ctype, meta_base)
+        else:
+            value, used, real = 0, 0, ctype
+        metas.append(value)
+        reals.append(real)
+        moff += used
+    if moff != len(meta_raw):
+        raise RefDecodeError(f"field metadata: used {moff} of {len(meta_raw)} bytes", meta_base)
+    opt = []
+    column_names = None
+    while off < len(body):
+        otype = body[off]
+        olen, n = _packed_int(body, off + 1, body_pos, "optional metadata length")
+        vstart = off + 1 + n
+        _need(body, vstart, olen, body_pos, "optional metadata value")
+        value = body[vstart:vstart + olen]
+        opt.append((otype, value))
+        if otype == OPT_COLUMN_NAME:
+            names = []
+            p = 0
+            while p < len(value):
+                ln, m = _packed_int(value, p, body_pos + vstart, "column name length")
+                p += m
+                _need(value, p, ln, body_pos + vstart, "column name")
+                names.append(value[p:p + ln].decode("utf-8", "surrogateescape"))
+                p += ln
+            column_names = tuple(names)
+        off = vstart + olen
+    return RefTableMap(pos=pos, table_id=table_id, flags=tm_flags, db=db, table=table,
+                       ncols=ncols, column_types=column_types, real_types=tuple(reals),
+                       column_meta=tuple(metas), nullable=tuple(_bits(null_raw, ncols)),
+                       optional_metadata=tuple(opt), column_names=column_names,
+                       field_metadata_raw=bytes(meta_raw))
+
+
+# --------------------------------------------------------------------------
+# row values
+# --------------------------------------------------------------------------
+_DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
+
+
+def decimal_bin_size(precision: int, scale: int) -> int:
+    intg = precision - scale
+    intg0, frac0 = intg // 9, scale // 9
+    return intg0 * 4 + _DIG2BYTES[intg - intg0 * 9] + frac0 * 4 + _DIG2BYTES[scale - frac0 * 9]
+
+
+_FIXED_SIZES = {
+    T_TINY: 1, T_YEAR: 1, T_SHORT: 2, T_INT24: 3, T_LONG: 4, T_LONGLONG: 8,
+    T_FLOAT: 4, T_DOUBLE: 8, T_NULL: 0, T_DATE: 3, T_NEWDATE: 3, T_TIME: 3,
+    T_TIMESTAMP: 4, T_DATETIME: 8,
+}
+
+
+def value_size(ctype: int, meta: int, buf: bytes, off: int, base: int = 0) -> tuple[int, int]:
+    """Size of one stored value (calc_field_size), split as (prefix, data).
+
+    ``prefix`` is the length prefix of variable-length types (0 otherwise);
+    ``data`` the number of value bytes after it."""
+    if ctype in _FIXED_SIZES:
+        return 0, _FIXED_SIZES[ctype]
+    if ctype == T_TIME2:
+        return 0, 3 + (meta + 1) // 2
+    if ctype == T_TIMESTAMP2:
+        return 0, 4 + (meta + 1) // 2
+    if ctype == T_DATETIME2:
+        return 0, 5 + (meta + 1) // 2
+    if ctype == T_NEWDECIMAL:
+        precision, scale = meta >> 8, meta & 0xFF
+        if precision == 0 or scale > precision:
+            raise RefDecodeError(f"bad DECIMAL({precision},{scale}) metadata", base + off)
+        return 0, decimal_bin_size(precision, scale)
+    if ctype == T_BIT:
+        nbytes, nbits = meta >> 8, meta & 0xFF
+        return 0, nbytes + (1 if nbits else 0)
+    if ctype in (T_STRING, T_ENUM, T_SET):
+        byte0, byte1 = meta >> 8, meta & 0xFF
+        if byte0 in (T_ENUM, T_SET):
+            return 0, byte1
+        if ctype == T_STRING and (byte0 & 0x30) != 0x30:
+            max_len = byte1 | (((byte0 & 0x30) ^ 0x30) << 4)
+        else:
+            max_len = byte1
+        plen = 2 if max_len > 255 else 1
+        return plen, _uint(buf, off, plen, base, "CHAR length")
+    if ctype in (T_VARCHAR, T_VAR_STRING):
+        plen = 2 if meta > 255 else 1
+        return plen, _uint(buf, off, plen, base, "VARCHAR length")
+    if ctype in (T_TINY_BLOB, T_MEDIUM_BLOB, T_LONG_BLOB, T_BLOB, T_JSON, T_GEOMETRY,
+                 T_VECTOR):
+        if meta not in (1, 2, 3, 4):
+            raise RefDecodeError(f"BLOB-like column with length-bytes metadata {meta}",
+                                 base + off)
+        return meta, _uint(buf, off, meta, base, "BLOB length")
+    raise RefDecodeError(f"no size rule for column type {ctype} "
+                         f"({COLUMN_TYPE_NAMES.get(ctype, '?')})", base + off)
+
+
+def _read_image(data: bytes, off: int, tm: RefTableMap, present: list[bool],
+                base: int) -> tuple[list, int]:
+    """One row image: null bitmap over the present columns, then the values."""
+    npresent = sum(present)
+    nbytes = (npresent + 7) // 8
+    _need(data, off, nbytes, base, "row null bitmap")
+    nulls = _bits(data[off:off + nbytes], npresent)
+    off += nbytes
+    image: list = []
+    k = 0  # index among the present columns
+    for col in range(tm.ncols):
+        if not present[col]:
+            image.append(ABSENT)
+            continue
+        if nulls[k]:
+            image.append(None)
+        else:
+            plen, dlen = value_size(tm.column_types[col], tm.column_meta[col], data, off, base)
+            _need(data, off + plen, dlen, base,
+                  f"value of column {col + 1} ({COLUMN_TYPE_NAMES.get(tm.column_types[col])})")
+            image.append(bytes(data[off + plen:off + plen + dlen]))
+            off += plen + dlen
+        k += 1
+    return image, off
+
+
+def _parse_rows(body: bytes, body_pos: int, logical_type: int, post_header_len: int,
+                pos: int, table_maps: dict[int, RefTableMap]) -> RefRowsEvent:
+    kind, version = ROWS_EVENTS[logical_type]
+    if post_header_len == 6:   # intermediate pre-5.1.4 trees: 4-byte table id
+        table_id = _uint(body, 0, 4, body_pos, "table id")
+        off = 4
+    else:
+        table_id = _uint(body, 0, 6, body_pos, "table id")
+        off = 6
+    flags = _uint(body, off, 2, body_pos, "rows flags")
+    off += 2
+    extra = None
+    if post_header_len == 10:  # ROWS_HEADER_LEN_V2: extra-data length counts itself
+        var_len = _uint(body, off, 2, body_pos, "extra data length")
+        if var_len < 2:
+            raise RefDecodeError("rows v2 extra data length < 2", body_pos + off)
+        _need(body, off + 2, var_len - 2, body_pos, "extra data")
+        extra = bytes(body[off + 2:off + var_len])
+        off += var_len
+    elif off != post_header_len:
+        off = post_header_len
+    width, n = _packed_int(body, off, body_pos, "column count")
+    off += n
+    if width == 0:
+        raise RefDecodeError("rows event with 0 columns", body_pos + off)
+    nbytes = (width + 7) // 8
+    _need(body, off, nbytes, body_pos, "columns bitmap")
+    before = _bits(body[off:off + nbytes], width)
+    off += nbytes
+    if kind == "update" and version > 0:
+        _need(body, off, nbytes, body_pos, "after-image columns bitmap")
+        after = _bits(body[off:off + nbytes], width)
+        off += nbytes
+    else:
+        after = list(before)
+    tm = table_maps.get(table_id)
+    if tm is None:
+        raise RefDecodeError(f"rows event for unmapped table id {table_id}", pos)
+    ev = RefRowsEvent(pos=pos, table_id=table_id, db=tm.db, table=tm.table, kind=kind,
+                      ncols=width, present_before=before, present_after=after,
+                      images=None, type=logical_type, version=version, flags=flags,
+                      extra_data=extra, rows_data=bytes(body[off:]))
+    if version == 0:
+        # PRE_GA rows carry rows in the storage-engine record format (the
+        # table's own null bytes, then Field::pack() data): the layout depends
+        # on the table definition of the writing server and cannot be read from
+        # the binlog alone.  Keep the header, leave the images undecoded.
+        return ev
+    if width != tm.ncols:
+        raise RefDecodeError(f"rows event has {width} columns, table map {tm.ncols}", pos)
+    images: list[list] = []
+    while off < len(body):
+        img, off = _read_image(body, off, tm, before, body_pos)
+        images.append(img)
+        if kind == "update":
+            img, off = _read_image(body, off, tm, after, body_pos)
+            images.append(img)
+    ev.images = images
+    return ev
+
+
+# --------------------------------------------------------------------------
+# events and files
+# --------------------------------------------------------------------------
+def _header(buf: bytes, off: int) -> tuple[int, int, int, int, int, int]:
+    return struct.unpack_from("<IBIIIH", buf, off)
+
+
+def _check_crc(event: bytes, is_fde: bool) -> tuple[int, bool]:
+    stored = struct.unpack_from("<I", event, len(event) - CHECKSUM_LEN)[0]
+    data = bytearray(event[:-CHECKSUM_LEN])
+    if is_fde:  # the server computed it before setting LOG_EVENT_BINLOG_IN_USE_F
+        data[17] &= ~LOG_EVENT_BINLOG_IN_USE_F & 0xFF
+    return stored, zlib.crc32(bytes(data)) == stored
+
+
+def decode_event(buf: bytes, fmt: RefFormat | None = None, pos: int = 0,
+                 table_maps: dict[int, RefTableMap] | None = None):
+    """Decode one stand-alone event (common header .. checksum).
+
+    Returns (RefEvent, payload) where payload is a RefTableMap, a RefRowsEvent,
+    a RefFormat (for an FDE) or None.  ``table_maps`` (by table id) is needed
+    for rows events."""
+    fmt = fmt or RefFormat.synthetic()
+    ts, raw_type, server_id, size, log_pos, flags = _header(buf, 0)
+    if size != len(buf):
+        raise RefDecodeError(f"event_size {size} != buffer length {len(buf)}", pos)
+    ev, payload, _ = _decode_one(bytes(buf), pos, fmt, table_maps or {})
+    return ev, payload
+
+
+def _decode_one(event: bytes, pos: int, fmt: RefFormat | None,
+                by_id: dict[int, RefTableMap]):
+    ts, raw_type, server_id, size, log_pos, flags = _header(event, 0)
+    if raw_type == FORMAT_DESCRIPTION_EVENT:
+        new_fmt, fde_has_crc = _parse_fde(event, pos)
+        crc_stored = crc_ok = None
+        if fde_has_crc:
+            crc_stored, crc_ok = _check_crc(event, True)
+        ev = RefEvent(pos, raw_type, size, ts, server_id, log_pos, flags,
+                      FORMAT_DESCRIPTION_EVENT, crc_stored, crc_ok)
+        return ev, new_fmt, new_fmt
+    logical = fmt.logical_type(raw_type) if fmt else raw_type
+    crc_stored = crc_ok = None
+    body_end = size
+    if fmt is not None and fmt.has_crc32:
+        if size < COMMON_HEADER_LEN + CHECKSUM_LEN:
+            raise RefDecodeError("event too short for its CRC32", pos)
+        crc_stored, crc_ok = _check_crc(event, False)
+        body_end = size - CHECKSUM_LEN
+    ev = RefEvent(pos, raw_type, size, ts, server_id, log_pos, flags, logical,
+                  crc_stored, crc_ok)
+    payload = None
+    if logical == TABLE_MAP_EVENT or logical in ROWS_EVENTS:
+        if fmt is None:
+            raise RefDecodeError("TABLE_MAP/rows event before any FDE", pos)
+        hlen = fmt.header_length
+        body = event[hlen:body_end]
+        ph = fmt.post_header(logical)
+        if ph is None:
+            raise RefDecodeError(f"FDE lists no post-header length for type {logical}", pos)
+        if logical == TABLE_MAP_EVENT:
+            payload = _parse_table_map(body, pos + hlen, ph, pos)
+        else:
+            payload = _parse_rows(body, pos + hlen, logical, ph, pos, by_id)
+    return ev, payload, fmt
+
+
+def _decode_header_only(event: bytes, pos: int, fmt: RefFormat | None) -> RefEvent:
+    ts, raw_type, server_id, size, log_pos, flags = _header(event, 0)
+    logical = fmt.logical_type(raw_type) if fmt else raw_type
+    crc_stored = crc_ok = None
+    if fmt is not None and fmt.has_crc32:
+        crc_stored, crc_ok = _check_crc(event, False)
+    return RefEvent(pos, raw_type, size, ts, server_id, log_pos, flags, logical,
+                    crc_stored, crc_ok)
+
+
+def decode_bytes(data: bytes, strict: bool = True) -> RefBinlog:
+    """Walk a whole binlog file held in memory.
+
+    A truncated last event (or trailing bytes shorter than a header) ends the
+    walk cleanly and is reported in ``stop``.  Any other malformation raises
+    :class:`RefDecodeError`, except that with ``strict=False`` a TABLE_MAP or
+    rows event whose *body* cannot be decoded is recorded in
+    ``skipped_rows_events`` as ``(pos, message)`` and the walk goes on (the
+    event itself is still listed in ``events``).  Rows events this reference
+    does not decode at all (PARTIAL_UPDATE_ROWS 39, rows inside
+    TRANSACTION_PAYLOAD 40) are listed in ``skipped_rows_events`` too."""
+    out = RefBinlog(size=len(data))
+    if len(data) < 4 or data[:4] != BINLOG_MAGIC:
+        raise RefDecodeError("not a binlog: bad magic", 0)
+    fmt: RefFormat | None = None
+    by_id: dict[int, RefTableMap] = {}
+    pos = 4
+    while pos < len(data):
+        left = len(data) - pos
+        if left < COMMON_HEADER_LEN:
+            out.stop = RefStop(pos, f"truncated event header ({left} bytes)", left)
+            break
+        size = _header(data, pos)[3]
+        if size < COMMON_HEADER_LEN:
+            raise RefDecodeError(f"event_size {size} < 19", pos + 9)
+        if size > left:
+            out.stop = RefStop(pos, f"truncated event: event_size {size}, {left} bytes left",
+                               left)
+            break
+        event = data[pos:pos + size]
+        try:
+            ev, payload, fmt = _decode_one(event, pos, fmt, by_id)
+        except RefDecodeError as exc:
+            raw_type = data[pos + 4]
+            logical = fmt.logical_type(raw_type) if fmt else raw_type
+            if strict or not (logical == TABLE_MAP_EVENT or logical in ROWS_EVENTS):
+                raise
+            out.skipped_rows_events.append((pos, exc.message))
+            ev, payload = _decode_header_only(event, pos, fmt), None
+        if ev.logical_type in (PARTIAL_UPDATE_ROWS_EVENT, TRANSACTION_PAYLOAD_EVENT):
+            out.skipped_rows_events.append((pos, f"{ev.name} not decoded by the reference"))
+        out.events.append(ev)
+        if ev.crc_ok is not None:
+            out.crc_checked += 1
+            if not ev.crc_ok:
+                out.crc_mismatches.append(pos)
+        if isinstance(payload, RefFormat):
+            out.formats.append(payload)
+        elif isinstance(payload, RefTableMap):
+            out.table_maps[pos] = payload
+            by_id[payload.table_id] = payload
+        elif isinstance(payload, RefRowsEvent):
+            out.rows_events.append(payload)
+        pos += size
+    return out
+
+
+def decode_file(path: str | Path, strict: bool = True) -> RefBinlog:
+    return decode_bytes(Path(path).read_bytes(), strict=strict)

@@ -1,0 +1,145 @@
+"""TABLE_MAP_EVENT decoding checked against the seed documents' hex dumps (shared/seeds)."""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+import vecbinlog
+from vecbinlog.constants import ColumnType as T, OptionalMetadataType as M
+from vecbinlog.table_map import ColumnSpec, decimal_bin_size, parse_table_map
+
+from .conftest import corpus_path
+
+# 001_021ea0c9ad600c84.txt: `xxd -s 620 -l 68 binlog.000024`, presentation.person
+PERSON = bytes.fromhex(
+    "3210 3568 1301 0000 0044 0000 00b0 0200 0000 005f 0000 0000 0001 000c 7072 6573"
+    "656e 7461 7469 6f6e 0006 7065 7273 6f6e 0002 030f 0258 0202 0101 0002 03fc ff00"
+    "fba8 d0d8".replace(" ", "")
+)
+# 004_bf7358eaf922e1bf.txt: the `darren`.`t` event, field by field
+DARREN = bytes.fromhex(
+    "212e0e5b" "13" "5c276b94" "2e000000" "aa010000" "0000"
+    "b10100000000" "0100" "06" "64617272656e" "00" "01" "74" "00" "01" "03" "00" "00" "8fcb077d"
+)
+# 000_ae06dc76b7a39a2d.txt: `test`.`t4` "at 892", as printed (one byte contradicts the CRC)
+T4_PRINTED = bytes.fromhex(
+    "d4 e5 27 5a 13 8c 27 00 00 2d 00 00 00 7c 03 00 00 00 00 21 00 00 00 00 00 01 00 04 74 65 73 74"
+    " 00 02 74 34 00 01 03 01 01 05 6b 3c be".replace(" ", "")
+)
+T4_BAD_BYTE = 39  # the field-metadata length: 0x01 printed, 0x00 by the CRC (a LONG has no metadata)
+
+
+def decode(event: bytes):
+    buf = np.frombuffer(event, np.uint8)
+    return parse_table_map(buf, 0, 19, len(event) - 4, 8)
+
+
+def crc_ok(event: bytes) -> bool:
+    return zlib.crc32(event[:-4]) == struct.unpack("<I", event[-4:])[0]
+
+
+def test_person_event_from_the_walkthrough():
+    assert len(PERSON) == 68 and crc_ok(PERSON)
+    table_id, tm = decode(PERSON)
+    assert table_id == 95
+    assert tm.flags == 0x0001  # TM_BIT_LEN_EXACT_F
+    assert (tm.database, tm.table) == ("presentation", "person")
+    assert [c.type for c in tm.columns] == [T.MYSQL_TYPE_LONG, T.MYSQL_TYPE_VARCHAR]
+    assert tm.columns[1].max_length == 600  # VARCHAR(150) in utf8mb4: bytes, not characters
+    assert [c.nullable for c in tm.columns] == [False, True]
+    assert tm.columns[0].unsigned is False  # SIGNEDNESS 0x00: ID is signed
+    assert tm.columns[1].collation == 255  # DEFAULT_CHARSET fc ff 00: utf8mb4_0900_ai_ci
+    assert tm.columns[0].collation is None
+    assert [k for k, _ in tm.optional_metadata] == [M.SIGNEDNESS, M.DEFAULT_CHARSET]
+    assert tm.column_names == ["@1", "@2"]  # no COLUMN_NAME under MINIMAL metadata
+    assert tm.columns[1].storage() == ("prefixed", 2)  # max length 600 > 255: 2-byte lengths
+
+
+def test_darren_event_from_the_chinese_walkthrough():
+    assert len(DARREN) == 46 and crc_ok(DARREN)
+    assert struct.unpack("<I", DARREN[-4:])[0] == 0x7D07CB8F
+    table_id, tm = decode(DARREN)
+    assert table_id == 433 and tm.flags == 1
+    assert tm.name == "darren.t"
+    assert [c.type for c in tm.columns] == [T.MYSQL_TYPE_LONG]
+    assert tm.columns[0].nullable is False
+    assert tm.optional_metadata == ()
+
+
+def test_t4_dump_has_one_byte_its_crc_contradicts():
+    assert not crc_ok(T4_PRINTED)
+    fixed = bytearray(T4_PRINTED)
+    fixed[T4_BAD_BYTE] = 0x00
+    assert crc_ok(bytes(fixed))
+    # no other single-byte change makes the CRC agree
+    body, crc = T4_PRINTED[:-4], struct.unpack("<I", T4_PRINTED[-4:])[0]
+    fixes = [
+        (i, v) for i in range(len(body)) for v in range(256)
+        if v != body[i] and zlib.crc32(body[:i] + bytes([v]) + body[i + 1 :]) == crc
+    ]
+    assert fixes == [(T4_BAD_BYTE, 0)]
+    table_id, tm = decode(bytes(fixed))
+    assert table_id == 33 and tm.name == "test.t4"
+    assert [c.type for c in tm.columns] == [T.MYSQL_TYPE_LONG] and tm.columns[0].nullable
+    # As printed, the metadata length (1) disagrees with the column types (0 bytes).
+    with pytest.raises(vecbinlog.MalformedEventError, match="field metadata block says 1 bytes"):
+        decode(T4_PRINTED)
+
+
+def _file_with(event: bytes, tmp_path) -> str:
+    """A binlog file: the magic and FDE of a real MySQL 8.0 CRC32 binlog, then ``event``."""
+    src = corpus_path("blackbeam__rust_mysql_common/minimal_row_metadata.000001").read_bytes()
+    fde_size = struct.unpack_from("<I", src, 4 + 9)[0]
+    path = tmp_path / "seed.000001"
+    path.write_bytes(src[: 4 + fde_size] + event)
+    return str(path)
+
+
+@pytest.mark.parametrize("event,ok", [(PERSON, True), (DARREN, True), (T4_PRINTED, False)], ids=["person", "darren", "t4-printed"])
+def test_checksum_verification_of_seed_events(event, ok, tmp_path):
+    with vecbinlog.open(_file_with(event, tmp_path)) as log:
+        ev = log.events()
+        assert ev.column("type").to_pylist() == ["FORMAT_DESCRIPTION_EVENT", "TABLE_MAP_EVENT"]
+        if ok:
+            assert log.verify() == 2
+        else:
+            with pytest.raises(vecbinlog.ChecksumError) as err:
+                log.verify()
+            assert err.value.offset == ev.column("pos")[1].as_py()
+            assert err.value.stored == 0xBE3C6B05
+            assert err.value.event_type == "TABLE_MAP_EVENT"
+    with vecbinlog.open(_file_with(event, tmp_path), verify_checksums=False) as log:
+        assert log.verify() == 0
+
+
+@pytest.mark.parametrize(
+    "precision,scale,size",
+    # MySQL manual "Precision Math: DECIMAL Data Type Characteristics": (18,9) -> 4+4, (20,6) -> 4+3+3
+    [(10, 0, 5), (9, 0, 4), (18, 9, 8), (65, 30, 30), (20, 6, 10), (1, 0, 1), (14, 4, 7)],
+)
+def test_decimal_bin_size(precision, scale, size):
+    assert decimal_bin_size(precision, scale) == size
+
+
+@pytest.mark.parametrize(
+    "meta,real,length",
+    [
+        ((0xFE << 8) | 40, T.MYSQL_TYPE_STRING, 40),  # CHAR(10) utf8mb4: fe 28
+        ((0xF7 << 8) | 1, T.MYSQL_TYPE_ENUM, 1),  # ENUM: f7 01
+        ((0xF8 << 8) | 8, T.MYSQL_TYPE_SET, 8),  # SET with 64 members: f8 08
+        ((0xDE << 8) | 0xFC, T.MYSQL_TYPE_STRING, 764),  # CHAR(191) utf8mb4 = 764 bytes: Bug#37426 packing
+        ((0xCE << 8) | 0xFC, T.MYSQL_TYPE_STRING, 1020),  # CHAR(255) utf8mb4
+    ],
+)
+def test_string_metadata_packs_real_type_and_length(meta, real, length):
+    spec = ColumnSpec(index=0, type=T.MYSQL_TYPE_STRING, meta=meta, nullable=True)
+    assert spec.real_type == real
+    if real == T.MYSQL_TYPE_STRING:
+        assert spec.max_length == length
+        assert spec.storage() == ("prefixed", 2 if length > 255 else 1)
+    else:
+        assert spec.storage() == ("fixed", length)

@@ -1,0 +1,35 @@
+"""vecbinlog: MySQL and MariaDB binary logs, decoded column by column with NumPy into Apache Arrow."""
+
+from __future__ import annotations
+
+from .errors import (
+    BinlogError,
+    ChecksumError,
+    EncryptedBinlogError,
+    MalformedEventError,
+    NotABinlogError,
+    TruncatedError,
+    TruncatedWarning,
+    UnsupportedError,
+    UnsupportedVersionError,
+)
+from .reader import Binlog, DecodeWarning, open, read_pandas, read_table
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Binlog",
+    "open",
+    "read_table",
+    "read_pandas",
+    "BinlogError",
+    "NotABinlogError",
+    "UnsupportedVersionError",
+    "TruncatedError",
+    "TruncatedWarning",
+    "ChecksumError",
+    "MalformedEventError",
+    "UnsupportedError",
+    "EncryptedBinlogError",
+    "DecodeWarning",
+]

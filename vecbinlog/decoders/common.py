@@ -1,0 +1,91 @@
+"""What every column decoder receives, and the vectorised gathers they share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from ..table_map import ColumnSpec
+
+__all__ = ["ColumnData", "gather_fixed", "gather_var", "validity", "DecodeOptions"]
+
+
+@dataclass(frozen=True)
+class DecodeOptions:
+    """User choices that change how values are typed (see :func:`vecbinlog.open`)."""
+
+    #: per column name or ``@N``: "signed"/"unsigned" or an Arrow integer type name
+    signedness: dict[str, bool] = field(default_factory=dict)
+    #: per column name or ``@N``: a MySQL character set name ("utf8mb4", "latin1", "binary"...)
+    charsets: dict[str, str] = field(default_factory=dict)
+    #: MySQL flavour of the file ("mysql" or "mariadb"), for collation ids that differ
+    flavor: str = "mysql"
+
+
+@dataclass
+class ColumnData:
+    """One column of a group of row images, located but not yet decoded.
+
+    ``offsets``/``lengths`` are absolute positions in ``buf``; where ``valid`` is False
+    (NULL, or absent from the image) they are 0 and must not be read.
+    """
+
+    spec: ColumnSpec
+    name: str
+    buf: np.ndarray  #: uint8, the whole file
+    offsets: np.ndarray  #: int64, shape (n,): where each value starts
+    lengths: np.ndarray | None  #: int64, shape (n,): value length, for length-prefixed types
+    width: int  #: value length for fixed-width types (0 for length-prefixed ones)
+    valid: np.ndarray  #: bool, shape (n,)
+    options: DecodeOptions
+    warnings: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.offsets)
+
+
+def validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
+    """Arrow validity bitmap (LSB first) and null count; no buffer when nothing is null."""
+    null_count = int(len(valid) - np.count_nonzero(valid))
+    if null_count == 0:
+        return None, 0
+    return pa.py_buffer(np.packbits(valid, bitorder="little")), null_count
+
+
+def gather_fixed(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
+    """The ``width`` bytes at each offset: uint8 array of shape (n, width), C-contiguous."""
+    if width == 0:
+        return np.zeros((len(offsets), 0), np.uint8)
+    return np.take(buf, offsets[:, None] + np.arange(width, dtype=np.int64))
+
+
+def gather_var(
+    buf: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, valid: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate variable-length values: Arrow-style offsets (int64, n+1) and the data bytes."""
+    lens = np.where(valid, lengths, 0)
+    out_offsets = np.zeros(len(lens) + 1, np.int64)
+    np.cumsum(lens, out=out_offsets[1:])
+    total = int(out_offsets[-1])
+    if total == 0:
+        return out_offsets, np.zeros(0, np.uint8)
+    # data[j] = buf[start_of_value(j) + (j - out_offsets[value(j)])]
+    shift = np.repeat(offsets - out_offsets[:-1], lens)
+    shift += np.arange(total, dtype=np.int64)
+    return out_offsets, np.take(buf, shift)
+
+
+def binary_like(
+    arrow_type: pa.DataType, n: int, offsets: np.ndarray, data: np.ndarray, valid: np.ndarray
+) -> pa.Array:
+    """A (large_)string or (large_)binary array from offsets and data, nulls where not valid."""
+    large = int(offsets[-1]) > np.iinfo(np.int32).max
+    if large:
+        arrow_type = pa.large_string() if pa.types.is_string(arrow_type) else pa.large_binary()
+        off_buf = pa.py_buffer(offsets)
+    else:
+        off_buf = pa.py_buffer(offsets.astype(np.int32))
+    vbuf, null_count = validity(valid)
+    return pa.Array.from_buffers(arrow_type, n, [vbuf, off_buf, pa.py_buffer(data)], null_count=null_count)

@@ -1,0 +1,125 @@
+"""Exceptions raised by vecbinlog.
+
+Every error that comes from the content of a file is a :class:`BinlogError`
+(a ``ValueError``), and carries where it happened as attributes: the file, the
+absolute byte offset of the event (or of the byte that is wrong), and the event
+type, so that a user can open the file at that offset and look.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "BinlogError",
+    "NotABinlogError",
+    "UnsupportedVersionError",
+    "TruncatedError",
+    "ChecksumError",
+    "MalformedEventError",
+    "UnsupportedError",
+    "EncryptedBinlogError",
+    "TruncatedWarning",
+]
+
+
+class BinlogError(ValueError):
+    """Base class: the bytes of a binlog file cannot be decoded as asked.
+
+    Attributes
+    ----------
+    path : str or None
+        The binlog file.
+    offset : int or None
+        Absolute byte offset in the file (of the event, unless the message says otherwise).
+    event_type : str or None
+        Name of the event type being read (``"TABLE_MAP_EVENT"``...), when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | Path | None = None,
+        offset: int | None = None,
+        event_type: str | None = None,
+    ) -> None:
+        self.message = message
+        self.path = None if path is None else str(path)
+        self.offset = offset
+        self.event_type = event_type
+        super().__init__(self._format())
+
+    def _format(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(self.path)
+        if self.offset is not None:
+            where.append(f"offset {self.offset}")
+        if self.event_type is not None:
+            where.append(self.event_type)
+        prefix = ", ".join(where)
+        return f"{prefix}: {self.message}" if prefix else self.message
+
+    def __reduce__(self):  # keep attributes across pickling (Spark ships errors)
+        return (
+            _rebuild,
+            (type(self), self.message, self.path, self.offset, self.event_type),
+        )
+
+
+def _rebuild(cls, message, path, offset, event_type):
+    return cls(message, path=path, offset=offset, event_type=event_type)
+
+
+class NotABinlogError(BinlogError):
+    """The file does not start with the binlog magic bytes ``fe 62 69 6e``."""
+
+
+class UnsupportedVersionError(BinlogError):
+    """A binlog format version other than v4 (MySQL 5.0+ / MariaDB), e.g. v1/v3 from 4.x servers."""
+
+
+class TruncatedError(BinlogError):
+    """The file ends inside an event (a server still writing it, or a copy cut short).
+
+    Raised only with ``strict=True``; otherwise a :class:`TruncatedWarning` is issued
+    and every complete event before ``offset`` is decoded.
+    """
+
+
+class ChecksumError(BinlogError):
+    """The CRC32 stored in an event does not match the CRC32 of its bytes."""
+
+    def __init__(self, message: str, *, stored: int, computed: int, **kw) -> None:
+        self.stored = stored
+        self.computed = computed
+        super().__init__(message, **kw)
+
+    def __reduce__(self):
+        return (
+            _rebuild_checksum,
+            (self.message, self.path, self.offset, self.event_type, self.stored, self.computed),
+        )
+
+
+def _rebuild_checksum(message, path, offset, event_type, stored, computed):
+    return ChecksumError(
+        message, stored=stored, computed=computed, path=path, offset=offset, event_type=event_type
+    )
+
+
+class MalformedEventError(BinlogError):
+    """An event whose lengths, counts or offsets are inconsistent with its size or its TABLE_MAP."""
+
+
+class UnsupportedError(BinlogError):
+    """A feature of the file this version of vecbinlog cannot decode."""
+
+
+class EncryptedBinlogError(UnsupportedError):
+    """A MariaDB encrypted binlog (START_ENCRYPTION_EVENT); decrypt it with the server first."""
+
+
+class TruncatedWarning(UserWarning):
+    """Reading stopped early at a truncated event; the complete events before it were decoded."""

@@ -1,0 +1,342 @@
+"""The public entry point: :func:`open` a binlog (or several, in order) and read tables from it."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from collections import Counter
+from typing import Any, Iterable, Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from .arrow import build_batch, table_schema
+from .constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
+from .decoders import DecodeOptions
+from .errors import UnsupportedError
+from .file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
+from .index import EventIndex
+from .rows import ROWS_TYPE_CODES, TableMaps, locate_images
+
+__all__ = ["Binlog", "open", "read_table", "read_pandas", "DecodeWarning"]
+
+PathLike = str | os.PathLike[str]
+
+_UNDECODED_ROWS = np.array(sorted(UNDECODED_ROWS_EVENTS), np.uint8)
+_ROWS_LIKE = np.union1d(ROWS_TYPE_CODES, _UNDECODED_ROWS).astype(np.uint8)
+
+
+class DecodeWarning(UserWarning):
+    """A value could not be typed as declared (e.g. text invalid in its charset) and was kept as bytes."""
+
+
+def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[str]:
+    if isinstance(paths, (str, os.PathLike)):
+        return [os.fspath(paths)]
+    out = [os.fspath(p) for p in paths]
+    if not out:
+        raise ValueError("no binlog files given")
+    return out
+
+
+class Binlog:
+    """One binlog file or an ordered list of them, read as one change log.
+
+    Use :func:`vecbinlog.open` to make one. Files are memory-mapped; the object is a
+    context manager that unmaps them.
+    """
+
+    def __init__(
+        self,
+        paths: PathLike | Iterable[PathLike],
+        *,
+        strict: bool = False,
+        verify_checksums: bool = True,
+        signedness: dict[str, dict[str, bool]] | None = None,
+        charsets: dict[str, dict[str, str]] | None = None,
+        segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+    ) -> None:
+        self.paths = _as_paths(paths)
+        self.strict = strict
+        self.segment_bytes = segment_bytes
+        self._signedness = signedness or {}
+        self._charsets = charsets or {}
+        self.files: list[BinlogFile] = []
+        try:
+            for p in self.paths:
+                self.files.append(BinlogFile(p, strict=strict, verify_checksums=verify_checksums))
+        except BaseException:
+            self.close()
+            raise
+        self._tables: dict[str, int] | None = None
+
+    # -- lifecycle -------------------------------------------------------------------
+    def close(self) -> None:
+        for f in self.files:
+            f.close()
+
+    def __enter__(self) -> Binlog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<vecbinlog.Binlog {len(self.files)} file(s): {', '.join(f.name for f in self.files)}>"
+
+    # -- options per table ---------------------------------------------------------------
+    def _options(self, table: str, flavor: str) -> DecodeOptions:
+        def pick(d: dict[str, dict[str, Any]]) -> dict[str, Any]:
+            return {**d.get("*", {}), **d.get(table, {})}
+
+        sign = {k: (v if isinstance(v, bool) else str(v).lower() == "unsigned") for k, v in pick(self._signedness).items()}
+        return DecodeOptions(signedness=sign, charsets=pick(self._charsets), flavor=flavor)
+
+    # -- walking ---------------------------------------------------------------------
+    def _walk(self) -> Iterator[tuple[BinlogFile, TableMaps, Segment, np.ndarray, np.ndarray]]:
+        """Every segment of every file, with its rows events and their layout ids."""
+        for f in self.files:
+            maps = TableMaps(f)
+            for seg in f.segments(self.segment_bytes):
+                rows_pos, layout = maps.resolve(seg.index)
+                yield f, maps, seg, rows_pos, layout
+
+    @property
+    def tables(self) -> list[str]:
+        """Every ``db.table`` that has rows events, in order of first appearance."""
+        if self._tables is None:
+            counts: dict[str, int] = {}
+            for _, maps, _, _, layout in self._walk():
+                for lid, cnt in zip(*np.unique(layout, return_counts=True)):
+                    name = maps.layouts[int(lid)].name
+                    counts[name] = counts.get(name, 0) + int(cnt)
+            self._tables = counts
+        return list(self._tables)
+
+    def _check_undecoded(self, f: BinlogFile, maps: TableMaps, seg: Segment, wanted) -> None:
+        tc = seg.index.type_code
+        bad = np.flatnonzero(np.isin(tc, _UNDECODED_ROWS) | (tc == EventType.TRANSACTION_PAYLOAD_EVENT))
+        for i in bad.tolist():
+            code = int(tc[i])
+            if code == EventType.TRANSACTION_PAYLOAD_EVENT:
+                table = None
+            else:
+                tid = int(maps.table_ids(seg.index.take(np.array([i])))[0])
+                lid = maps.current.get(tid)
+                table = maps.layouts[lid].name if lid is not None else None
+            if table is None or wanted(table):
+                raise UnsupportedError(
+                    f"{event_type_name(code)} is not decoded by this version of vecbinlog; "
+                    "its rows would be missing, so reading stops here",
+                    path=f.path, offset=int(seg.index.offset[i]), event_type=event_type_name(code),
+                )
+
+    def _batches(self, wanted) -> Iterator[tuple[str, pa.RecordBatch]]:
+        """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table."""
+        for f, maps, seg, rows_pos, layout in self._walk():
+            self._check_undecoded(f, maps, seg, wanted)
+            if len(rows_pos) == 0:
+                continue
+            names = np.array([maps.layouts[i].name for i in range(len(maps.layouts))], dtype=object)
+            keep = np.array([wanted(n) for n in names], bool)[layout]
+            if not keep.any():
+                continue
+            rows_pos, layout = rows_pos[keep], layout[keep]
+            f.verify_checksums_of(seg.index.take(rows_pos))
+            f.verify_checksums_of(seg.index.take(seg.index.type_code == EventType.TABLE_MAP_EVENT))
+            # One batch per run of consecutive events of the same layout, per table, in log order.
+            for name in dict.fromkeys(names[layout].tolist()):
+                mine = names[layout] == name
+                pos, lay = rows_pos[mine], layout[mine]
+                cuts = np.flatnonzero(np.diff(lay)) + 1
+                for run_pos, run_lay in zip(np.split(pos, cuts), np.split(lay, cuts)):
+                    tm = maps.layouts[int(run_lay[0])]
+                    images = locate_images(f, maps, seg.index.take(run_pos), tm)
+                    batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name)
+                    for note in notes:
+                        warnings.warn(f"{f.path}: {name}: {note}", DecodeWarning, stacklevel=3)
+                    yield name, batch
+
+    # -- public reads ----------------------------------------------------------------
+    def iter_batches(self, table: str) -> Iterator[pa.RecordBatch]:
+        """The change log of ``table`` as record batches, in log order, in bounded memory.
+
+        Each batch holds the rows of about ``segment_bytes`` of binlog (32 MB by default).
+        """
+        for _, batch in self._batches(lambda n: n == table):
+            yield batch
+
+    def read_table(self, table: str) -> pa.Table:
+        """The change log of ``table`` (``"db.table"``) as one Arrow table, in log order.
+
+        Raises KeyError when the binlog has no rows events for that table.
+        """
+        batches = list(self.iter_batches(table))
+        if not batches:
+            if table not in self.tables:
+                raise KeyError(f"{table!r} has no rows events in {', '.join(self.paths)}; tables: {self.tables}")
+        return _concat(batches, table)
+
+    def read_all(self) -> dict[str, pa.Table]:
+        """Every table's change log: ``{"db.table": pyarrow.Table}``."""
+        out: dict[str, list[pa.RecordBatch]] = {}
+        for name, batch in self._batches(lambda n: True):
+            out.setdefault(name, []).append(batch)
+        return {name: _concat(b, name) for name, b in out.items()}
+
+    def schema(self, table: str) -> pa.Schema:
+        """The Arrow schema of ``table`` as its first TABLE_MAP declares it."""
+        for _, maps, _, _, layout in self._walk():
+            for lid in layout.tolist():
+                tm = maps.layouts[lid]
+                if tm.name == table:
+                    return table_schema(tm, self._options(table, "mysql"))
+        raise KeyError(f"{table!r} has no rows events")
+
+    def verify(self) -> int:
+        """Check the CRC32 of every event of every file; returns how many were checked.
+
+        Raises :class:`~vecbinlog.ChecksumError` at the first mismatch. Returns 0 when the
+        files have no checksums or ``verify_checksums=False``.
+        """
+        checked = 0
+        for f in self.files:
+            if not f.verify_checksums:
+                continue
+            for seg in f.segments(self.segment_bytes):
+                f.verify_checksums_of(seg.index)
+                has_crc = np.array([fmt.has_checksum for fmt in f.formats], bool)[seg.index.fmt]
+                checked += int(has_crc.sum())
+        return checked
+
+    def events(self) -> pa.Table:
+        """One row per event header, for every file: where it is, what it is."""
+        parts = []
+        for k, f in enumerate(self.files):
+            idx = EventIndex.concat([s.index for s in f.segments(self.segment_bytes)])
+            n = len(idx)
+            codes = np.unique(idx.type_code)
+            names = [event_type_name(int(c)) for c in codes]
+            parts.append(
+                pa.table(
+                    {
+                        "file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([f.name])),
+                        "pos": pa.array(idx.offset, pa.int64()),
+                        "type_code": pa.array(idx.type_code, pa.uint8()),
+                        "type": pa.DictionaryArray.from_arrays(
+                            pa.array(np.searchsorted(codes, idx.type_code).astype(np.int32)), pa.array(names, pa.string())
+                        ),
+                        "size": pa.array(idx.event_size, pa.uint32()),
+                        "timestamp": pa.array(idx.timestamp.astype(np.int64), pa.timestamp("s", tz="UTC")),
+                        "server_id": pa.array(idx.server_id, pa.uint32()),
+                        "end_log_pos": pa.array(idx.log_pos, pa.uint32()),
+                        "flags": pa.array(idx.flags, pa.uint16()),
+                    }
+                )
+            )
+        return pa.concat_tables(parts, promote_options="permissive").unify_dictionaries()
+
+    def info(self) -> dict[str, Any]:
+        """What the files hold: versions, checksum, time range, events by type, tables."""
+        files = []
+        for f in self.files:
+            counts: Counter[str] = Counter()
+            tables: Counter[str] = Counter()
+            first = last = None
+            maps = TableMaps(f)
+            for seg in f.segments(self.segment_bytes):
+                codes, cnt = np.unique(seg.index.type_code, return_counts=True)
+                for c, k in zip(codes.tolist(), cnt.tolist()):
+                    counts[event_type_name(c)] += k
+                ts = seg.index.timestamp[seg.index.timestamp > 0]
+                if len(ts):
+                    first = int(ts.min()) if first is None else min(first, int(ts.min()))
+                    last = int(ts.max()) if last is None else max(last, int(ts.max()))
+                _, layout = maps.resolve(seg.index)
+                for lid in layout.tolist():
+                    tables[maps.layouts[lid].name] += 1
+            fde = f.formats[0]
+            stop = f.walk_stop
+            files.append(
+                {
+                    "path": f.path,
+                    "size": f.size,
+                    "server_version": fde.server_version,
+                    "binlog_version": fde.binlog_version,
+                    "checksum": fde.checksum_name,
+                    "format_descriptions": len(f.formats),
+                    "first_timestamp": first,
+                    "last_timestamp": last,
+                    "events": dict(sorted(counts.items())),
+                    "rows_events_by_table": dict(tables),
+                    "stopped_at": None if stop is None else {"offset": stop.offset, "reason": stop.reason},
+                }
+            )
+        return {"files": files}
+
+
+def _concat(batches: list[pa.RecordBatch], table: str) -> pa.Table:
+    if not batches:
+        return pa.table({})
+    schemas = {b.schema.remove_metadata() for b in batches}
+    if len(schemas) == 1:
+        return pa.Table.from_batches(batches)
+    # The layout changed within the log (ALTER TABLE): line columns up by name, null-filling.
+    tables = [pa.Table.from_batches([b]) for b in batches]
+    return pa.concat_tables(tables, promote_options="permissive")
+
+
+def open(
+    paths: PathLike | Sequence[PathLike],
+    *,
+    strict: bool = False,
+    verify_checksums: bool = True,
+    signedness: dict[str, dict[str, bool | str]] | None = None,
+    charsets: dict[str, dict[str, str]] | None = None,
+    segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+) -> Binlog:
+    """Open binlog files for reading.
+
+    Parameters
+    ----------
+    paths : a binlog file, or a list of them in log order.
+    strict : raise :class:`~vecbinlog.TruncatedError` at a truncated last event (a file
+        still being written, or a partial copy) instead of warning and decoding every
+        complete event before it.
+    verify_checksums : check the CRC32 of every event that is decoded (when the file has
+        checksums); a mismatch raises :class:`~vecbinlog.ChecksumError`.
+    signedness : override what the binlog says (or does not say) about integer columns:
+        ``{"db.table": {"column or @N": "unsigned" | "signed" | True | False}}``;
+        ``"*"`` as table applies to every table.
+    charsets : the MySQL character set of text columns when the binlog does not carry it
+        (MySQL MINIMAL metadata before 8.0, MariaDB NO_LOG):
+        ``{"db.table": {"column or @N": "utf8mb4"}}``; ``"*"`` applies to every table.
+    segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
+
+    Examples
+    --------
+    >>> import vecbinlog
+    >>> with vecbinlog.open("data/sample/mysql-bin.000001") as log:   # doctest: +SKIP
+    ...     orders = log.read_table("shop.orders")
+    """
+    return Binlog(
+        paths, strict=strict, verify_checksums=verify_checksums, signedness=signedness,
+        charsets=charsets, segment_bytes=segment_bytes,
+    )
+
+
+def read_table(paths: PathLike | Sequence[PathLike], table: str, **options: Any) -> pa.Table:
+    """``open(paths, **options).read_table(table)`` and close the files."""
+    with open(paths, **options) as log:
+        return log.read_table(table)
+
+
+def read_pandas(paths: PathLike | Sequence[PathLike], table: str, **options: Any):
+    """The change log of ``table`` as a pandas DataFrame with Arrow-backed columns.
+
+    Columns use ``pandas.ArrowDtype`` so that nothing is lost on the way: unsigned and
+    64-bit integers with NULLs stay exact integers, text stays text, timestamps keep UTC.
+    """
+    import pandas as pd
+
+    return read_table(paths, table, **options).to_pandas(types_mapper=pd.ArrowDtype)

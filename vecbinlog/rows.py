@@ -1,0 +1,374 @@
+"""Rows events: from event headers to the position of every value, for many events at once.
+
+Layout (rows_event.h, Rows_event; sql/log_event.cc, unpack_row)::
+
+    post-header  table_id    uint48 (uint32 when the post-header length is 6)
+                 flags       uint16
+                 extra_len   uint16, v2 only (post-header length 10): extra data length + 2
+                 extra data  extra_len - 2 bytes, v2 only
+    body         width       packed int: number of columns (equal to the TABLE_MAP's)
+                 cols        (width + 7) / 8 bytes: columns present in the (before) image
+                 cols_ai     the same, for the after image, UPDATE events only
+                 rows        row images back to back until the end of the body; an UPDATE
+                             row is a before image followed by an after image
+
+    row image    null bits   (present + 7) / 8 bytes, LSB first, one bit per *present* column
+                 values      one per present, non-NULL column, in column order
+
+Rows inside one event are chained (each image's size depends on its null bits and its
+lengths), but events are independent: the images are walked with one cursor per event, all
+events advancing in lock-step, one image per step, and each step is a handful of NumPy
+operations over all events that still have images. Runs of fixed-width columns are placed
+with one cumulative sum; each length-prefixed column costs a gather of its prefix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .constants import ROWS_EVENTS, EventType, RowsKind, event_type_name
+from .errors import MalformedEventError, UnsupportedError
+from .file import BinlogFile
+from .index import EventIndex
+from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V2
+from .table_map import TableMap, parse_table_map
+
+__all__ = ["RowImages", "TableMaps", "locate_images", "CHANGE_TYPES"]
+
+#: ``_change_type`` values, in the order of their codes.
+CHANGE_TYPES = ("insert", "update_preimage", "update_postimage", "delete")
+INSERT, UPDATE_PRE, UPDATE_POST, DELETE = range(4)
+
+_KIND_OF_TYPE = np.zeros(256, np.int8) - 1
+for _code, (_kind, _version) in ROWS_EVENTS.items():
+    _KIND_OF_TYPE[_code] = _kind
+ROWS_TYPE_CODES = np.array(sorted(ROWS_EVENTS), np.uint8)
+
+
+def _raise_at(file: BinlogFile, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
+    """Raise for the first event where ``bad`` is True (``message`` may use {detail})."""
+    i = int(np.flatnonzero(bad)[0])
+    raise cls(
+        message, path=file.path, offset=int(index.offset[i]), event_type=event_type_name(int(index.type_code[i]))
+    )
+
+
+def read_uint(buf: np.ndarray, pos: np.ndarray, nbytes: np.ndarray | int) -> np.ndarray:
+    """Little-endian unsigned ints of ``nbytes`` (<= 8, per element or one for all) at ``pos``."""
+    nb = np.broadcast_to(np.asarray(nbytes, np.int64), pos.shape)
+    width = int(nb.max()) if nb.size else 0
+    if width == 0:
+        return np.zeros(pos.shape, np.uint64)
+    k = np.arange(width, dtype=np.int64)
+    inside = k < nb[:, None]
+    raw = np.take(buf, np.where(inside, pos[:, None] + k, 0)).astype(np.uint64)
+    raw *= inside
+    return (raw << (np.uint64(8) * k.astype(np.uint64))).sum(axis=1, dtype=np.uint64)
+
+
+class TableMaps:
+    """The TABLE_MAP state of one file: which table layout each table id means, and when.
+
+    Table maps are deduplicated by their bytes (a busy server writes the same map before
+    every transaction), so each distinct layout is parsed once.
+    """
+
+    def __init__(self, file: BinlogFile):
+        self.file = file
+        self.layouts: list[TableMap] = []  #: layout id -> TableMap
+        self._by_bytes: dict[bytes, int] = {}
+        self.current: dict[int, int] = {}  #: table id -> layout id, as of the end of the last segment
+
+    def _layout_id(self, off: int, size: int, fmt: int, body_end: int) -> tuple[int, int]:
+        fde = self.file.formats[fmt]
+        ph = fde.post_header_len(EventType.TABLE_MAP_EVENT)
+        id_len = 4 if ph == 6 else 6
+        start = off + COMMON_HEADER_LEN
+        if start + ph > body_end:
+            raise MalformedEventError(
+                f"event of {size} bytes is shorter than its {ph}-byte post-header",
+                path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT",
+            )
+        table_id = int.from_bytes(self.file.buf[start : start + id_len].tobytes(), "little")
+        key = self.file.buf[start + id_len : body_end].tobytes()
+        lid = self._by_bytes.get(key)
+        if lid is None:
+            major = int(fde.server_version.split(".", 1)[0]) if fde.server_version[:1].isdigit() else 0
+            try:
+                _, tm = parse_table_map(
+                    self.file.buf, off, start, body_end, ph, path=self.file.path, flavor=fde.flavor, server_major=major
+                )
+            except UnsupportedError as exc:
+                if exc.offset is None:
+                    raise UnsupportedError(exc.message, path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT") from exc
+                raise
+            lid = len(self.layouts)
+            self.layouts.append(tm)
+            self._by_bytes[key] = lid
+        return table_id, lid
+
+    def resolve(self, index: EventIndex) -> tuple[np.ndarray, np.ndarray]:
+        """For the rows events of a segment: their positions in ``index`` and their layout ids.
+
+        Each rows event uses the last TABLE_MAP with its table id before it (in this segment,
+        or carried over from earlier ones). A table id no TABLE_MAP defined is an error.
+        """
+        tc = index.type_code
+        tm_pos = np.flatnonzero(tc == EventType.TABLE_MAP_EVENT)
+        rows_pos = np.flatnonzero(np.isin(tc, ROWS_TYPE_CODES))
+        tm_ids = np.zeros(len(tm_pos), np.int64)
+        tm_layout = np.zeros(len(tm_pos), np.int64)
+        for j, i in enumerate(tm_pos.tolist()):
+            tm_ids[j], tm_layout[j] = self._layout_id(
+                int(index.offset[i]), int(index.event_size[i]), int(index.fmt[i]), int(index.body_end[i])
+            )
+        if len(rows_pos) == 0:
+            self._carry(tm_ids, tm_layout)
+            return rows_pos, np.zeros(0, np.int64)
+        rows_ids = self.table_ids(index.take(rows_pos))
+        # Last TABLE_MAP (same id) before each rows event: search in (id, position) order.
+        uniq, codes = np.unique(np.concatenate([tm_ids, rows_ids]), return_inverse=True)
+        span = len(index) + 1
+        tm_key = codes[: len(tm_ids)] * span + tm_pos
+        rows_key = codes[len(tm_ids) :] * span + rows_pos
+        order = np.argsort(tm_key, kind="stable")
+        tm_key_sorted = tm_key[order]
+        j = np.searchsorted(tm_key_sorted, rows_key, side="right") - 1
+        jc = np.clip(j, 0, None)
+        found = (j >= 0) & (len(tm_key_sorted) > 0)
+        if len(tm_key_sorted):
+            found &= tm_ids[order][jc] == rows_ids
+        layout = np.where(found, tm_layout[order][jc] if len(tm_key_sorted) else 0, -1)
+        if not found.all():
+            for k in np.flatnonzero(~found).tolist():
+                layout[k] = self.current.get(int(rows_ids[k]), -1)
+            missing = layout < 0
+            if missing.any():
+                k = int(np.flatnonzero(missing)[0])
+                i = int(rows_pos[k])
+                raise MalformedEventError(
+                    f"rows event for table id {int(rows_ids[k])}, which no TABLE_MAP_EVENT before it defines",
+                    path=self.file.path, offset=int(index.offset[i]), event_type=event_type_name(int(tc[i])),
+                )
+        self._carry(tm_ids, tm_layout)
+        return rows_pos, layout.astype(np.int64)
+
+    def _carry(self, tm_ids: np.ndarray, tm_layout: np.ndarray) -> None:
+        for tid, lid in zip(tm_ids.tolist(), tm_layout.tolist()):
+            self.current[tid] = lid
+
+    def table_ids(self, rows: EventIndex) -> np.ndarray:
+        """The table id in the post-header of each rows event (4 or 6 bytes by format)."""
+        ph = self.post_header_lengths(rows)
+        if (rows.offset + COMMON_HEADER_LEN + ph > rows.body_end).any():
+            _raise_at(self.file, rows, rows.offset + COMMON_HEADER_LEN + ph > rows.body_end,
+                      "event is shorter than its post-header")
+        id_len = np.where(ph == 6, 4, 6)
+        return read_uint(self.file.buf, rows.offset + COMMON_HEADER_LEN, id_len).astype(np.int64)
+
+    def post_header_lengths(self, rows: EventIndex) -> np.ndarray:
+        table = np.zeros((len(self.file.formats), 256), np.int64)
+        for f, fde in enumerate(self.file.formats):
+            table[f, 1 : 1 + len(fde.post_header_lengths)] = np.frombuffer(fde.post_header_lengths, np.uint8)
+        return table[rows.fmt, rows.type_code]
+
+
+@dataclass
+class RowImages:
+    """Every row image of a run of rows events of one table layout, located, in log order.
+
+    Row ``r`` of the change log has its column ``c`` value at ``offsets[r, c]`` (bytes in
+    ``file.buf``), of ``lengths[c][r]`` bytes for length-prefixed columns; ``valid`` says
+    a value is there, ``absent`` that the column is not in the image at all.
+    """
+
+    table_map: TableMap
+    file: BinlogFile
+    event_pos: np.ndarray  #: int64 (n,) offset of the rows event
+    timestamp: np.ndarray  #: uint32 (n,) header timestamp of the rows event
+    change: np.ndarray  #: int8 (n,) index into CHANGE_TYPES
+    event_row: np.ndarray  #: int32 (n,) row number within its event
+    offsets: np.ndarray  #: int64 (n, ncols)
+    valid: np.ndarray  #: bool (n, ncols)
+    absent: np.ndarray  #: bool (n, ncols)
+    lengths: dict[int, np.ndarray] = field(default_factory=dict)  #: column -> int64 (n,)
+    storage: list[tuple[str, int]] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.event_pos)
+
+
+def _rows_bodies(file: BinlogFile, maps: TableMaps, rows: EventIndex, ncols: int):
+    """Parse the rows-event headers: kind, present bitmaps (n, 2, ncols), first row offset."""
+    buf = file.buf
+    ph = maps.post_header_lengths(rows)
+    kind = _KIND_OF_TYPE[rows.type_code]
+    start = rows.offset + COMMON_HEADER_LEN + ph
+    v2 = ph == ROWS_HEADER_LEN_V2
+    if v2.any():
+        extra = read_uint(buf, rows.offset + COMMON_HEADER_LEN + 8, 2).astype(np.int64)
+        bad = v2 & (extra < 2)
+        if bad.any():
+            _raise_at(file, rows, bad, "v2 extra-data length is below 2 (it counts its own 2 bytes)")
+        start = start + np.where(v2, extra - 2, 0)
+    end = rows.body_end
+    if (start + 1 > end).any():
+        _raise_at(file, rows, start + 1 > end, "rows event ends before its column count")
+    first = np.take(buf, start).astype(np.int64)
+    lenlen = np.select([first < 251, first == 252, first == 253, first == 254], [0, 2, 3, 8], -1)
+    if (lenlen < 0).any():
+        _raise_at(file, rows, lenlen < 0, "column count is not a valid packed integer")
+    width = np.where(lenlen == 0, first, read_uint(buf, start + 1, lenlen).astype(np.int64))
+    start = start + 1 + lenlen
+    if (width != ncols).any():
+        bad = width != ncols
+        i = int(np.flatnonzero(bad)[0])
+        _raise_at(file, rows, bad, f"rows event has {int(width[i])} columns, its TABLE_MAP has {ncols}")
+    nbytes = (ncols + 7) // 8
+    is_update = kind == RowsKind.UPDATE
+    need = start + nbytes * (1 + is_update)
+    if (need > end).any():
+        _raise_at(file, rows, need > end, "rows event ends inside its column bitmaps")
+    k = np.arange(nbytes, dtype=np.int64)
+    before = np.take(buf, start[:, None] + k)
+    after = np.where(is_update[:, None], np.take(buf, np.where(is_update, start + nbytes, start)[:, None] + k), before)
+    present = np.stack(
+        [np.unpackbits(before, axis=1, bitorder="little")[:, :ncols],
+         np.unpackbits(after, axis=1, bitorder="little")[:, :ncols]],
+        axis=1,
+    ).astype(bool)
+    return kind, present, need
+
+
+def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap) -> RowImages:
+    """Walk every row image of ``rows`` (all of layout ``table_map``) in lock-step."""
+    buf = file.buf
+    ncols = len(table_map.columns)
+    storage = []
+    for spec in table_map.columns:
+        try:
+            storage.append(spec.storage())
+        except UnsupportedError as exc:
+            raise UnsupportedError(
+                f"{table_map.name}: {exc.message}", path=file.path, offset=int(rows.offset[0]),
+                event_type=event_type_name(int(rows.type_code[0])),
+            ) from exc
+    kind, present, cur = _rows_bodies(file, maps, rows, ncols)
+    end = rows.body_end
+    n_events = len(rows)
+    is_update = (kind == RowsKind.UPDATE).astype(np.int64)
+    nullbytes = (present.sum(axis=2) + 7) // 8  # (E, 2)
+
+    # Column runs: ("fixed", first, last+1, widths) or ("prefixed", column, prefix bytes)
+    runs: list[tuple] = []
+    for c, (how, w) in enumerate(storage):
+        if how == "fixed":
+            if runs and runs[-1][0] == "fixed":
+                _, a, _, ws = runs[-1]
+                runs[-1] = ("fixed", a, c + 1, ws + [w])
+            else:
+                runs.append(("fixed", c, c + 1, [w]))
+        else:
+            runs.append(("prefixed", c, w))
+    runs = [(r[0], r[1], r[2], np.array(r[3], np.int64)) if r[0] == "fixed" else r for r in runs]
+
+    steps_ev, steps_img, steps_off, steps_valid, steps_absent = [], [], [], [], []
+    steps_len: dict[int, list[np.ndarray]] = {r[1]: [] for r in runs if r[0] == "prefixed"}
+    act = np.flatnonzero(cur < end)
+    if (cur > end).any():
+        _raise_at(file, rows, cur > end, "rows event ends inside its header")
+    step = 0
+    while act.size:
+        A = act.size
+        p = cur[act]
+        e_end = end[act]
+        par = (step & 1) * is_update[act]
+        pres = present[act, par]  # (A, C)
+        nb = nullbytes[act, par]
+        if (p + nb > e_end).any():
+            _raise_at(file, rows.take(act), p + nb > e_end, f"row image {step} ends inside its null bitmap")
+        maxnb = int(nb.max()) if A else 0
+        if maxnb:
+            k = np.arange(maxnb, dtype=np.int64)
+            nbits = np.take(buf, np.where(k < nb[:, None], p[:, None] + k, 0))
+            bits = np.unpackbits(nbits, axis=1, bitorder="little").astype(bool)
+            ordinal = np.clip(np.cumsum(pres, axis=1) - 1, 0, None)
+            isnull = pres & np.take_along_axis(bits, ordinal, axis=1)
+        else:
+            isnull = np.zeros_like(pres)
+        hasval = pres & ~isnull
+        pos = p + nb
+        offs = np.zeros((A, ncols), np.int64)
+        for run in runs:
+            if run[0] == "fixed":
+                _, a, b, ws = run
+                contrib = hasval[:, a:b] * ws
+                cs = np.cumsum(contrib, axis=1)
+                offs[:, a:b] = np.where(hasval[:, a:b], pos[:, None] + cs - contrib, 0)
+                pos = pos + cs[:, -1]
+            else:
+                _, c, k = run
+                hv = hasval[:, c]
+                over = hv & (pos + k > e_end)
+                if over.any():
+                    _raise_at(file, rows.take(act), over,
+                              f"row image {step}: length of column {c + 1} runs past the end of the event")
+                length = read_uint(buf, np.where(hv, pos, 0), np.where(hv, k, 0)).astype(np.int64)
+                offs[:, c] = np.where(hv, pos + k, 0)
+                steps_len[c].append(length)
+                pos = pos + hv * (k + length)
+            # checked once per run: no value may end past its event
+        over = pos > e_end
+        if over.any():
+            _raise_at(file, rows.take(act), over, f"row image {step} runs past the end of the event")
+        stuck = pos == p
+        if stuck.any():
+            _raise_at(file, rows.take(act), stuck, f"row image {step} is empty: no column is present")
+        cur[act] = pos
+        steps_ev.append(act)
+        steps_img.append(np.full(A, step, np.int64))
+        steps_off.append(offs)
+        steps_valid.append(hasval)
+        steps_absent.append(~pres)
+        step += 1
+        act = act[pos < e_end]
+
+    n_images = np.zeros(n_events, np.int64)
+    if steps_ev:
+        ev = np.concatenate(steps_ev)
+        img = np.concatenate(steps_img)
+        np.add.at(n_images, ev, 1)
+    else:
+        ev = img = np.zeros(0, np.int64)
+    odd = (is_update == 1) & (n_images % 2 == 1)
+    if odd.any():
+        _raise_at(file, rows, odd, "UPDATE rows event has a before image without an after image")
+    base = np.zeros(n_events, np.int64)
+    base[1:] = np.cumsum(n_images[:-1])
+    rank = base[ev] + img
+    order = np.empty(len(rank), np.int64)
+    order[rank] = np.arange(len(rank))
+    ev = ev[order]
+    img = img[order]
+    k_ev = kind[ev]
+    change = np.select(
+        [k_ev == RowsKind.WRITE, k_ev == RowsKind.DELETE, img % 2 == 0],
+        [INSERT, DELETE, UPDATE_PRE],
+        UPDATE_POST,
+    ).astype(np.int8)
+    event_row = np.where(k_ev == RowsKind.UPDATE, img // 2, img).astype(np.int32)
+    return RowImages(
+        table_map=table_map,
+        file=file,
+        event_pos=rows.offset[ev],
+        timestamp=rows.timestamp[ev],
+        change=change,
+        event_row=event_row,
+        offsets=np.concatenate(steps_off)[order] if steps_off else np.zeros((0, ncols), np.int64),
+        valid=np.concatenate(steps_valid)[order] if steps_valid else np.zeros((0, ncols), bool),
+        absent=np.concatenate(steps_absent)[order] if steps_absent else np.zeros((0, ncols), bool),
+        lengths={c: np.concatenate(v)[order] for c, v in steps_len.items()} if steps_ev else {c: np.zeros(0, np.int64) for c in steps_len},
+        storage=storage,
+    )
