@@ -27,22 +27,27 @@ MySQL (5.x, 8.0, 8.4, 9.x)
 Collation *names* are today's: MySQL 8.0.30+ and MariaDB 10.6.1+ say ``utf8mb3_general_ci`` where
 older servers said ``utf8_general_ci``; the id and the character set did not change.
 
-Conflicts: no id means one character set in MySQL and another in MariaDB.  They share ids 1-247
-(same character set, five names differ: 122, 149, 181, 213, 245 are ``*_croatian_ci`` in MySQL
-and ``*_croatian_mysql561_ci`` in MariaDB) and the 0900 aliases MariaDB 11.4.5+ took over with
-MySQL's ids; everything else exists in one server only (MySQL: 76, 248-250, the 0900 ids
-MariaDB has no alias for; MariaDB: 576-738, 1025-1270, 2048-3271).  :data:`CONFLICTING_IDS`
-is computed, not typed, and is empty.
+Conflicts: no id means one character set in MySQL and another in MariaDB.  Both define the ids
+1-247 MariaDB has (same character sets; five names differ: 122, 149, 181, 213, 245 are
+``*_croatian_ci`` in MySQL and ``*_croatian_mysql561_ci`` in MariaDB) and the 0900 ids MariaDB
+11.4.5+ took over from MySQL; every other id exists in one server only (MySQL: 76, 248-250 and
+the 0900 ids MariaDB has no alias for; MariaDB: 576-738, 1025-1270, 2048-3271).
+:data:`CONFLICTING_IDS` is computed, not typed, and is empty.
 
 Character sets -> Python
 ------------------------
-Every character set both servers know was compared byte by byte with the live server
-(``CONVERT(... USING utf32)`` of every byte, every 2-byte sequence 0x81-0xFE x 0x40-0xFF and every
-0x8E/0x8F-led sequence), and the single-byte tables also against mysql-server's
-``share/charsets/<charset>.xml`` ``<unicode>`` maps (identical).  ``latin1`` is MySQL's cp1252
-variant from ``strings/ctype-latin1.cc`` (``cs_to_uni``): Windows-1252 except that the five
-bytes Windows leaves undefined, 0x81 0x8D 0x8F 0x90 0x9D, decode to the C1 controls U+0081
-U+008D U+008F U+0090 U+009D, "like ISO-8859-1 does", so that mysqldump output reloads them.
+Every non-Unicode character set of MariaDB 10.11 was compared with Python's codecs through the
+live server (``CONVERT(... USING utf32)`` of every byte, of every 2-byte sequence 0x81-0xFF x
+0x40-0xFF and of every 0x8E/0x8F-led sequence); the single-byte tables were also compared with
+mysql-server's ``share/charsets/<charset>.xml`` ``<unicode>`` maps (identical).  MySQL's
+gb18030, which MariaDB lacks, was not measured.
+
+``latin1`` is MySQL's cp1252 variant from ``strings/ctype-latin1.cc`` (``cs_to_uni``, MariaDB's
+``ctype-latin1.c`` is the same): Windows-1252, except that the five bytes Windows leaves
+undefined, 0x81 0x8D 0x8F 0x90 0x9D, decode to the C1 controls U+0081 U+008D U+008F U+0090
+U+009D ("like ISO-8859-1 does. Otherwise, loading mysqldump output doesn't reproduce these
+undefined characters").  Python's cp1252 rejects those bytes, hence
+:data:`MYSQL_LATIN1_DECODE_TABLE`.
 """
 
 from __future__ import annotations
@@ -51,6 +56,7 @@ __all__ = [
     "COLLATIONS",
     "MYSQL_COLLATIONS",
     "MARIADB_COLLATIONS",
+    "UTF8MB4_0900",
     "CONFLICTING_IDS",
     "CHARSET_ALIASES",
     "CHARSET_CODECS",

@@ -41,6 +41,10 @@ __all__ = [
     "decode_event",
     "decode_int",
     "decode_float",
+    "decode_decimal",
+    "decode_timestamp2",
+    "decode_datetime2",
+    "decode_time2",
     "value_size",
     "EVENT_TYPE_NAMES",
     "COLUMN_TYPE_NAMES",
@@ -408,6 +412,78 @@ def decode_float(raw: bytes) -> float:
     if len(raw) == 8:
         return struct.unpack("<d", raw)[0]
     raise ValueError(f"float value must be 4 or 8 bytes, got {len(raw)}")
+
+
+def decode_decimal(raw: bytes, precision: int, scale: int) -> str:
+    """NEWDECIMAL binary (bin2decimal) -> plain decimal text with exactly
+    ``scale`` fraction digits, e.g. '-12.3400' (no leading zeros; '0.50')."""
+    if len(raw) != decimal_bin_size(precision, scale):
+        raise ValueError("DECIMAL value has the wrong size")
+    data = bytearray(raw)
+    negative = not data[0] & 0x80
+    data[0] ^= 0x80
+    if negative:
+        data = bytearray(b ^ 0xFF for b in data)
+    intg = precision - scale
+    groups = []  # (bytes, digits)
+    if intg % 9:
+        groups.append((_DIG2BYTES[intg % 9], intg % 9))
+    groups += [(4, 9)] * (intg // 9)
+    int_text = ""
+    off = 0
+    for nbytes, ndigits in groups:
+        int_text += str(int.from_bytes(data[off:off + nbytes], "big")).zfill(ndigits)
+        off += nbytes
+    frac_text = ""
+    for nbytes, ndigits in [(4, 9)] * (scale // 9) + (
+            [(_DIG2BYTES[scale % 9], scale % 9)] if scale % 9 else []):
+        frac_text += str(int.from_bytes(data[off:off + nbytes], "big")).zfill(ndigits)
+        off += nbytes
+    text = (int_text.lstrip("0") or "0") + ("." + frac_text if scale else "")
+    return ("-" if negative else "") + text
+
+
+def _fraction_usec(raw: bytes, fsp: int, signed: bool) -> int:
+    """Fractional seconds part of TIME2/DATETIME2/TIMESTAMP2 (big-endian)."""
+    nbytes = (fsp + 1) // 2
+    if nbytes == 0:
+        return 0
+    value = int.from_bytes(raw[:nbytes], "big", signed=signed)
+    return value * {1: 10000, 2: 100, 3: 1}[nbytes]
+
+
+def decode_timestamp2(raw: bytes, fsp: int) -> tuple[int, int]:
+    """TIMESTAMP2 -> (seconds since the epoch, microseconds)."""
+    return int.from_bytes(raw[:4], "big"), _fraction_usec(raw[4:], fsp, False)
+
+
+def decode_datetime2(raw: bytes, fsp: int) -> tuple[int, int, int, int, int, int, int]:
+    """DATETIME2 -> (year, month, day, hour, minute, second, microsecond)."""
+    intpart = int.from_bytes(raw[:5], "big") - 0x8000000000
+    usec = _fraction_usec(raw[5:], fsp, True)
+    if intpart < 0:
+        raise ValueError("negative DATETIME2")
+    ymd, hms = intpart >> 17, intpart % (1 << 17)
+    ym = ymd >> 5
+    return (ym // 13, ym % 13, ymd % 32, hms >> 12, (hms >> 6) % 64, hms % 64, usec)
+
+
+def decode_time2(raw: bytes, fsp: int) -> tuple[bool, int, int, int, int]:
+    """TIME2 -> (negative, hours, minutes, seconds, microseconds)."""
+    nfrac = (fsp + 1) // 2
+    if nfrac == 3:
+        packed = int.from_bytes(raw[:6], "big") - 0x800000000000
+    else:
+        intpart = int.from_bytes(raw[:3], "big") - 0x800000
+        frac = int.from_bytes(raw[3:3 + nfrac], "big", signed=True) if nfrac else 0
+        if intpart < 0 and frac:
+            intpart += 1
+            frac -= 0x100 if nfrac == 1 else 0x10000
+        packed = (intpart << 24) + frac * (10000 if nfrac == 1 else 100)
+    negative = packed < 0
+    packed = -packed if negative else packed
+    hms, usec = packed >> 24, packed % (1 << 24)
+    return negative, (hms >> 12) % (1 << 10), (hms >> 6) % 64, hms % 64, usec
 
 
 # --------------------------------------------------------------------------

@@ -4,8 +4,9 @@ The column's collation (DEFAULT_CHARSET / COLUMN_CHARSET metadata, or the user's
 ``charsets=`` option) decides the Arrow type:
 
 * utf8mb3 / utf8mb4 / ascii: ``string``, the stored bytes as they are, after validation;
-* latin1 (which MySQL means as Windows-1252): ``string``, transcoded with a vectorised
-  256-entry lookup table;
+* single-byte charsets (latin1, which MySQL means as Windows-1252 plus 5 C1 controls, and
+  latin2, cp1250, koi8r...): ``string``, transcoded with the server's own 256-entry table,
+  vectorised;
 * other character sets: ``string``, through Python's codec for the charset, value by value;
 * the binary collation (63), or no known charset (MINIMAL/NO_LOG binlogs without a
   ``charsets=`` override): ``binary``.
@@ -23,7 +24,9 @@ import codecs
 import numpy as np
 import pyarrow as pa
 
-from ..collations import MYSQL_LATIN1_DECODE_TABLE, charset_for, codec_for
+from functools import lru_cache
+
+from ..collations import UNMAPPED, charset_for, codec_for, decode_table_for
 from ..constants import BINARY_COLLATION
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, binary_like, gather_var
@@ -50,27 +53,37 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
     return pa.string()
 
 
-def _latin1_tables() -> tuple[np.ndarray, np.ndarray]:
-    enc = [ch.encode("utf-8") for ch in MYSQL_LATIN1_DECODE_TABLE]
+@lru_cache(maxsize=None)
+def _byte_table(charset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a single-byte charset: UTF-8 length (256,), UTF-8 bytes (256, 3), unmapped mask (256,)."""
+    chars = decode_table_for(charset)
+    enc = [ch.encode("utf-8") for ch in chars]
     lens = np.array([len(e) for e in enc], np.int64)
     table = np.zeros((256, 3), np.uint8)
     for i, e in enumerate(enc):
         table[i, : len(e)] = np.frombuffer(e, np.uint8)
-    return lens, table
+    return lens, table, np.array([ch == UNMAPPED for ch in chars], bool)
 
 
-_LATIN1_LEN, _LATIN1_UTF8 = _latin1_tables()
+def transcode_single_byte(offsets: np.ndarray, data: np.ndarray, charset: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A single-byte charset -> UTF-8 with a 256-entry table, whole column at once.
 
-
-def transcode_latin1(offsets: np.ndarray, data: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """MySQL latin1 bytes -> UTF-8, whole column at once."""
-    per_byte = _LATIN1_LEN[data]
+    Returns None when a byte has no character in the charset. Bytes below 0x80 that map to
+    themselves (ASCII-compatible charsets) need no change, which is the common case.
+    """
+    lens, table, unmapped = _byte_table(charset)
+    if unmapped[data].any():
+        return None
+    identity_ascii = bool((lens[:128] == 1).all() and (table[:128, 0] == np.arange(128)).all())
+    if identity_ascii and not (data >= 0x80).any():
+        return offsets, data
+    per_byte = lens[data]
     cum = np.zeros(len(data) + 1, np.int64)
     np.cumsum(per_byte, out=cum[1:])
-    new_offsets = cum[offsets]
-    wide = _LATIN1_UTF8[data]  # (n, 3)
-    keep = np.arange(3) < per_byte[:, None]
-    return new_offsets, wide[keep]
+    # output byte j is the k-th UTF-8 byte of input byte src[j]
+    src = np.repeat(np.arange(len(data), dtype=np.int64), per_byte)
+    k = np.arange(len(src), dtype=np.int64) - cum[src]
+    return cum[offsets], table[data[src], k]
 
 
 def decode(col: ColumnData) -> pa.Array:
@@ -79,8 +92,11 @@ def decode(col: ColumnData) -> pa.Array:
     cs = column_charset(col.spec, col.name, col.options)
     if cs is None or cs == "binary":
         return binary_like(pa.binary(), n, offsets, data, col.valid)
-    if cs == "latin1":
-        offsets, data = transcode_latin1(offsets, data)
+    if cs not in UTF8_CHARSETS and cs != "ascii" and decode_table_for(cs) is not None:
+        out = transcode_single_byte(offsets, data, cs)
+        if out is None:
+            return _fallback(col, offsets, data, f"bytes that have no character in {cs}")
+        offsets, data = out
     elif cs == "ascii":
         if data.size and int(data.max()) > 0x7F:
             return _fallback(col, offsets, data, "bytes above 0x7f in an ascii column")
