@@ -240,6 +240,75 @@ def test_decode_helpers():
     assert decode_float(b"\x00\x00\x80\x3f") == 1.0
     assert decode_float(bytes.fromhex("000000000000f03f")) == 1.0
     assert repr(ABSENT) == "ABSENT" and ABSENT is type(ABSENT)()
+    # the DECIMAL(14,4) example of the MySQL manual (strings/decimal.cc)
+    assert ref.decode_decimal(bytes.fromhex("810DFB38D204D2"), 14, 4) == "1234567890.1234"
+    assert ref.decode_decimal(bytes.fromhex("7EF204C72DFB2D"), 14, 4) == "-1234567890.1234"
+    assert ref.decimal_bin_size(14, 4) == 7 and ref.decimal_bin_size(65, 30) == 30
+
+
+# ---------------------------------------------------------------------------
+# a hand-made file: FDE, TABLE_MAP, UPDATE_ROWS v2 with extra data and
+# partial images, then a truncated event
+# ---------------------------------------------------------------------------
+def _event(type_code: int, body: bytes, pos: int, crc: bool = True, flags: int = 0) -> bytes:
+    size = 19 + len(body) + (4 if crc else 0)
+    head = (1700000000).to_bytes(4, "little") + bytes([type_code]) + (7).to_bytes(4, "little") \
+        + size.to_bytes(4, "little") + (pos + size).to_bytes(4, "little") + flags.to_bytes(2, "little")
+    data = head + body
+    return data + zlib.crc32(data).to_bytes(4, "little") if crc else data
+
+
+def _handmade_binlog() -> bytes:
+    post = bytearray(41)
+    post[19 - 1] = 8                       # TABLE_MAP
+    for t in (30, 31, 32):
+        post[t - 1] = 10                   # rows v2
+    fde_body = (4).to_bytes(2, "little") + b"8.0.99-test".ljust(50, b"\0") \
+        + (0).to_bytes(4, "little") + bytes([19]) + bytes(post) + bytes([1])
+    out = bytearray(b"\xfebin")
+    out += _event(15, fde_body, len(out))
+    tm_body = ((7).to_bytes(6, "little") + (1).to_bytes(2, "little")
+               + b"\x01d\x00" + b"\x01t\x00" + b"\x03" + bytes([3, 15, 252])
+               + b"\x03" + (300).to_bytes(2, "little") + b"\x02"   # VARCHAR(300), BLOB 2
+               + bytes([0b110])                                      # cols 2, 3 nullable
+               + b"\x04\x06\x02id\x01v\x01b")                    # COLUMN_NAME
+    out += _event(19, tm_body, len(out))
+    extra = b"\x01\x05\x00\x06\x00"         # PART info: partition 5, source 6
+    rows = (bytes([0b10]) + (42).to_bytes(4, "little")               # before: id, v=NULL
+            + bytes([0b00]) + (3).to_bytes(2, "little") + b"abc"    # after: v='abc'
+            + (0).to_bytes(2, "little"))                             #        b=''
+    upd_body = ((7).to_bytes(6, "little") + (1).to_bytes(2, "little")
+                + (2 + len(extra)).to_bytes(2, "little") + extra
+                + b"\x03" + bytes([0b011]) + bytes([0b110]) + rows)
+    out += _event(31, upd_body, len(out))
+    out += _event(2, b"x" * 30, len(out))[:25]  # cut short
+    return bytes(out)
+
+
+def test_handmade_binlog():
+    data = _handmade_binlog()
+    b = ref.decode_bytes(data)
+    assert [e.type for e in b.events] == [15, 19, 31]
+    assert b.crc_checked == 3 and b.crc_mismatches == []
+    assert b.stop.offset == sum(e.size for e in b.events) + 4 and b.stop.trailing_bytes == 25
+    fmt = b.formats[0]
+    assert fmt.server_version == "8.0.99-test" and fmt.checksum_alg == 1
+    (tm,) = b.table_maps.values()
+    assert tm.column_names == ("id", "v", "b") and tm.column_meta == (0, 300, 2)
+    assert tm.nullable == (False, True, True)
+    (ev,) = b.rows_events
+    assert (ev.kind, ev.version, ev.table_id, ev.db, ev.table) == ("update", 2, 7, "d", "t")
+    assert ev.extra_data == b"\x01\x05\x00\x06\x00"
+    assert ev.present_before == [True, True, False]
+    assert ev.present_after == [False, True, True]
+    assert ev.images == [[(42).to_bytes(4, "little"), None, ABSENT], [ABSENT, b"abc", b""]]
+    assert ev.rows == [tuple(ev.images)]
+    # any corruption of a rows body is caught
+    bad = bytearray(data)
+    bad[b.rows_events[0].pos + b.rows_events[0].size - 6] = 9  # BLOB length 0 -> 9
+    with pytest.raises(RefDecodeError):
+        ref.decode_bytes(bytes(bad))
+    assert ref.decode_bytes(bytes(bad), strict=False).crc_mismatches == [ev.pos]
 
 
 # ---------------------------------------------------------------------------

@@ -106,6 +106,12 @@ def parse_format_description(buf: np.ndarray, offset: int, size: int, path: str)
             f"common header length {header_length}, expected {COMMON_HEADER_LEN}",
             path=path, offset=offset, event_type=name,
         )
+    if _is_pre_ga_tree(server_version):
+        raise UnsupportedVersionError(
+            f"server {server_version!r} is a pre-GA 5.1/5.2 development tree whose event type codes "
+            "differ from every released server (control_events.cpp, Format_description_event)",
+            path=path, offset=offset, event_type=name,
+        )
     split = (
         CHECKSUM_VERSION_SPLIT_MARIADB if "mariadb" in server_version.lower()
         else CHECKSUM_VERSION_SPLIT_MYSQL
@@ -138,6 +144,19 @@ def parse_format_description(buf: np.ndarray, offset: int, size: int, path: str)
         header_length=header_length,
         post_header_lengths=post,
         checksum_alg=checksum_alg,
+    )
+
+
+def _is_pre_ga_tree(server_version: str) -> bool:
+    """The 5.1.[1-5]-a_drop5*, 5.1.4-a_drop6* and 5.2.[0-2]-a_drop6* trees MySQL itself reads
+    with a permutation of event types."""
+    v = server_version
+    if len(v) < 13 or not v.startswith("5.") or v[3] != "." or v[5:12] != "-a_drop":
+        return False
+    return (
+        (v[2] == "1" and "1" <= v[4] <= "5" and v[12] == "5")
+        or (v[2] == "1" and v[4] == "4" and v[12] == "6")
+        or (v[2] == "2" and "0" <= v[4] <= "2" and v[12] == "6")
     )
 
 

@@ -42,6 +42,9 @@ def arrow_field(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.Field
     """The Arrow field a column decodes to (before any data-driven fallback)."""
     module = decoder_for(spec)
     metadata = {b"mysql_type": spec.type_name.encode()}
+    if module is strings:
+        cs = strings.column_charset(spec, name, options)
+        metadata[b"mysql_charset"] = (cs or "unknown").encode()
     if module is raw:
         metadata[raw.UNDECODED_KEY] = spec.type_name.encode()
     return pa.field(name, module.arrow_type(spec, name, options), nullable=True, metadata=metadata)
