@@ -242,6 +242,48 @@ def _rows_bodies(file: BinlogFile, maps: TableMaps, rows: EventIndex, ncols: int
     return kind, present, need
 
 
+def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
+    """Fast path for tables whose columns are all fixed-width: place every image at once.
+
+    If no value of an event is NULL, all its images have the same size (a before/after pair
+    for UPDATE), so they sit at ``cur + k * size``. That guess is checked, not assumed: the
+    event's span must be a whole number of images and every image's null bits must be
+    zero. Events that fail (they hold NULLs) are left to the lock-step walk.
+
+    Returns (event, image number, offsets (n, C), valid (n, C), events placed) or None.
+    """
+    size = nullbytes + (present * widths).sum(axis=2)  # (E, 2) image size without NULLs
+    unit = np.where(is_update == 1, size[:, 0] + size[:, 1], size[:, 0])
+    span = end - cur
+    ok = (span > 0) & (unit > 0) & (span % np.maximum(unit, 1) == 0)
+    if not ok.any():
+        return None
+    n_img = np.where(ok, span // np.maximum(unit, 1) * (1 + is_update), 0)
+    ev = np.repeat(np.arange(len(cur)), n_img)
+    first = np.zeros(len(cur), np.int64)
+    first[1:] = np.cumsum(n_img)[:-1]
+    img = np.arange(len(ev), dtype=np.int64) - first[ev]
+    upd = is_update[ev]
+    par = (img & 1) * upd
+    start = cur[ev] + (img >> upd) * unit[ev] + par * size[ev, 0]
+    nb = nullbytes[ev, par]
+    maxnb = int(nb.max())
+    if maxnb:
+        k = np.arange(maxnb, dtype=np.int64)
+        raw = np.take(buf, np.where(k < nb[:, None], start[:, None] + k, 0))
+        bits = np.unpackbits(raw, axis=1, bitorder="little")
+        npres = present[ev, par].sum(axis=1)
+        has_null = (bits.astype(bool) & (np.arange(bits.shape[1]) < npres[:, None])).any(axis=1)
+        if has_null.any():
+            ok[np.unique(ev[has_null])] = False
+            keep = ok[ev]
+            ev, img, par, start, nb = ev[keep], img[keep], par[keep], start[keep], nb[keep]
+    valid = present[ev, par]
+    contrib = valid * widths
+    offs = (start + nb)[:, None] + np.cumsum(contrib, axis=1) - contrib
+    return ev, img, np.where(valid, offs, 0), valid, ok
+
+
 def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap) -> RowImages:
     """Walk every row image of ``rows`` (all of layout ``table_map``) in lock-step."""
     buf = file.buf
@@ -276,9 +318,21 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
 
     steps_ev, steps_img, steps_off, steps_valid, steps_absent = [], [], [], [], []
     steps_len: dict[int, list[np.ndarray]] = {r[1]: [] for r in runs if r[0] == "prefixed"}
-    act = np.flatnonzero(cur < end)
     if (cur > end).any():
         _raise_at(file, rows, cur > end, "rows event ends inside its header")
+    slow = cur < end
+    if all(how == "fixed" for how, _ in storage):
+        fast = _place_fixed_images(buf, cur, end, present, nullbytes, is_update,
+                                   np.array([w for _, w in storage], np.int64))
+        if fast is not None:
+            f_ev, f_img, f_off, f_valid, fast_events = fast
+            slow &= ~fast_events
+            steps_ev.append(f_ev)
+            steps_img.append(f_img)
+            steps_off.append(f_off)
+            steps_valid.append(f_valid)
+            steps_absent.append(~f_valid)
+    act = np.flatnonzero(slow)
     step = 0
     while act.size:
         A = act.size

@@ -10,10 +10,19 @@ per field, one Python loop per event, row and column.
 
 Entry points
 ------------
-``decode_file(path)`` / ``decode_bytes(data)`` -> :class:`RefBinlog`
-``decode_event(buf, fmt)``      decode one stand-alone event buffer
+``decode_file(path, strict=True)`` / ``decode_bytes(data, strict=True)``
+                                -> :class:`RefBinlog` (events, formats,
+                                   table_maps, rows_events, stop, CRC results)
+``decode_event(buf, fmt, pos, table_maps)``  one stand-alone event buffer
 ``RefFormat.synthetic()``       a v4 format (MySQL >= 5.6 defaults) for that
-``decode_int(raw, signed)``, ``decode_float(raw)``
+``decode_int(raw, signed)``, ``decode_float(raw)``, and for tests that want
+values: ``decode_decimal``, ``decode_timestamp2``, ``decode_datetime2``,
+``decode_time2`` (checked against mariadb-binlog's output).
+
+Scope: v4 binlogs (FDE, CRC32), TABLE_MAP, rows events v1 (23-25) and v2
+(30-32), pre-GA rows events (20-22: header and bitmap only).  Not decoded:
+PARTIAL_UPDATE_ROWS (39), TRANSACTION_PAYLOAD (40, zstd), MariaDB compressed
+events; they are listed in ``RefBinlog.skipped_rows_events``.
 
 Row images are lists over *all* table columns of ``ABSENT`` (column not in the
 image), ``None`` (SQL NULL) or the raw ``bytes`` of the value exactly as stored
@@ -48,6 +57,7 @@ __all__ = [
     "value_size",
     "EVENT_TYPE_NAMES",
     "COLUMN_TYPE_NAMES",
+    "OPTIONAL_METADATA_NAMES",
 ]
 
 BINLOG_MAGIC = b"\xfebin"
@@ -192,6 +202,12 @@ COLUMN_TYPE_NAMES = {
 
 # TABLE_MAP optional metadata field types (rows_event.h Optional_metadata_field_type)
 OPT_COLUMN_NAME = 4
+OPTIONAL_METADATA_NAMES = {
+    1: "SIGNEDNESS", 2: "DEFAULT_CHARSET", 3: "COLUMN_CHARSET", 4: "COLUMN_NAME",
+    5: "SET_STR_VALUE", 6: "ENUM_STR_VALUE", 7: "GEOMETRY_TYPE", 8: "SIMPLE_PRIMARY_KEY",
+    9: "PRIMARY_KEY_WITH_PREFIX", 10: "ENUM_AND_SET_DEFAULT_CHARSET",
+    11: "ENUM_AND_SET_COLUMN_CHARSET", 12: "COLUMN_VISIBILITY", 13: "VECTOR_DIMENSIONALITY",
+}
 
 
 # --------------------------------------------------------------------------
@@ -789,17 +805,16 @@ def _parse_rows(body: bytes, body_pos: int, logical_type: int, post_header_len: 
         table_id = _uint(body, 0, 6, body_pos, "table id")
         off = 6
     flags = _uint(body, off, 2, body_pos, "rows flags")
-    off += 2
+    off = post_header_len
     extra = None
     if post_header_len == 10:  # ROWS_HEADER_LEN_V2: extra-data length counts itself
+        off = 8
         var_len = _uint(body, off, 2, body_pos, "extra data length")
         if var_len < 2:
             raise RefDecodeError("rows v2 extra data length < 2", body_pos + off)
         _need(body, off + 2, var_len - 2, body_pos, "extra data")
         extra = bytes(body[off + 2:off + var_len])
         off += var_len
-    elif off != post_header_len:
-        off = post_header_len
     width, n = _packed_int(body, off, body_pos, "column count")
     off += n
     if width == 0:
@@ -863,7 +878,9 @@ def decode_event(buf: bytes, fmt: RefFormat | None = None, pos: int = 0,
     a RefFormat (for an FDE) or None.  ``table_maps`` (by table id) is needed
     for rows events."""
     fmt = fmt or RefFormat.synthetic()
-    ts, raw_type, server_id, size, log_pos, flags = _header(buf, 0)
+    if len(buf) < COMMON_HEADER_LEN:
+        raise RefDecodeError("event shorter than its header", pos)
+    size = _header(buf, 0)[3]
     if size != len(buf):
         raise RefDecodeError(f"event_size {size} != buffer length {len(buf)}", pos)
     ev, payload, _ = _decode_one(bytes(buf), pos, fmt, table_maps or {})
