@@ -32,3 +32,7 @@ def corpus_files() -> list[Path]:
 @pytest.fixture
 def corpus():
     return corpus_path
+
+
+# The MariaDB server fixtures (one session server for every test that asks for it).
+from .support.fixtures import mariadb_globals, mariadb_server  # noqa: E402,F401

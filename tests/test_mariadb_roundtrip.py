@@ -19,7 +19,6 @@ import pytest
 import vecbinlog
 from vecbinlog.collations import decode_text
 
-from .support.fixtures import mariadb_globals, mariadb_server  # noqa: F401  (fixtures)
 from .support.mariadb import INT_BITS, VVInt, hexlit, parse_vv, run_mariadb_binlog_vv, vv_float_text
 
 pytestmark = pytest.mark.mariadb
@@ -127,7 +126,7 @@ def _overrides(metadata: str):
 
 
 @pytest.fixture(scope="module")
-def decoded(mariadb_server):  # noqa: F811
+def decoded(mariadb_server):
     """Run the workload under every configuration once; keep the binlog and the server's view."""
     out = {}
     server = mariadb_server

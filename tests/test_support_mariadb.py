@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import tests.support.mariadb as mdb
-from tests.support.fixtures import mariadb_globals, mariadb_server, require_mariadb  # noqa: F401
+from tests.support.fixtures import require_mariadb
 from tests.support.mariadb import (
     MariaDBServer,
     VVInt,
