@@ -14,6 +14,7 @@ from .arrow import build_batch, table_schema
 from .constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from .decoders import DecodeOptions
 from .errors import UnsupportedError
+from .events import describe_events
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
 from .index import EventIndex
 from .rows import ROWS_TYPE_CODES, TableMaps, locate_images
@@ -210,7 +211,12 @@ class Binlog:
         return checked
 
     def events(self) -> pa.Table:
-        """One row per event header, for every file: where it is, what it is."""
+        """One row per event, for every file: where it is, what it is.
+
+        Columns: file, pos, type_code, type, size, timestamp, server_id, end_log_pos, flags,
+        and info, the text ``SHOW BINLOG EVENTS`` gives for QUERY, XID, ROTATE,
+        FORMAT_DESCRIPTION, TABLE_MAP and rows events (null for other types).
+        """
         parts = []
         for k, f in enumerate(self.files):
             idx = EventIndex.concat([s.index for s in f.segments(self.segment_bytes)])
@@ -231,6 +237,7 @@ class Binlog:
                         "server_id": pa.array(idx.server_id, pa.uint32()),
                         "end_log_pos": pa.array(idx.log_pos, pa.uint32()),
                         "flags": pa.array(idx.flags, pa.uint16()),
+                        "info": pa.array(describe_events(f, idx), pa.string()),
                     }
                 )
             )
