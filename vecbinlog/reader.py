@@ -18,6 +18,7 @@ from .events import describe_events
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
 from .index import EventIndex
 from .rows import ROWS_TYPE_CODES, TableMaps, locate_images
+from .table_map import TableMap
 
 __all__ = ["Binlog", "open", "read_table", "read_pandas", "DecodeWarning"]
 
@@ -184,6 +185,21 @@ class Binlog:
         for name, batch in self._batches(lambda n: True):
             out.setdefault(name, []).append(batch)
         return {name: _concat(b, name) for name, b in out.items()}
+
+    def table_maps(self, table: str) -> list[TableMap]:
+        """Every distinct TABLE_MAP layout of ``table`` used by its rows events, in log order.
+
+        A :class:`~vecbinlog.table_map.TableMap` has the columns' types, field metadata,
+        nullability and whatever optional metadata the binlog carries (names, signedness,
+        collations, ENUM/SET labels, primary key, geometry types, visibility, vector sizes).
+        """
+        out: list[TableMap] = []
+        for _, maps, _, _, layout in self._walk():
+            for lid in dict.fromkeys(layout.tolist()):
+                tm = maps.layouts[lid]
+                if tm.name == table and tm not in out:
+                    out.append(tm)
+        return out
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table`` as its first TABLE_MAP declares it."""

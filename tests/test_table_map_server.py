@@ -1,0 +1,82 @@
+"""TABLE_MAP optional metadata against what the server says about the same tables
+(information_schema), and against values the corpus files' origins document."""
+
+from __future__ import annotations
+
+import pytest
+
+import vecbinlog
+from vecbinlog.constants import ColumnType as T
+
+from .conftest import corpus_path
+
+
+@pytest.mark.mariadb
+def test_full_metadata_equals_information_schema(mariadb_server):
+    s = mariadb_server
+    path = s.capture_binlog(
+        "DROP DATABASE IF EXISTS tm", "CREATE DATABASE tm", "USE tm",
+        "CREATE TABLE meta (id INT UNSIGNED NOT NULL, name VARCHAR(100) CHARACTER SET latin1 NOT NULL,"
+        " e ENUM('small','médium','large') CHARACTER SET utf8mb4, s SET('a','b','c','d') CHARACTER SET latin1,"
+        " g POINT NULL, big BIGINT NULL, txt TEXT CHARACTER SET utf8mb4, bin VARBINARY(10),"
+        " PRIMARY KEY (name(10), id))",
+        "INSERT INTO meta VALUES (1, 'x', 'médium', 'a,c', ST_GeomFromText('POINT(1 2)'), -5, 't', X'00')",
+    )
+    with vecbinlog.open(path) as log:
+        (tm,) = log.table_maps("tm.meta")
+    cols = s.query("SELECT COLUMN_NAME, COLUMN_TYPE, IS_NULLABLE, COLLATION_NAME FROM information_schema.COLUMNS "
+                   "WHERE TABLE_SCHEMA='tm' AND TABLE_NAME='meta' ORDER BY ORDINAL_POSITION")
+    coll_id = {name: i for name, i in s.query("SELECT COLLATION_NAME, ID FROM information_schema.COLLATIONS")}
+    assert [c.name for c in tm.columns] == [c[0] for c in cols]
+    assert [c.nullable for c in tm.columns] == [c[2] == "YES" for c in cols]
+    for spec, (name, ctype, _, collation) in zip(tm.columns, cols):
+        if spec.real_type in (T.MYSQL_TYPE_LONG, T.MYSQL_TYPE_LONGLONG):
+            assert spec.unsigned == ("unsigned" in ctype), name
+        if collation is not None:
+            assert spec.collation == coll_id[collation], name
+    # ENUM/SET labels: information_schema's COLUMN_TYPE spells them out
+    assert tm.columns[2].real_type == T.MYSQL_TYPE_ENUM
+    assert [v.decode("utf-8") for v in tm.columns[2].enum_values] == ["small", "médium", "large"]
+    assert cols[2][1] == "enum('small','médium','large')"
+    assert tm.columns[3].real_type == T.MYSQL_TYPE_SET
+    assert [v.decode("latin-1") for v in tm.columns[3].set_values] == ["a", "b", "c", "d"]
+    # the primary key with its prefix, from information_schema.STATISTICS
+    pk = s.query("SELECT COLUMN_NAME, SUB_PART FROM information_schema.STATISTICS WHERE TABLE_SCHEMA='tm' "
+                 "AND TABLE_NAME='meta' AND INDEX_NAME='PRIMARY' ORDER BY SEQ_IN_INDEX")
+    names = [c.name for c in tm.columns]
+    assert [names[i] for i in tm.primary_key] == [p[0] for p in pk]
+    assert list(tm.primary_key_prefixes) == [p[1] or 0 for p in pk]
+    # geometry subtype: POINT is 1 in GEOMETRY_TYPE (Field::geometry_type)
+    assert tm.columns[4].real_type == T.MYSQL_TYPE_GEOMETRY and tm.columns[4].geometry_type == 1
+
+
+def test_enum_set_file_documented_values():
+    # blackbeam/rust_mysql_common's binlog_file test states these row values for this file.
+    long = "0123456789" * 10
+    longer = "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456780123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456780123456789012345678901234567890123456789"  # noqa: E501 (as the peer's test writes it)
+    with vecbinlog.open(corpus_path("blackbeam__rust_mysql_common/mysql-enum-string-set.000001")) as log:
+        t = log.read_table("mysql.t")
+        (tm,) = log.table_maps("mysql.t")
+    rows = t.to_pylist()
+    assert [r["_change_type"] for r in rows] == ["insert", "update_preimage", "update_postimage", "delete"]
+    names = t.schema.names[:5]
+    first = [rows[0][n] for n in names]
+    assert first[0] == long and first[1] == longer and first[4] == "0123456789"
+    assert first[2] == b"\x01" and first[3] == bytes([0b101])  # ENUM index 1, SET bits 0 and 2 (raw for now)
+    after = [rows[2][n] for n in names]
+    assert after[:4] == ["field1", "field_2", b"\x02", bytes([0b1010])]
+    assert [rows[3][n] for n in names] == after
+    assert [c.real_type for c in tm.columns][2:4] == [T.MYSQL_TYPE_ENUM, T.MYSQL_TYPE_SET]
+    assert after[4] == longer
+
+
+def test_bit_file_documented_values():
+    # rust_mysql_common: the one row is (BIT b'100', 'foo', BIT b'100000'); 'foo' is utf8 text
+    with vecbinlog.open(corpus_path("blackbeam__rust_mysql_common/mysql_type_bit.000001")) as log:
+        (row,) = log.read_table("mysql.foo").to_pylist()
+        (tm,) = log.table_maps("mysql.foo")
+    names = tm.column_names
+    assert [row[n] for n in names] == [bytes([0b100]), "foo", bytes([0b100000])]
+    # MANIFEST: "column types: BIT×2, BLOB×1 ... COLUMN_NAME, COLUMN_VISIBILITY, DEFAULT_CHARSET"
+    assert [c.real_type for c in tm.columns] == [T.MYSQL_TYPE_BIT, T.MYSQL_TYPE_BLOB, T.MYSQL_TYPE_BIT]
+    assert [c.visible for c in tm.columns] == [True, True, True]
