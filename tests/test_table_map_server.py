@@ -80,3 +80,28 @@ def test_bit_file_documented_values():
     # MANIFEST: "column types: BIT×2, BLOB×1 ... COLUMN_NAME, COLUMN_VISIBILITY, DEFAULT_CHARSET"
     assert [c.real_type for c in tm.columns] == [T.MYSQL_TYPE_BIT, T.MYSQL_TYPE_BLOB, T.MYSQL_TYPE_BIT]
     assert [c.visible for c in tm.columns] == [True, True, True]
+
+
+@pytest.mark.mariadb
+def test_layout_change_mid_log(mariadb_server):
+    s = mariadb_server
+    path = s.capture_binlog(
+        "DROP DATABASE IF EXISTS lc", "CREATE DATABASE lc", "USE lc",
+        "CREATE TABLE t (id INT PRIMARY KEY, a INT)",
+        "INSERT INTO t VALUES (1, 10), (2, 20)",
+        "ALTER TABLE t ADD COLUMN b VARCHAR(10) CHARACTER SET utf8mb4 AFTER id",
+        "INSERT INTO t VALUES (3, 'x', 30)",
+        "CREATE TABLE u (id INT PRIMARY KEY, a INT)",
+        "INSERT INTO u VALUES (1, 10)",
+        "ALTER TABLE u MODIFY a VARCHAR(10) CHARACTER SET utf8mb4",
+        "INSERT INTO u VALUES (2, 'twenty')",
+    )
+    with vecbinlog.open(path) as log:
+        assert len(log.table_maps("lc.t")) == 2
+        t = log.read_table("lc.t")
+        assert t.select(["id", "a", "b"]).to_pylist() == [
+            {"id": 1, "a": 10, "b": None}, {"id": 2, "a": 20, "b": None}, {"id": 3, "a": 30, "b": "x"}]
+        with pytest.raises(vecbinlog.UnsupportedError, match="cannot be widened"):
+            log.read_table("lc.u")
+        batches = list(log.iter_batches("lc.u"))
+        assert [b.column("a").to_pylist() for b in batches] == [[10], ["twenty"]]

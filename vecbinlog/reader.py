@@ -306,7 +306,13 @@ def _concat(batches: list[pa.RecordBatch], table: str) -> pa.Table:
         return pa.Table.from_batches(batches)
     # The layout changed within the log (ALTER TABLE): line columns up by name, null-filling.
     tables = [pa.Table.from_batches([b]) for b in batches]
-    return pa.concat_tables(tables, promote_options="permissive")
+    try:
+        return pa.concat_tables(tables, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise UnsupportedError(
+            f"{table}: the table's layout changes within the log and a column's type cannot be "
+            f"widened to hold both ({exc}); read it with iter_batches(), one layout per batch"
+        ) from exc
 
 
 def open(

@@ -220,6 +220,8 @@ def _rows_bodies(file: BinlogFile, maps: TableMaps, rows: EventIndex, ncols: int
     lenlen = np.select([first < 251, first == 252, first == 253, first == 254], [0, 2, 3, 8], -1)
     if (lenlen < 0).any():
         _raise_at(file, rows, lenlen < 0, "column count is not a valid packed integer")
+    if (start + 1 + lenlen > end).any():
+        _raise_at(file, rows, start + 1 + lenlen > end, "column count runs past the end of the event")
     width = np.where(lenlen == 0, first, read_uint(buf, start + 1, lenlen).astype(np.int64))
     start = start + 1 + lenlen
     if (width != ncols).any():
