@@ -22,6 +22,10 @@ class DecodeOptions:
     charsets: dict[str, str] = field(default_factory=dict)
     #: MySQL flavour of the file ("mysql" or "mariadb"), for collation ids that differ
     flavor: str = "mysql"
+    #: zero or partly-zero dates ('0000-00-00', '2020-00-15'), legal in MySQL but not in Arrow:
+    #: "null" (default: null in the typed column, with a DecodeWarning that counts them) or
+    #: "string" (every temporal column comes back as MySQL's own text, so nothing is lost)
+    invalid_dates: str = "null"
 
 
 @dataclass
