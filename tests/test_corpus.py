@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import struct
 import warnings
+from decimal import Decimal
 
 import pyarrow as pa
 import pytest
@@ -50,13 +51,30 @@ def test_corpus_is_there():
 
 def _read_all(path):
     with vecbinlog.open(path) as log:
-        return log.read_all(), log.info()
+        tables = log.read_all()
+        return tables, log.info(), {name: log.table_maps(name)[-1] for name in tables}
 
 
-def _expected_value(raw: bytes, field: pa.Field):
+def _expected_value(raw: bytes, field: pa.Field, spec):
     t = field.type
+    mysql_type = field.metadata.get(b"mysql_type")
+    if mysql_type == b"NEWDECIMAL":
+        return Decimal(ref.decode_decimal(raw, t.precision, t.scale))
+    if mysql_type == b"BIT":
+        return int.from_bytes(raw, "big")
+    if mysql_type in (b"ENUM", b"SET"):
+        number = int.from_bytes(raw, "little")
+        if pa.types.is_dictionary(t):  # ENUM with labels: entry 0 is '', MySQL's invalid value
+            return ["", *(v.decode() for v in spec.enum_values)][number]
+        if pa.types.is_list(t):  # SET with labels: the members whose bits are set
+            return [v.decode() for k, v in enumerate(spec.set_values) if number >> k & 1]
+        return number
+    if mysql_type == b"GEOMETRY":
+        return {"srid": int.from_bytes(raw[:4], "little"), "wkb": raw[4:]}
+    if mysql_type == b"VECTOR":
+        return list(struct.unpack(f"<{len(raw) // 4}f", raw))
     if pa.types.is_integer(t):
-        if field.metadata.get(b"mysql_type") == b"YEAR":
+        if mysql_type == b"YEAR":
             return 0 if raw[0] == 0 else raw[0] + 1900
         return ref.decode_int(raw, signed=pa.types.is_signed_integer(t))
     if pa.types.is_floating(t):
@@ -80,10 +98,10 @@ def test_corpus_file_matches_reference(name):
         return
     if name in TRUNCATED:
         with pytest.warns(vecbinlog.TruncatedWarning):
-            tables, info = _read_all(path)
+            tables, info, maps = _read_all(path)
         assert info["files"][0]["stopped_at"] is not None
     else:
-        tables, info = _read_all(path)
+        tables, info, maps = _read_all(path)
         assert info["files"][0]["stopped_at"] is None
 
     r = ref.decode_file(path, strict=False)
@@ -112,4 +130,5 @@ def test_corpus_file_matches_reference(name):
                 elif raw is None:
                     assert row[col] is None and col not in row["_absent"], (table, ev.pos, col)
                 else:
-                    assert row[col] == _expected_value(raw, got.schema.field(col)), (table, ev.pos, col)
+                    spec = maps[table].columns[c]
+                    assert row[col] == _expected_value(raw, got.schema.field(col), spec), (table, ev.pos, col)

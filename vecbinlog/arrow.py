@@ -71,6 +71,7 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
             width=width if how == "fixed" else 0,
             valid=np.ascontiguousarray(images.valid[:, c]),
             options=options,
+            path=images.file.path,
         )
         arr = decode_column(col)
         warnings.extend(col.warnings)

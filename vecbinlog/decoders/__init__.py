@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ..constants import ColumnType as T
 from ..table_map import ColumnSpec
-from . import floats, ints, raw, strings
+from . import bits, decimal, enums, floats, geometry, ints, raw, strings, vector
 from .common import ColumnData, DecodeOptions
 
 __all__ = ["ColumnData", "DecodeOptions", "decoder_for", "arrow_field", "decode_column"]
@@ -31,6 +31,12 @@ DECODERS: dict[int, ModuleType] = {
     T.MYSQL_TYPE_VAR_STRING: strings,
     T.MYSQL_TYPE_STRING: strings,
     T.MYSQL_TYPE_BLOB: strings,
+    T.MYSQL_TYPE_NEWDECIMAL: decimal,
+    T.MYSQL_TYPE_BIT: bits,
+    T.MYSQL_TYPE_ENUM: enums,
+    T.MYSQL_TYPE_SET: enums,
+    T.MYSQL_TYPE_GEOMETRY: geometry,
+    T.MYSQL_TYPE_VECTOR: vector,
 }
 
 
@@ -45,6 +51,8 @@ def arrow_field(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.Field
     if module is strings:
         cs = strings.column_charset(spec, name, options)
         metadata[b"mysql_charset"] = (cs or "unknown").encode()
+    if module is geometry and spec.geometry_type is not None:
+        metadata[b"geometry_type"] = str(spec.geometry_type).encode()
     if module is raw:
         metadata[raw.UNDECODED_KEY] = spec.type_name.encode()
     return pa.field(name, module.arrow_type(spec, name, options), nullable=True, metadata=metadata)

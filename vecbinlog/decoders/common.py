@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from ..errors import MalformedEventError
 from ..table_map import ColumnSpec
 
 __all__ = ["ColumnData", "gather_fixed", "gather_var", "validity", "DecodeOptions"]
@@ -45,9 +46,16 @@ class ColumnData:
     valid: np.ndarray  #: bool, shape (n,)
     options: DecodeOptions
     warnings: list[str] = field(default_factory=list)
+    path: str | None = None  #: the binlog file, for errors
 
     def __len__(self) -> int:
         return len(self.offsets)
+
+    def error(self, message: str, row: int) -> MalformedEventError:
+        """An error about the value of ``row``, located at its absolute file offset."""
+        return MalformedEventError(
+            f"column {self.name!r}: {message}", path=self.path, offset=int(self.offsets[row]), event_type="rows event"
+        )
 
 
 def validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
