@@ -62,9 +62,11 @@ def test_enum_set_file_documented_values():
     names = t.schema.names[:5]
     first = [rows[0][n] for n in names]
     assert first[0] == long and first[1] == longer and first[4] == "0123456789"
-    assert first[2] == b"\x01" and first[3] == bytes([0b101])  # ENUM index 1, SET bits 0 and 2 (raw for now)
+    enum = [v.decode() for v in tm.columns[2].enum_values]
+    sets = [v.decode() for v in tm.columns[3].set_values]
+    assert first[2] == enum[1 - 1] and first[3] == [sets[0], sets[2]]  # ENUM index 1, SET bits 0 and 2
     after = [rows[2][n] for n in names]
-    assert after[:4] == ["field1", "field_2", b"\x02", bytes([0b1010])]
+    assert after[:4] == ["field1", "field_2", enum[2 - 1], [sets[1], sets[3]]]  # index 2, bits 1 and 3
     assert [rows[3][n] for n in names] == after
     assert [c.real_type for c in tm.columns][2:4] == [T.MYSQL_TYPE_ENUM, T.MYSQL_TYPE_SET]
     assert after[4] == longer
