@@ -78,7 +78,7 @@ def test_bit_file_documented_values():
         (row,) = log.read_table("mysql.foo").to_pylist()
         (tm,) = log.table_maps("mysql.foo")
     names = tm.column_names
-    assert [row[n] for n in names] == [bytes([0b100]), "foo", bytes([0b100000])]
+    assert [row[n] for n in names] == [0b100, "foo", 0b100000]
     # MANIFEST: "column types: BIT×2, BLOB×1 ... COLUMN_NAME, COLUMN_VISIBILITY, DEFAULT_CHARSET"
     assert [c.real_type for c in tm.columns] == [T.MYSQL_TYPE_BIT, T.MYSQL_TYPE_BLOB, T.MYSQL_TYPE_BIT]
     assert [c.visible for c in tm.columns] == [True, True, True]

@@ -32,7 +32,7 @@ from .constants import ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .errors import MalformedEventError, UnsupportedError
 from .file import BinlogFile
 from .index import EventIndex
-from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V2
+from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V2, version_tuple
 from .table_map import TableMap, parse_table_map
 
 __all__ = ["RowImages", "TableMaps", "locate_images", "CHANGE_TYPES"]
@@ -95,7 +95,7 @@ class TableMaps:
         key = self.file.buf[start + id_len : body_end].tobytes()
         lid = self._by_bytes.get(key)
         if lid is None:
-            major = int(fde.server_version.split(".", 1)[0]) if fde.server_version[:1].isdigit() else 0
+            major = version_tuple(fde.server_version)[0]
             try:
                 _, tm = parse_table_map(
                     self.file.buf, off, start, body_end, ph, path=self.file.path, flavor=fde.flavor, server_major=major
