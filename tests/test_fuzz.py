@@ -84,6 +84,9 @@ SEEDS = [
     "github__gh-ost/mysql-bin.000066",  # 5.6 BLOB/TEXT, W/U/D
     "alibaba__canal/parse/mysql-bin.000001",  # 5.1/5.5 era, many tables, old temporal types
     "harubot__mysqlbinlog2/mysql-bin.000001",  # 5.5 rows v1 W/U/D
+    "rusuly__MySqlCdc/mysql-bin.000001",  # 8.0, one column of (nearly) every type
+    "blackbeam__rust_mysql_common/binlog_transaction_with_GTID_TAG.000001",  # 9.6 NEWDECIMAL
+    "blackbeam__rust_mysql_common/mysql_type_bit.000001",  # BIT
 ]
 
 #: ``VECBINLOG_FUZZ_EXAMPLES`` multiplies every ``max_examples`` (default 1).
@@ -231,17 +234,34 @@ class TableMapInfo:
     colcount_end: int
     types: bytes
     metas: list[int]
+    prefix: bytes  # the event up to the column count (header, post-header, names)
+    meta_raw: list[bytes]  # each column's field metadata bytes
+    null_bits: bytes
+    tlvs: list[tuple[int, bytes]]  # optional metadata (type, value)
+    crc: bool
+
+    def rebuild(self, types=None, meta_raw=None, null_bits=None, tlvs=None, colcount: bytes | None = None) -> bytes:
+        """The event with some parts replaced (event_size and CRC32 fixed by the caller)."""
+        types = self.types if types is None else types
+        meta_raw = self.meta_raw if meta_raw is None else meta_raw
+        null_bits = self.null_bits if null_bits is None else null_bits
+        tlvs = self.tlvs if tlvs is None else tlvs
+        meta = b"".join(meta_raw)
+        body = (colcount if colcount is not None else packed(len(types))) + bytes(types) + packed(len(meta)) + meta + null_bits
+        body += b"".join(bytes([t]) + packed(len(v)) + v for t, v in tlvs)
+        return self.prefix + body + (b"\0\0\0\0" if self.crc else b"")
 
 
 #: bytes of field metadata per column type (Field::do_save_field_metadata)
-META_LEN = {4: 1, 5: 1, 252: 1, 255: 1, 245: 1, 242: 1, 17: 1, 18: 1, 19: 1,
-            15: 2, 253: 2, 16: 2, 246: 2, 254: 2, 247: 2, 248: 2}
+META_LEN = {4: 1, 5: 1, 252: 1, 255: 1, 245: 1, 242: 1, 17: 1, 18: 1, 19: 1, 140: 1,
+            15: 2, 253: 2, 16: 2, 246: 2, 254: 2, 247: 2, 248: 2, 141: 2}
 FIXED = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8, 13: 1, 10: 3, 14: 3, 11: 3, 7: 4, 12: 8, 6: 0}
 
 
 def parse_table_map(data: bytes, lay: Layout, e: Event) -> TableMapInfo:
     ph = lay.ph(TABLE_MAP)
     id_len = 4 if ph == 6 else 6
+    body_end = e.offset + e.size - (4 if lay.crc else 0)
     p = e.offset + HEADER
     table_id = int.from_bytes(data[p : p + id_len], "little")
     p += ph
@@ -253,18 +273,28 @@ def parse_table_map(data: bytes, lay: Layout, e: Event) -> TableMapInfo:
     types = data[p : p + ncols]
     p += ncols
     _, p = read_packed(data, p)
-    metas = []
+    metas, meta_raw = [], []
     for t in types:
         n = META_LEN.get(t, 0)
         raw = data[p : p + n]
+        meta_raw.append(bytes(raw))
         p += n
-        if t in (15, 253, 16):
+        if t in (15, 253, 16, 141):
             metas.append(int.from_bytes(raw, "little"))
         elif n == 2:
             metas.append(raw[0] << 8 | raw[1])
         else:
             metas.append(raw[0] if n else 0)
-    return TableMapInfo(e, table_id, id_len, colcount_pos, colcount_end, bytes(types), metas)
+    null_bits = bytes(data[p : p + (ncols + 7) // 8])
+    p += len(null_bits)
+    tlvs = []
+    while p < body_end:
+        t = data[p]
+        n, p = read_packed(data, p + 1)
+        tlvs.append((t, bytes(data[p : p + n])))
+        p += n
+    return TableMapInfo(e, table_id, id_len, colcount_pos, colcount_end, bytes(types), metas,
+                        bytes(data[e.offset : colcount_pos]), meta_raw, null_bits, tlvs, lay.crc)
 
 
 def value_storage(t: int, meta: int) -> tuple[str, int] | None:
@@ -846,6 +876,134 @@ def mutate_fde(raw: bytes, draw) -> bytearray:
     return finish(raw, mutated)
 
 
+ALL_TYPES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 100, 140, 141,
+             242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255]
+#: (precision, scale) of NEWDECIMAL metadata: real ones and impossible ones
+DECIMAL_META = [(10, 2), (1, 0), (0, 0), (0, 5), (5, 10), (38, 38), (38, 39), (39, 0), (65, 30), (66, 0),
+                (76, 0), (77, 0), (255, 255), (9, 9), (18, 0)]
+
+
+@st.composite
+def meta_bytes(draw, t: int, n: int, original: bytes | None = None) -> bytes:
+    """Field metadata of ``n`` bytes for type ``t``: the original, boundary or random bytes."""
+    if n == 0:
+        return b""
+    options = [st.binary(min_size=n, max_size=n), st.lists(st.sampled_from(BOUNDARY_BYTES + [1, 2, 3, 4, 5, 6, 7, 8, 9, 0x30, 0x31]),
+                                                           min_size=n, max_size=n).map(bytes)]
+    if original is not None and len(original) == n:
+        options.append(st.just(original))
+    if t == 246 and n == 2:
+        options.append(st.sampled_from(DECIMAL_META).map(bytes))
+    if t == 254 and n == 2:  # CHAR/ENUM/SET packed as (real type, length)
+        options.append(st.tuples(st.sampled_from([0xF7, 0xF8, 0xFE, 0xFC, 0xF6, 0xFF, 0x0F, 0x3F, 0x00]),
+                                 st.sampled_from([0, 1, 2, 3, 8, 9, 255])).map(bytes))
+    if t in (15, 253, 16) and n == 2:
+        options.append(st.sampled_from([0, 1, 255, 256, 0x7FFF, 0xFFFF]).map(lambda v: v.to_bytes(2, "little")))
+    return draw(st.one_of(options))
+
+
+def _pick_table_map(raw: bytes, draw) -> TableMapInfo:
+    tms = table_maps(raw)
+    assume(tms)
+    return draw(st.sampled_from(tms), label="table map")
+
+
+def mutate_column_type(raw: bytes, draw) -> bytearray:
+    """A column's type code changed (any code, known or not), with field metadata of the
+    new type's size, so that the rows are read with another decoder."""
+    tm = _pick_table_map(raw, draw)
+    assume(tm.types)
+    c = draw(st.integers(0, len(tm.types) - 1), label="column")
+    t = draw(st.sampled_from(ALL_TYPES), label="new type")
+    n = META_LEN.get(t, 0)
+    meta = list(tm.meta_raw)
+    meta[c] = draw(meta_bytes(t, n, tm.meta_raw[c]), label="meta")
+    types = bytearray(tm.types)
+    types[c] = t
+    return finish(raw, set_event(raw, tm.event, tm.rebuild(types=bytes(types), meta_raw=meta)))
+
+
+def mutate_column_meta(raw: bytes, draw) -> bytearray:
+    """A column's field metadata (lengths, precision/scale, real type of CHAR...) changed."""
+    tm = _pick_table_map(raw, draw)
+    cols = [c for c, t in enumerate(tm.types) if META_LEN.get(t, 0)]
+    assume(cols)
+    c = draw(st.sampled_from(cols), label="column")
+    meta = list(tm.meta_raw)
+    meta[c] = draw(meta_bytes(tm.types[c], len(meta[c]), meta[c]), label="meta")
+    return finish(raw, set_event(raw, tm.event, tm.rebuild(meta_raw=meta)))
+
+
+PACKED_BOUNDARY = [0, 1, 2, 250, 251, 252, 255, 256, 0xFFFF, 0x10000, 0xFFFFFF, 0x1000000, 2**31 - 1, 2**31,
+                   2**32, 2**40, 2**63 - 1, 2**64 - 1]
+
+
+@st.composite
+def tlv_value(draw) -> bytes:
+    return draw(st.one_of(
+        st.binary(max_size=40),
+        st.lists(st.sampled_from(PACKED_BOUNDARY).map(packed), max_size=6).map(b"".join),
+        st.lists(st.sampled_from([b"\xfb", b"\xfc", b"\xfd", b"\xfe", b"\xff", b"\x00", b"\x01"]), max_size=6).map(b"".join),
+        st.lists(st.binary(max_size=6).map(lambda b: packed(len(b)) + b), max_size=6).map(b"".join),
+    ))
+
+
+def mutate_tlv(raw: bytes, draw) -> bytearray:
+    """Optional metadata (binlog_row_metadata): values replaced by boundary packed integers or
+    random bytes, types changed, TLVs added, duplicated or removed."""
+    tm = _pick_table_map(raw, draw)
+    tlvs = list(tm.tlvs)
+    op = draw(st.sampled_from(["replace", "retype", "add", "duplicate", "remove", "cut"] if tlvs else ["add"]), label="op")
+    if op == "add":
+        tlvs.insert(draw(st.integers(0, len(tlvs)), label="at"),
+                    (draw(st.integers(0, 15), label="type"), draw(tlv_value(), label="value")))
+        return finish(raw, set_event(raw, tm.event, tm.rebuild(tlvs=tlvs)))
+    i = draw(st.integers(0, len(tlvs) - 1), label="tlv")
+    t, v = tlvs[i]
+    if op == "replace":
+        tlvs[i] = (t, draw(tlv_value(), label="value"))
+    elif op == "retype":
+        tlvs[i] = (draw(st.integers(0, 255), label="type"), v)
+    elif op == "duplicate":
+        tlvs.insert(i, (t, v))
+    elif op == "remove":
+        del tlvs[i]
+    else:  # the TLV's length says more than there is: cut the event inside it
+        event = tm.rebuild(tlvs=tlvs[: i + 1])
+        tail = 4 if tm.crc else 0
+        cut = draw(st.integers(1, max(1, len(v) + 1)), label="cut")
+        event = event[: len(event) - tail - cut] + (b"\0" * tail)
+        return finish(raw, set_event(raw, tm.event, event))
+    return finish(raw, set_event(raw, tm.event, tm.rebuild(tlvs=tlvs)))
+
+
+def mutate_null_value(raw: bytes, draw) -> bytearray:
+    """A value of the first row image made NULL (its null bit set, its bytes removed: a
+    well-formed image), or the null bits set without removing the bytes."""
+    lay = layout_of(raw)
+    candidates = []
+    for rows in rows_events(raw):
+        try:
+            tm = table_map_for(raw, rows)
+        except IndexError:
+            continue
+        vals = first_image_values(raw, tm, rows)
+        candidates += [(rows, tm, v) for v in vals]
+    assume(candidates)
+    rows, tm, (c, pos, how, n) = draw(st.sampled_from(candidates), label="value")
+    e = rows.event
+    nb = rows.image_pos + c // 8
+    mutated = bytearray(raw)
+    mutated[nb] |= 1 << (c % 8)
+    if draw(st.booleans(), label="remove bytes"):
+        size = n if how == "fixed" else n + int.from_bytes(raw[pos : pos + n], "little")
+        ev = mutated[e.offset : e.offset + e.size]
+        a = pos - e.offset
+        mutated = set_event(mutated, e, bytes(ev[:a] + ev[a + size :]))
+    del lay
+    return finish(raw, mutated)
+
+
 TARGETED = {
     "table_map_colcount": mutate_table_map_colcount,
     "length_prefix": mutate_length_prefix,
@@ -854,10 +1012,14 @@ TARGETED = {
     "event_size": mutate_event_size,
     "type_code": mutate_type_code,
     "fde": mutate_fde,
+    "column_type": mutate_column_type,
+    "column_meta": mutate_column_meta,
+    "tlv": mutate_tlv,
+    "null_value": mutate_null_value,
 }
 
 
-@settings_for(300)
+@settings_for(500)
 @given(name=st.sampled_from(SEEDS), kind=st.sampled_from(sorted(TARGETED)), data=st.data(),
        verify=st.booleans())
 def test_targeted(tmp_path, name, kind, data, verify):

@@ -268,3 +268,16 @@ def test_checksum_none_and_crc32_give_the_same_change_log(decoded):
         for (na, ta), (nb, tb) in zip(sorted(a.items()), sorted(b.items())):
             drop = ["_log_pos", "_commit_timestamp", "_log_file"]
             assert ta.drop_columns(drop).equals(tb.drop_columns(drop)), (metadata, image, na)
+
+
+def test_names_signedness_charsets_given_by_the_user(decoded):
+    # MariaDB's default NO_LOG: no names, no signedness, no charsets; the user says them.
+    db, path, final, columns = decoded[("NO_LOG", "FULL", "CRC32")]
+    sign, cs = _overrides("NO_LOG")
+    with vecbinlog.open(path, names={f"{db}.ints": columns["ints"]}, signedness=sign, charsets=cs) as log:
+        ints = log.read_table(f"{db}.ints")
+        assert ints.schema.names[: len(columns["ints"])] == columns["ints"]
+        assert ints.schema.field("bu").type == pa.uint64()
+        assert _replay(ints, len(columns["ints"])) == {r[0]: list(r) for r in final["ints"]}
+        with pytest.raises(ValueError, match="names= gives 2 column names"):
+            vecbinlog.open(path, names={f"{db}.ints": ["a", "b"]}).read_table(f"{db}.ints")

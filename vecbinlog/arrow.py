@@ -46,9 +46,22 @@ METADATA_FIELDS: tuple[pa.Field, ...] = (
 _CHANGE_DICT = pa.array(CHANGE_TYPES, pa.string())
 
 
+def column_names(table_map: TableMap, options: DecodeOptions) -> list[str]:
+    """The user's ``names=`` for the table when given, else the binlog's (or ``@N``)."""
+    if options.names is None:
+        return table_map.column_names
+    if len(options.names) != len(table_map.columns):
+        raise ValueError(
+            f"names= gives {len(options.names)} column names for {table_map.name}, "
+            f"whose TABLE_MAP has {len(table_map.columns)} columns"
+        )
+    return list(options.names)
+
+
 def table_schema(table_map: TableMap, options: DecodeOptions) -> pa.Schema:
     """The schema a table's change log decodes to (data may turn an undecodable text column to binary)."""
-    fields = [arrow_field(spec, name, options) for spec, name in zip(table_map.columns, table_map.column_names)]
+    names = column_names(table_map, options)
+    fields = [arrow_field(spec, name, options) for spec, name in zip(table_map.columns, names)]
     return pa.schema(fields + list(METADATA_FIELDS), metadata={b"vecbinlog.table": table_map.name.encode()})
 
 
@@ -56,7 +69,7 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
     """Decode every column of ``images`` into one record batch; returns it and any warnings."""
     tm = images.table_map
     n = len(images)
-    names = tm.column_names
+    names = column_names(tm, options)
     arrays: list[pa.Array] = []
     fields: list[pa.Field] = []
     warnings: list[str] = []

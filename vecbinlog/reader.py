@@ -56,6 +56,8 @@ class Binlog:
         verify_checksums: bool = True,
         signedness: dict[str, dict[str, bool]] | None = None,
         charsets: dict[str, dict[str, str]] | None = None,
+        names: dict[str, Sequence[str]] | None = None,
+        invalid_dates: str = "null",
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
     ) -> None:
         self.paths = _as_paths(paths)
@@ -63,6 +65,10 @@ class Binlog:
         self.segment_bytes = segment_bytes
         self._signedness = signedness or {}
         self._charsets = charsets or {}
+        self._names = {k: tuple(v) for k, v in (names or {}).items()}
+        if invalid_dates not in ("null", "string"):
+            raise ValueError(f"invalid_dates must be 'null' or 'string', not {invalid_dates!r}")
+        self._invalid_dates = invalid_dates
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -92,7 +98,10 @@ class Binlog:
             return {**d.get("*", {}), **d.get(table, {})}
 
         sign = {k: (v if isinstance(v, bool) else str(v).lower() == "unsigned") for k, v in pick(self._signedness).items()}
-        return DecodeOptions(signedness=sign, charsets=pick(self._charsets), flavor=flavor)
+        return DecodeOptions(
+            signedness=sign, charsets=pick(self._charsets), names=self._names.get(table), flavor=flavor,
+            invalid_dates=self._invalid_dates,
+        )
 
     # -- walking ---------------------------------------------------------------------
     def _walk(self) -> Iterator[tuple[BinlogFile, TableMaps, Segment, np.ndarray, np.ndarray]]:
@@ -322,6 +331,8 @@ def open(
     verify_checksums: bool = True,
     signedness: dict[str, dict[str, bool | str]] | None = None,
     charsets: dict[str, dict[str, str]] | None = None,
+    names: dict[str, Sequence[str]] | None = None,
+    invalid_dates: str = "null",
     segment_bytes: int = DEFAULT_SEGMENT_BYTES,
 ) -> Binlog:
     """Open binlog files for reading.
@@ -340,6 +351,11 @@ def open(
     charsets : the MySQL character set of text columns when the binlog does not carry it
         (MySQL MINIMAL metadata before 8.0, MariaDB NO_LOG):
         ``{"db.table": {"column or @N": "utf8mb4"}}``; ``"*"`` applies to every table.
+    names : column names for tables whose binlog has none (``binlog_row_metadata`` other than
+        FULL): ``{"db.table": ["id", "customer", ...]}``, one name per column, in order.
+    invalid_dates : zero or partly-zero dates ('0000-00-00', '2020-00-15'), which MySQL allows
+        and Arrow cannot hold: ``"null"`` (null, with a DecodeWarning counting them) or
+        ``"string"`` (temporal columns as MySQL's own text, nothing lost).
     segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
 
     Examples
@@ -350,7 +366,7 @@ def open(
     """
     return Binlog(
         paths, strict=strict, verify_checksums=verify_checksums, signedness=signedness,
-        charsets=charsets, segment_bytes=segment_bytes,
+        charsets=charsets, names=names, invalid_dates=invalid_dates, segment_bytes=segment_bytes,
     )
 
 

@@ -21,6 +21,8 @@ class DecodeOptions:
     signedness: dict[str, bool] = field(default_factory=dict)
     #: per column name or ``@N``: a MySQL character set name ("utf8mb4", "latin1", "binary"...)
     charsets: dict[str, str] = field(default_factory=dict)
+    #: the table's column names, in order, when the user gives them
+    names: tuple[str, ...] | None = None
     #: MySQL flavour of the file ("mysql" or "mariadb"), for collation ids that differ
     flavor: str = "mysql"
     #: zero or partly-zero dates ('0000-00-00', '2020-00-15'), legal in MySQL but not in Arrow:
