@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ..constants import ColumnType as T
 from ..table_map import ColumnSpec
-from . import bits, decimal, enums, floats, geometry, ints, raw, strings, vector
+from . import bits, decimal, enums, floats, geometry, ints, raw, strings, temporal, vector
 from .common import ColumnData, DecodeOptions
 
 __all__ = ["ColumnData", "DecodeOptions", "decoder_for", "arrow_field", "decode_column"]
@@ -37,6 +37,14 @@ DECODERS: dict[int, ModuleType] = {
     T.MYSQL_TYPE_SET: enums,
     T.MYSQL_TYPE_GEOMETRY: geometry,
     T.MYSQL_TYPE_VECTOR: vector,
+    T.MYSQL_TYPE_DATE: temporal,
+    T.MYSQL_TYPE_NEWDATE: temporal,
+    T.MYSQL_TYPE_TIME: temporal,
+    T.MYSQL_TYPE_TIME2: temporal,
+    T.MYSQL_TYPE_DATETIME: temporal,
+    T.MYSQL_TYPE_DATETIME2: temporal,
+    T.MYSQL_TYPE_TIMESTAMP: temporal,
+    T.MYSQL_TYPE_TIMESTAMP2: temporal,
 }
 
 

@@ -15,6 +15,11 @@ Bytes that are invalid in the declared charset never raise and never lose data: 
 column comes back as ``binary`` and a warning names it. CHAR values are as the binlog stores
 them: MySQL strips the trailing spaces of CHAR columns (Field_string::pack), so ``'ab  '``
 in a CHAR(4) comes back as ``'ab'``, exactly as ``SELECT`` shows it in the default sql_mode.
+BINARY(n) columns (CHAR with the binary collation) lose their trailing 0x00 bytes the same
+way; they are padded back to n bytes, as ``SELECT`` returns them. (Without charset metadata
+a BINARY(n) cannot be told from a CHAR(n) and is returned as logged.) MariaDB's INET6, INET4
+and UUID columns are logged as BINARY(16)/BINARY(4): they come back as those bytes (UUID in
+MariaDB's storage order).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ import pyarrow as pa
 from functools import lru_cache
 
 from ..collations import UNMAPPED, charset_for, codec_for, decode_table_for
-from ..constants import BINARY_COLLATION
+from ..constants import BINARY_COLLATION, ColumnType as T
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, binary_like, gather_var
 
@@ -86,10 +91,35 @@ def transcode_single_byte(offsets: np.ndarray, data: np.ndarray, charset: str) -
     return cum[offsets], table[data[src], k]
 
 
+def pad_binary_char(col: ColumnData) -> tuple[np.ndarray, np.ndarray]:
+    """BINARY(n) values with the trailing 0x00 bytes the binlog dropped put back.
+
+    Field_string::pack strips trailing pad characters, and the binary charset pads with
+    0x00, so ``BINARY(4)`` 'ab\0\0' is logged as 'ab'; SELECT returns all 4 bytes.
+    """
+    n = len(col)
+    width = col.spec.max_length
+    lens = np.where(col.valid, col.lengths, 0)
+    if (lens > width).any():
+        i = int(np.flatnonzero(lens > width)[0])
+        raise col.error(f"BINARY({width}) value of {int(lens[i])} bytes", i)
+    out_offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.where(col.valid, width, 0), out=out_offsets[1:])
+    data = np.zeros(int(out_offsets[-1]), np.uint8)
+    src_offsets, src = gather_var(col.buf, col.offsets, col.lengths, col.valid)
+    # byte j of value i goes to out_offsets[i] + j
+    within = np.arange(len(src), dtype=np.int64) - np.repeat(src_offsets[:-1], np.diff(src_offsets))
+    data[np.repeat(out_offsets[:-1], np.diff(src_offsets)) + within] = src
+    return out_offsets, data
+
+
 def decode(col: ColumnData) -> pa.Array:
     n = len(col)
-    offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
     cs = column_charset(col.spec, col.name, col.options)
+    if cs == "binary" and col.spec.real_type == T.MYSQL_TYPE_STRING:
+        offsets, data = pad_binary_char(col)
+        return binary_like(pa.binary(), n, offsets, data, col.valid)
+    offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
     if cs is None or cs == "binary":
         return binary_like(pa.binary(), n, offsets, data, col.valid)
     if cs not in UTF8_CHARSETS and cs != "ascii" and decode_table_for(cs) is not None:

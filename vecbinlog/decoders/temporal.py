@@ -1,0 +1,467 @@
+"""Temporal columns: DATE, TIME, DATETIME, TIMESTAMP, old and new (5.6.4+) formats, exactly.
+
+====================  ===========================================  ============================
+type (code)           row-image bytes                              Arrow type
+====================  ===========================================  ============================
+DATE (10), NEWDATE    3, little-endian: day 5 bits, month 4, year  ``date32``
+DATETIME2 (18)        5 big-endian + (fsp+1)//2 fraction bytes     ``timestamp[us]`` (wall clock)
+DATETIME (12)         8, little-endian integer YYYYMMDDhhmmss      ``timestamp[us]`` (wall clock)
+TIMESTAMP2 (17)       4 big-endian seconds + fraction bytes        ``timestamp[us, tz=UTC]``
+TIMESTAMP (7)         4, little-endian seconds                     ``timestamp[us, tz=UTC]``
+TIME2 (19)            3 big-endian, offset 0x800000, + fraction    ``duration[us]``
+TIME (11)             3, little-endian signed integer hhmmss       ``duration[us]``
+====================  ===========================================  ============================
+
+fsp (the fractional-second precision, 0-6) is the field metadata of the ``2`` types; the old
+formats have none. The packed formats follow mysys/my_time.cc (MySQL) and sql/compat56.cc
+(MariaDB)::
+
+    DATETIME2  intpart = uint40_be - 0x8000000000
+               ymd = intpart >> 17 (ym = ymd >> 5: year = ym // 13, month = ym % 13; day = ymd & 31)
+               hms = intpart & 0x1ffff (hour = hms >> 12, minute = hms >> 6 & 63, second = hms & 63)
+               fraction: fsp 1-2 int8 * 10000, 3-4 int16_be * 100, 5-6 int24_be   (never negative)
+    TIME2      fsp 0:   packed = (uint24_be - 0x800000) << 24
+               fsp 1-2: intpart = uint24_be - 0x800000, frac = uint8;     fsp 3-4: frac = uint16_be
+                        a negative value stores its fraction "reversed": when intpart < 0 and
+                        frac != 0, intpart += 1 and frac -= 0x100 (0x10000), so -00:00:00.01 is
+                        7fffff.ff; then packed = (intpart << 24) + frac * 10000 (* 100)
+               fsp 5-6: packed = uint48_be - 0x800000000000
+               value = sign(packed) * (hms(|packed| >> 24) + (|packed| & 0xffffff) us)
+    TIMESTAMP2 seconds = uint32_be; fraction unsigned: fsp 1-2 * 10000, 3-4 * 100, 5-6 as is
+
+Zero and partly-zero dates ('0000-00-00', '2020-00-15', a TIMESTAMP of 0, which MySQL shows
+as '0000-00-00 00:00:00', and with ALLOW_INVALID_DATES '2021-02-30') are legal in MySQL but
+not in Arrow. With ``DecodeOptions.invalid_dates == "null"`` (default) they are null in the
+typed column and one warning per column says how many there were; with ``"string"`` every
+temporal column is ``string``, MySQL's own text of each value ('2020-00-15',
+'0000-00-00 00:00:00.000', '-838:59:59'; TIMESTAMP in UTC), so nothing is lost.
+
+A value that no MySQL or MariaDB server can write (month 13, minute 61, a DATETIME2 with its
+sign bit clear...) raises ``MalformedEventError``: it means the row images are not what the
+TABLE_MAP says. The known cause is MariaDB's pre-10.1 ("mariadb-5.3") TIME(n), DATETIME(n)
+and TIMESTAMP(n) with n > 0, written by MariaDB 5.3-10.0 and by later versions for tables
+created with ``mysql56_temporal_format=OFF``: the TABLE_MAP gives them the old type codes
+(TIME 11, DATETIME 12, TIMESTAMP 7) and no metadata, but their values are 3+ceil(n/2),
+5-8 and 4+ceil(n/2) bytes, so their size is not in the binlog (mariadb-binlog cannot print
+them either).
+
+Everything is array arithmetic over whole columns; text is built by writing digits into a
+2-D byte array, one column of characters at a time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from ..constants import ColumnType as T
+from ..errors import MalformedEventError
+from ..table_map import ColumnSpec
+from .common import ColumnData, DecodeOptions, binary_like, gather_fixed, validity
+
+__all__ = ["arrow_type", "decode", "TEMPORAL_TYPES"]
+
+TEMPORAL_TYPES = frozenset(
+    {
+        T.MYSQL_TYPE_DATE, T.MYSQL_TYPE_NEWDATE, T.MYSQL_TYPE_TIME, T.MYSQL_TYPE_TIME2,
+        T.MYSQL_TYPE_DATETIME, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP, T.MYSQL_TYPE_TIMESTAMP2,
+    }
+)
+_DATE_TYPES = (T.MYSQL_TYPE_DATE, T.MYSQL_TYPE_NEWDATE)
+_DATETIME_TYPES = (T.MYSQL_TYPE_DATETIME, T.MYSQL_TYPE_DATETIME2)
+_TIMESTAMP_TYPES = (T.MYSQL_TYPE_TIMESTAMP, T.MYSQL_TYPE_TIMESTAMP2)
+_TIME_TYPES = (T.MYSQL_TYPE_TIME, T.MYSQL_TYPE_TIME2)
+_OLD_HIRES_HINT = (
+    "; if a MariaDB server wrote this binlog, the column may be a TIME(n)/DATETIME(n)/TIMESTAMP(n) "
+    "with fractional seconds in MariaDB's pre-10.1 format (MariaDB 5.3-10.0, or a table created with "
+    "mysql56_temporal_format=OFF): the binlog gives such a column the old type code without its size, "
+    "so its row images cannot be decoded (mariadb-binlog cannot print them either)"
+)
+
+_US = 1_000_000
+_US_PER_DAY = 86_400 * _US
+_DAYS_IN_MONTH = np.array([31, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 31, 31, 31], np.int64)  # [month]
+_PAIRS = np.array([[48 + k // 10, 48 + k % 10] for k in range(100)], np.uint8)  # "00".."99"
+_FRAC_SCALE = {0: 0, 1: 10_000, 2: 100, 3: 1}  # fraction bytes -> microseconds per unit
+
+
+# -- options and types ---------------------------------------------------------------------------
+
+
+def _mode(options: DecodeOptions) -> str:
+    mode = options.invalid_dates
+    if mode not in ("null", "string"):
+        raise ValueError(f'invalid_dates must be "null" or "string", not {mode!r}')
+    return mode
+
+
+def fsp(spec: ColumnSpec) -> int:
+    """Fractional-second digits of the column: the field metadata of TIME2/DATETIME2/TIMESTAMP2."""
+    if spec.type in (T.MYSQL_TYPE_TIME2, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP2):
+        return spec.meta
+    return 0
+
+
+def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
+    if _mode(options) == "string":
+        return pa.string()
+    t = spec.type
+    if t in _DATE_TYPES:
+        return pa.date32()
+    if t in _DATETIME_TYPES:
+        return pa.timestamp("us")
+    if t in _TIMESTAMP_TYPES:
+        return pa.timestamp("us", tz="UTC")
+    if t in _TIME_TYPES:
+        return pa.duration("us")
+    raise AssertionError(f"not a temporal type: {t}")
+
+
+# -- byte helpers --------------------------------------------------------------------------------
+
+
+def _be(raw: np.ndarray, start: int, nbytes: int) -> np.ndarray:
+    """Unsigned big-endian integer of bytes ``start:start+nbytes`` of each row, as int64."""
+    out = np.zeros(len(raw), np.int64)
+    for k in range(start, start + nbytes):
+        out <<= 8
+        out |= raw[:, k]
+    return out
+
+
+def _le(raw: np.ndarray, nbytes: int) -> np.ndarray:
+    """Unsigned little-endian integer of the first ``nbytes`` bytes of each row, as int64 (nbytes < 8)
+    or uint64 (nbytes == 8)."""
+    if nbytes == 8:
+        return np.ascontiguousarray(raw[:, :8]).view("<u8").reshape(len(raw))
+    if nbytes == 4:
+        return np.ascontiguousarray(raw[:, :4]).view("<u4").reshape(len(raw)).astype(np.int64)
+    out = np.zeros(len(raw), np.int64)
+    for k in range(nbytes - 1, -1, -1):
+        out <<= 8
+        out |= raw[:, k]
+    return out
+
+
+# -- calendar --------------------------------------------------------------------------------------
+
+
+def _days_from_civil(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np.ndarray:
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm), int64 arrays."""
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    mp = (month + 9) % 12
+    doy = (153 * mp + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = np.where(mp < 10, mp + 3, mp - 9)
+    year = yoe + era * 400 + (month <= 2)
+    return year, month, day
+
+
+def _bad_calendar_date(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np.ndarray:
+    """Dates MySQL can store but Arrow cannot hold: a zero month or day, or a day past the
+    month's end (ALLOW_INVALID_DATES). Expects month <= 12."""
+    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
+    dim = _DAYS_IN_MONTH[np.clip(month, 0, 15)] + ((month == 2) & leap)
+    return (month == 0) | (day == 0) | (day > dim)
+
+
+# -- parsing each format into fields ---------------------------------------------------------------
+
+
+class _Fields:
+    """Decoded parts of a column. ``impossible``: values no server writes; ``invalid``: legal in
+    MySQL, not in Arrow (zero dates)."""
+
+    def __init__(self, n: int):
+        z = np.zeros(n, np.int64)
+        self.year = self.month = self.day = self.hour = self.minute = self.second = self.usec = z
+        self.seconds = z  # TIMESTAMP: seconds since the epoch
+        self.negative = np.zeros(n, bool)
+        self.impossible = np.zeros(n, bool)
+        self.invalid = np.zeros(n, bool)
+        self.why = ""
+
+
+def _fraction(raw: np.ndarray, start: int, digits: int, signed: bool) -> np.ndarray:
+    nbytes = (digits + 1) // 2
+    if nbytes == 0:
+        return np.zeros(len(raw), np.int64)
+    v = _be(raw, start, nbytes)
+    if signed:
+        half = 1 << (8 * nbytes - 1)
+        v = (v ^ half) - half
+    return v * _FRAC_SCALE[nbytes]
+
+
+def _parse_date(raw: np.ndarray) -> _Fields:
+    f = _Fields(len(raw))
+    v = _le(raw, 3)
+    f.day, f.month, f.year = v & 31, (v >> 5) & 15, v >> 9
+    f.impossible = (f.month > 12) | (f.year > 9999)
+    f.why = "month over 12 or year over 9999"
+    return f
+
+
+def _parse_datetime_old(raw: np.ndarray) -> _Fields:
+    f = _Fields(len(raw))
+    v = _le(raw, 8)
+    too_big = v > np.uint64(99991231235959)
+    v = np.where(too_big, 0, v).astype(np.int64)
+    d, t = np.divmod(v, 1_000_000)
+    f.year, f.month, f.day = d // 10000, d // 100 % 100, d % 100
+    f.hour, f.minute, f.second = t // 10000, t // 100 % 100, t % 100
+    f.impossible = too_big | (f.month > 12) | (f.day > 31) | (f.hour > 23) | (f.minute > 59) | (f.second > 59)
+    f.why = "not a YYYYMMDDhhmmss number"
+    return f
+
+
+def _parse_datetime2(raw: np.ndarray, digits: int) -> _Fields:
+    f = _Fields(len(raw))
+    intpart = _be(raw, 0, 5) - 0x8000000000
+    f.usec = _fraction(raw, 5, digits, signed=True)
+    ymd, hms = intpart >> 17, intpart & 0x1FFFF
+    ym = ymd >> 5
+    f.year, f.month, f.day = ym // 13, ym % 13, ymd & 31
+    f.hour, f.minute, f.second = hms >> 12, (hms >> 6) & 63, hms & 63
+    f.impossible = (
+        (intpart < 0) | (f.year > 9999) | (f.hour > 23) | (f.minute > 59) | (f.second > 59)
+        | (f.usec < 0) | (f.usec > 999_999)
+    )
+    f.why = "negative, or a field out of range"
+    return f
+
+
+def _parse_timestamp(raw: np.ndarray, t: int, digits: int) -> _Fields:
+    f = _Fields(len(raw))
+    if t == T.MYSQL_TYPE_TIMESTAMP:
+        f.seconds = _le(raw, 4)
+    else:
+        f.seconds = _be(raw, 0, 4)
+        f.usec = _fraction(raw, 4, digits, signed=False)
+        f.impossible = f.usec > 999_999
+        f.why = "fraction over 999999 microseconds"
+    f.invalid = f.seconds == 0  # MySQL's zero TIMESTAMP, shown as '0000-00-00 00:00:00'
+    return f
+
+
+def _parse_time_old(raw: np.ndarray) -> _Fields:
+    f = _Fields(len(raw))
+    v = _le(raw, 3)
+    v = (v ^ 0x800000) - 0x800000  # sint3korr
+    f.negative = v < 0
+    a = np.abs(v)
+    f.hour, f.minute, f.second = a // 10000, a // 100 % 100, a % 100
+    f.impossible = (f.hour > 838) | (f.minute > 59) | (f.second > 59)
+    f.why = "not a [-]hhmmss number within 838:59:59"
+    return f
+
+
+def _parse_time2(raw: np.ndarray, digits: int) -> _Fields:
+    f = _Fields(len(raw))
+    nfrac = (digits + 1) // 2
+    if nfrac == 3:
+        packed = _be(raw, 0, 6) - 0x800000000000
+    else:
+        intpart = _be(raw, 0, 3) - 0x800000
+        if nfrac == 0:
+            packed = intpart << 24
+        else:
+            frac = _be(raw, 3, nfrac)  # unsigned here (my_time_packed_from_binary)
+            flip = (intpart < 0) & (frac != 0)
+            intpart = intpart + flip
+            frac = frac - flip * (1 << (8 * nfrac))
+            packed = (intpart << 24) + frac * _FRAC_SCALE[nfrac]
+    f.negative = packed < 0
+    a = np.abs(packed)
+    hms = a >> 24
+    f.usec = a & 0xFFFFFF
+    f.hour, f.minute, f.second = (hms >> 12) & 1023, (hms >> 6) & 63, hms & 63
+    f.impossible = (f.hour > 838) | (f.minute > 59) | (f.second > 59) | (f.usec > 999_999)
+    f.why = "a field out of range"
+    return f
+
+
+def _parse(col: ColumnData) -> _Fields:
+    spec = col.spec
+    t, digits = spec.type, fsp(spec)
+    if t in (T.MYSQL_TYPE_TIME2, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP2) and not 0 <= digits <= 6:
+        raise MalformedEventError(
+            f"column {col.name!r}: {spec.type_name} with fractional-second precision {digits} (0-6 allowed)",
+            path=col.path, offset=None, event_type="TABLE_MAP_EVENT",
+        )
+    expected = spec.storage()[1]
+    if col.width != expected:
+        raise MalformedEventError(
+            f"column {col.name!r}: {spec.type_name} values are {expected} bytes, got {col.width}",
+            path=col.path, offset=int(col.offsets[0]) if len(col) else None, event_type="rows event",
+        )
+    raw = gather_fixed(col.buf, col.offsets, col.width)
+    if t in _DATE_TYPES:
+        f = _parse_date(raw)
+    elif t == T.MYSQL_TYPE_DATETIME:
+        f = _parse_datetime_old(raw)
+    elif t == T.MYSQL_TYPE_DATETIME2:
+        f = _parse_datetime2(raw, digits)
+    elif t in _TIMESTAMP_TYPES:
+        f = _parse_timestamp(raw, t, digits)
+    elif t == T.MYSQL_TYPE_TIME:
+        f = _parse_time_old(raw)
+    else:
+        f = _parse_time2(raw, digits)
+    f.impossible &= col.valid
+    if f.impossible.any():
+        row = int(np.argmax(f.impossible))
+        hint = _OLD_HIRES_HINT if t in (T.MYSQL_TYPE_TIME, T.MYSQL_TYPE_DATETIME, T.MYSQL_TYPE_TIMESTAMP) else ""
+        raise col.error(
+            f"{int(f.impossible.sum())} value(s) are not a valid {spec.type_name} ({f.why}), "
+            f"the first is {bytes(raw[row]).hex()}{hint}",
+            row,
+        )
+    if t in _DATE_TYPES or t in _DATETIME_TYPES:
+        f.invalid = _bad_calendar_date(f.year, f.month, f.day)
+    f.invalid &= col.valid
+    return f
+
+
+# -- text (MySQL's own form) ---------------------------------------------------------------------
+
+
+def _put(out: np.ndarray, col: int, value: np.ndarray, width: int) -> None:
+    """Write ``value`` zero-padded to ``width`` digits at character column ``col`` (value < 10**width)."""
+    if width % 2:
+        out[:, col] = 48 + value // 10 ** (width - 1)
+        value = value % 10 ** (width - 1)
+        col += 1
+        width -= 1
+    for k in range(0, width, 2):
+        out[:, col + k:col + k + 2] = _PAIRS[value // 10 ** (width - k - 2) % 100]
+
+
+def _text_array(col: ColumnData, f: _Fields) -> pa.Array:
+    t = col.spec.type
+    digits = fsp(col.spec)
+    valid = col.valid
+    if not valid.all():  # compute text only for the values that are there
+        keep = np.flatnonzero(valid)
+        f = _subset(f, keep)
+    m = len(f.year)
+    frac_width = digits + 1 if digits else 0
+    if t in _TIME_TYPES:
+        # right-aligned "-hhh:mm:ss.ffffff"; the text starts where its sign or hours do
+        width = 4 + 6 + frac_width
+        out = np.empty((m, width), np.uint8)
+        out[:, 0] = 45  # '-'
+        _put(out, 1, f.hour, 3)
+        out[:, 4] = out[:, 7] = 58  # ':'
+        _put(out, 5, f.minute, 2)
+        _put(out, 8, f.second, 2)
+        start = np.where(f.hour < 100, 2, 1) - f.negative
+        out[np.arange(m), start] = np.where(f.negative, 45, out[np.arange(m), start])
+    else:
+        if t in _TIMESTAMP_TYPES:
+            days, secs = np.divmod(f.seconds, 86400)
+            f.year, f.month, f.day = _civil_from_days(days)
+            f.hour, f.minute, f.second = secs // 3600, secs // 60 % 60, secs % 60
+            zero = f.seconds == 0
+            for a in ("year", "month", "day", "hour", "minute", "second", "usec"):
+                setattr(f, a, np.where(zero, 0, getattr(f, a)))
+        date_only = t in _DATE_TYPES
+        width = 10 if date_only else 19 + frac_width
+        out = np.empty((m, width), np.uint8)
+        _put(out, 0, f.year, 4)
+        out[:, 4] = out[:, 7] = 45  # '-'
+        _put(out, 5, f.month, 2)
+        _put(out, 8, f.day, 2)
+        if not date_only:
+            out[:, 10] = 32  # ' '
+            _put(out, 11, f.hour, 2)
+            out[:, 13] = out[:, 16] = 58
+            _put(out, 14, f.minute, 2)
+            _put(out, 17, f.second, 2)
+        start = None
+    if frac_width:
+        out[:, width - frac_width] = 46  # '.'
+        _put(out, width - digits, f.usec // 10 ** (6 - digits), digits)
+
+    lens = np.zeros(len(valid), np.int64)
+    if start is None:
+        lens[valid] = width
+        data = out.reshape(-1)
+    else:
+        row_lens = width - start
+        lens[valid] = row_lens
+        # the characters from ``start`` to the end of each row
+        total = int(row_lens.sum())
+        row_off = np.zeros(m + 1, np.int64)
+        np.cumsum(row_lens, out=row_off[1:])
+        shift = np.repeat(np.arange(m, dtype=np.int64) * width + start - row_off[:-1], row_lens)
+        data = np.take(out.reshape(-1), shift + np.arange(total, dtype=np.int64))
+    offsets = np.zeros(len(valid) + 1, np.int64)
+    np.cumsum(lens, out=offsets[1:])
+    return binary_like(pa.string(), len(valid), offsets, data, valid)
+
+
+def _subset(f: _Fields, keep: np.ndarray) -> _Fields:
+    g = _Fields(len(keep))
+    for a in ("year", "month", "day", "hour", "minute", "second", "usec", "seconds", "negative", "invalid"):
+        setattr(g, a, getattr(f, a)[keep])
+    return g
+
+
+def _one_text(col: ColumnData, f: _Fields, row: int) -> str:
+    """MySQL's text of one value (for messages)."""
+    sub = ColumnData(
+        spec=col.spec, name=col.name, buf=col.buf, offsets=col.offsets[row:row + 1], lengths=None,
+        width=col.width, valid=np.ones(1, bool), options=col.options,
+    )
+    return _text_array(sub, _subset(f, np.array([row]))).to_pylist()[0]
+
+
+# -- decode ------------------------------------------------------------------------------------------
+
+
+def decode(col: ColumnData) -> pa.Array:
+    f = _parse(col)
+    if _mode(col.options) == "string":
+        return _text_array(col, f)
+    t = col.spec.type
+    n = len(col)
+    ok = col.valid & ~f.invalid
+    if t in _TIME_TYPES:
+        us = ((f.hour * 60 + f.minute) * 60 + f.second) * _US + f.usec
+        values = np.where(f.negative, -us, us)
+    elif t in _TIMESTAMP_TYPES:
+        values = f.seconds * _US + f.usec
+    else:
+        month = np.where(f.invalid, 1, f.month)
+        day = np.where(f.invalid, 1, f.day)
+        days = _days_from_civil(f.year, month, day)
+        if t in _DATE_TYPES:
+            values = days.astype(np.int32)
+        else:
+            values = days * _US_PER_DAY + ((f.hour * 60 + f.minute) * 60 + f.second) * _US + f.usec
+    values = np.where(ok, values, 0).astype(np.int32 if t in _DATE_TYPES else np.int64)
+    n_invalid = int(np.count_nonzero(f.invalid))
+    if n_invalid:
+        first = int(np.argmax(f.invalid))
+        col.warnings.append(
+            f"column {col.name!r}: {n_invalid} of {n} {col.spec.type_name} value(s) are zero or invalid dates "
+            f"that Arrow cannot hold (the first is '{_one_text(col, f, first)}'); they are null here, "
+            'and invalid_dates="string" returns every value as MySQL\'s text'
+        )
+    atype = arrow_type(col.spec, col.name, col.options)
+    vbuf, nulls = validity(ok)
+    return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(np.ascontiguousarray(values))], null_count=nulls)
