@@ -454,7 +454,7 @@ OPERATIONS = {
 }
 
 
-def run_one(path: Path, op: str, *, verify: bool, strict: bool, out: Outcome) -> None:
+def run_one(path: Path, op: str, *, verify: bool, strict: bool, out: Outcome, segment_bytes: int | None = None) -> None:
     size = path.stat().st_size
     arrow_pool = pa.default_memory_pool()
     arrow_before = arrow_pool.max_memory() or 0
@@ -464,7 +464,8 @@ def run_one(path: Path, op: str, *, verify: bool, strict: bool, out: Outcome) ->
         warnings.simplefilter("always")
         try:
             with alarm(ALARM_S):
-                with vecbinlog.open(path, verify_checksums=verify, strict=strict) as log:
+                kw = {} if segment_bytes is None else {"segment_bytes": segment_bytes}
+                with vecbinlog.open(path, verify_checksums=verify, strict=strict, **kw) as log:
                     out.results[op] = OPERATIONS[op](log)
         except vecbinlog.BinlogError as exc:
             out.errors[op] = exc
@@ -512,11 +513,12 @@ def check_error(exc: vecbinlog.BinlogError, path: Path, size: int) -> None:
     assert str(exc)
 
 
-def exercise(path: Path, *, verify: bool = True, strict: bool = False, ops=tuple(OPERATIONS)) -> Outcome:
+def exercise(path: Path, *, verify: bool = True, strict: bool = False, ops=tuple(OPERATIONS),
+             segment_bytes: int | None = None) -> Outcome:
     """Each operation on a fresh open of ``path``; checks the rule, returns what happened."""
     out = Outcome()
     for op in ops:
-        run_one(path, op, verify=verify, strict=strict, out=out)
+        run_one(path, op, verify=verify, strict=strict, out=out, segment_bytes=segment_bytes)
     check_nothing_lost(path, out, strict=strict)
     return out
 
@@ -1083,6 +1085,53 @@ def test_targeted(tmp_path, name, kind, data, verify):
         # the mutated rows event's rows must not vanish silently: reading either fails or
         # still returns rows (e.g. the width change hit an ignored map)
         assert out.results["read_all"] is not None
+
+
+# ---------------------------------------------------------------------------------------
+# Segments: reading a file in small segments gives what reading it whole gives.
+# ---------------------------------------------------------------------------------------
+
+
+def _same_outcome(a: Outcome, b: Outcome, what: str) -> None:
+    for op in ("read_all", "info", "events", "tables"):
+        if op in a.known or op in b.known:
+            continue
+        if op in a.errors or op in b.errors:
+            assert type(a.errors.get(op)) is type(b.errors.get(op)), (
+                f"{op}: {what}: {a.errors.get(op)!r} vs {b.errors.get(op)!r}"
+            )
+            continue
+        ra, rb = a.results[op], b.results[op]
+        if op == "read_all":
+            assert list(ra) == list(rb), f"{what}: tables {list(ra)} vs {list(rb)}"
+            for name in ra:
+                assert ra[name].num_rows == rb[name].num_rows, f"{what}: {name} has {ra[name].num_rows} vs {rb[name].num_rows} rows"
+                assert ra[name].equals(rb[name]), f"{what}: {name} differs"
+        elif op == "events":
+            assert ra.equals(rb), f"{what}: events() differs"
+        elif op == "info":
+            fa, fb = ra["files"][0], rb["files"][0]
+            for key in ("events", "rows_events_by_table", "first_timestamp", "last_timestamp", "format_descriptions"):
+                assert fa[key] == fb[key], f"{what}: info()[{key!r}] {fa[key]} vs {fb[key]}"
+        else:
+            assert ra == rb, f"{what}: tables {ra} vs {rb}"
+
+
+@settings_for(120)
+@given(name=st.sampled_from(SEEDS), data=st.data(), seg=st.sampled_from([1, 19, 64, 200, 1000, 4096]),
+       mutate=st.booleans())
+def test_segment_sizes_agree(tmp_path, name, data, seg, mutate):
+    """``segment_bytes`` only bounds memory: the outcome (tables, rows, errors) is the same,
+    for the seed files and for files with an event mutated (CRC32s fixed)."""
+    raw = seed_bytes(name)
+    if mutate:
+        e = data.draw(st.sampled_from([e for e in walk(raw)[0] if e.type in ROWS + (TABLE_MAP,)]), label="event")
+        edits = data.draw(byte_mutations(len(raw), lo=e.offset + 13, hi=e.offset + e.size), label="edits")
+        raw = bytes(finish(raw, apply_edits(bytearray(raw), edits)))
+    path = write(tmp_path, raw)
+    whole = exercise(path)
+    pieces = exercise(path, segment_bytes=seg)
+    _same_outcome(whole, pieces, f"segment_bytes={seg}")
 
 
 # ---------------------------------------------------------------------------------------

@@ -58,10 +58,31 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
     return pa.string()
 
 
+#: MySQL's single-byte character sets: decoded with a 256-entry table, whole column at once.
+SINGLE_BYTE_CHARSETS = frozenset({
+    "latin1", "latin2", "latin5", "latin7", "cp1250", "cp1251", "cp1256", "cp1257", "cp850", "cp852",
+    "cp866", "koi8r", "koi8u", "greek", "hebrew", "macce", "macroman", "armscii8", "geostd8", "keybcs2",
+    "swe7", "dec8", "hp8", "tis620",
+})
+
+
+def single_byte_chars(charset: str) -> str | None:
+    """The 256 characters of a single-byte charset (UNMAPPED where it has none), else None."""
+    if charset not in SINGLE_BYTE_CHARSETS:
+        return None
+    table = decode_table_for(charset)
+    if table is not None:
+        return table
+    codec = codec_for(charset)
+    if codec is None:
+        return None
+    return "".join(bytes([b]).decode(codec, "replace").replace("\ufffd", UNMAPPED) for b in range(256))
+
+
 @lru_cache(maxsize=None)
 def _byte_table(charset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For a single-byte charset: UTF-8 length (256,), UTF-8 bytes (256, 3), unmapped mask (256,)."""
-    chars = decode_table_for(charset)
+    chars = single_byte_chars(charset)
     enc = [ch.encode("utf-8") for ch in chars]
     lens = np.array([len(e) for e in enc], np.int64)
     table = np.zeros((256, 3), np.uint8)
@@ -122,7 +143,7 @@ def decode(col: ColumnData) -> pa.Array:
     offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
     if cs is None or cs == "binary":
         return binary_like(pa.binary(), n, offsets, data, col.valid)
-    if cs not in UTF8_CHARSETS and cs != "ascii" and decode_table_for(cs) is not None:
+    if single_byte_chars(cs) is not None:
         out = transcode_single_byte(offsets, data, cs)
         if out is None:
             return _fallback(col, offsets, data, f"bytes that have no character in {cs}")

@@ -1,0 +1,84 @@
+"""Text in every kind of character set, written by MariaDB, decoded to what SELECT returns."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+import vecbinlog
+from vecbinlog.decoders import ColumnData, DecodeOptions, decode_column
+from vecbinlog.table_map import ColumnSpec
+
+# charset -> text the charset can hold (the server converts it from utf8mb4 on INSERT)
+SAMPLES = {
+    "utf8mb4": "naïve 😀 ünïcödé",
+    "utf8mb3": "naïve ünïcödé ☃",
+    "ascii": "plain ascii ~",
+    "latin1": "café € ‰ ÿ",
+    "latin2": "Zażółć gęślą jaźń",
+    "cp1250": "Příliš žluťoučký kůň",
+    "cp1251": "Съешь же ещё этих булок",
+    "koi8r": "Съешь же ещё",
+    "greek": "Ξεσκεπάζω",
+    "hebrew": "עברית",
+    "cp866": "Привет",
+    "gbk": "中文字符",
+    "big5": "中文字",
+    "sjis": "日本語テキスト",
+    "ujis": "日本語",
+    "euckr": "한국어",
+    "ucs2": "ucs2 ünï",
+    "utf16": "utf16 😀",
+    "utf16le": "utf16le 😀",
+    "utf32": "utf32 😀",
+}
+
+
+@pytest.mark.mariadb
+def test_every_charset_equals_select(mariadb_server):
+    s = mariadb_server
+    cols = ", ".join(f"c_{cs} VARCHAR(40) CHARACTER SET {cs}" for cs in SAMPLES)
+    texts = ", ".join("'" + t + "'" for t in SAMPLES.values())
+    path = s.capture_binlog("DROP DATABASE IF EXISTS cs", "CREATE DATABASE cs", "USE cs",
+                            f"CREATE TABLE t (id INT PRIMARY KEY, {cols}, tx TEXT CHARACTER SET gbk)",
+                            f"INSERT INTO t VALUES (1, {texts}, '长文本')",
+                            "INSERT INTO t (id) VALUES (2)")
+    t = vecbinlog.read_table(path, "cs.t")
+    (first, second) = s.query("SELECT * FROM cs.t ORDER BY id")
+    rows = t.to_pylist()
+    for k, cs in enumerate(SAMPLES):
+        name = f"c_{cs}"
+        assert t.schema.field(name).type == pa.string(), cs
+        assert t.schema.field(name).metadata[b"mysql_charset"] == cs.encode()
+        assert rows[0][name] == first[k + 1] == SAMPLES[cs], cs
+        assert rows[1][name] is None
+    assert rows[0]["tx"] == "长文本"
+
+
+def _column(raw: list[bytes | None], charset: str) -> ColumnData:
+    buf = np.frombuffer(b"".join(v or b"" for v in raw) + b"\0", np.uint8)
+    lengths = np.array([len(v or b"") for v in raw], np.int64)
+    offsets = np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64)
+    spec = ColumnSpec(index=0, type=15, meta=100, nullable=True)
+    return ColumnData(spec=spec, name="c", buf=buf, offsets=offsets, lengths=lengths, width=0,
+                      valid=np.array([v is not None for v in raw]), options=DecodeOptions(charsets={"c": charset}))
+
+
+@pytest.mark.parametrize("charset,raw", [
+    ("utf8mb4", [b"ok", b"\xff\xfe bad", None]),
+    ("ascii", [b"ok", b"caf\xe9", None]),
+    ("gbk", [b"ok", b"\x81", None]),  # a lone lead byte
+])
+def test_invalid_bytes_fall_back_to_binary_unchanged(charset, raw):
+    col = _column(raw, charset)
+    arr = decode_column(col)
+    assert arr.type == pa.binary() and arr.to_pylist() == raw
+    assert len(col.warnings) == 1 and "returned as binary" in col.warnings[0]
+
+
+def test_single_byte_transcoding_matches_python_codecs():
+    every = bytes(range(0x20, 0x7F)) + bytes(range(0xA0, 0x100))
+    for charset, codec in (("latin2", "iso8859_2"), ("cp1251", "cp1251"), ("koi8r", "koi8_r")):
+        arr = decode_column(_column([every, b"", None], charset))
+        assert arr.to_pylist() == [every.decode(codec), "", None], charset
