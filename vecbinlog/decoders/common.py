@@ -78,13 +78,47 @@ def gather_fixed(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray
 def gather_var(
     buf: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, valid: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate variable-length values: Arrow-style offsets (int64, n+1) and the data bytes."""
-    lens = np.where(valid, lengths, 0)
+    """Concatenate variable-length values: Arrow-style offsets (int64, n+1) and the data bytes.
+
+    The values are described to Arrow as a ``binary_view`` array pointing into the file
+    (16 bytes per value: length, and either the value itself when it has at most 12 bytes or
+    its first 4 bytes and its offset), and Arrow's cast to ``binary`` does the copy in C++.
+    That avoids index arrays as long as the data, which cost more than the copy itself.
+    """
+    n = len(offsets)
+    lens = np.where(valid, lengths, 0).astype(np.int64)
+    if n == 0 or not lens.any():
+        return np.zeros(n + 1, np.int64), np.zeros(0, np.uint8)
+    base = int(offsets[valid & (lens > 0)].min())
+    span = int((offsets + lens)[valid].max()) - base
+    if span >= 2**31 or int(lens.sum()) >= 2**31:
+        return _gather_var_indexed(buf, offsets, lens)
+    window = buf[base : base + span]
+    rel = np.where(lens > 0, offsets - base, 0)
+    views = np.zeros((n, 4), np.int32)  # length, then 12 inline bytes or prefix/buffer/offset
+    views[:, 0] = lens
+    k = np.arange(12, dtype=np.int64)
+    inline = np.take(window, rel[:, None] + k, mode="clip")
+    inline[k >= lens[:, None]] = 0
+    vbytes = views.view(np.uint8).reshape(n, 16)
+    short = lens <= 12
+    vbytes[:, 4:16] = np.where(short[:, None], inline, 0)
+    long_ = ~short
+    vbytes[long_, 4:8] = inline[long_, :4]
+    views[long_, 3] = rel[long_]  # views[:, 2] (buffer index) stays 0
+    arr = pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(views), pa.py_buffer(window)])
+    out = arr.cast(pa.binary())
+    _, off_buf, data_buf = out.buffers()
+    out_offsets = np.frombuffer(off_buf, np.int32, count=n + 1).astype(np.int64)
+    data = np.frombuffer(data_buf, np.uint8, count=int(out_offsets[-1])) if data_buf is not None else np.zeros(0, np.uint8)
+    return out_offsets, data
+
+
+def _gather_var_indexed(buf: np.ndarray, offsets: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """gather_var for spans Arrow's 32-bit views cannot address: explicit index arrays."""
     out_offsets = np.zeros(len(lens) + 1, np.int64)
     np.cumsum(lens, out=out_offsets[1:])
     total = int(out_offsets[-1])
-    if total == 0:
-        return out_offsets, np.zeros(0, np.uint8)
     # data[j] = buf[start_of_value(j) + (j - out_offsets[value(j)])]
     shift = np.repeat(offsets - out_offsets[:-1], lens)
     shift += np.arange(total, dtype=np.int64)

@@ -103,13 +103,24 @@ def transcode_single_byte(offsets: np.ndarray, data: np.ndarray, charset: str) -
     identity_ascii = bool((lens[:128] == 1).all() and (table[:128, 0] == np.arange(128)).all())
     if identity_ascii and not (data >= 0x80).any():
         return offsets, data
-    per_byte = lens[data]
-    cum = np.zeros(len(data) + 1, np.int64)
-    np.cumsum(per_byte, out=cum[1:])
-    # output byte j is the k-th UTF-8 byte of input byte src[j]
-    src = np.repeat(np.arange(len(data), dtype=np.int64), per_byte)
-    k = np.arange(len(src), dtype=np.int64) - cum[src]
-    return cum[offsets], table[data[src], k]
+    # Work on the bytes whose UTF-8 form is not the byte itself (few, in most text): make
+    # room after each with np.insert, then write their UTF-8 bytes.
+    if identity_ascii:
+        odd = np.flatnonzero(data >= 0x80)
+    else:
+        odd = np.flatnonzero((lens[data] != 1) | (table[data, 0] != data))
+    src = data[odd]
+    extra = lens[src] - 1  # bytes added after each odd byte
+    shift = np.zeros(len(odd) + 1, np.int64)
+    np.cumsum(extra, out=shift[1:])
+    out = np.insert(data, np.repeat(odd + 1, extra), 0)
+    dest = odd + shift[:-1]
+    for k in range(3):
+        has = lens[src] > k
+        out[dest[has] + k] = table[src[has], k]
+    # a value starting at byte b moves by the extra bytes of the odd bytes before b
+    new_offsets = offsets + shift[np.searchsorted(odd, offsets, side="left")]
+    return new_offsets, out
 
 
 def pad_binary_char(col: ColumnData) -> tuple[np.ndarray, np.ndarray]:
