@@ -120,3 +120,59 @@ def test_binary_char_padding_and_mariadb_inet6_uuid(mariadb_server):
     # mariadb-binlog prints the stripped form: the binlog holds 'ab' for the first value
     (first,) = [im for im in parse_vv(run_mariadb_binlog_vv(path)) if im.table == "binp.t"][:1]
     assert first.as_dict()[2] == b"ab"
+
+
+WIDE_TYPES = [
+    ("INT", lambda r, k: (r * 7919 + k) % 2**31 - 2**30),
+    ("BIGINT UNSIGNED", lambda r, k: (2**64 - 1 - r * k) if (r + k) % 3 else 0),
+    ("DECIMAL(20,4)", lambda r, k: f"{(r - 2) * 1234.5678 + k:.4f}"),
+    ("VARCHAR(20) CHARACTER SET utf8mb4", lambda r, k: f"v{r}-{k}-😀"),
+    ("DOUBLE", lambda r, k: (r - k) / 4),
+    ("BIT(13)", lambda r, k: (r * 31 + k) % 2**13),
+    ("TINYINT", lambda r, k: (r + k) % 256 - 128),
+]
+
+
+def test_three_hundred_columns(mariadb_server, mariadb_globals):
+    s = mariadb_server
+    ncols = 315
+    types = [WIDE_TYPES[k % len(WIDE_TYPES)] for k in range(ncols)]
+    ddl = "CREATE TABLE w (id INT PRIMARY KEY, " + ", ".join(f"c{k} {t} NULL" for k, (t, _) in enumerate(types)) + ")"
+
+    def lit(r, k):
+        if (r * 13 + k) % 11 == 0:
+            return "NULL"
+        v = types[k][1](r, k)
+        return f"'{v}'" if isinstance(v, str) else repr(v)
+
+    rows = ["(" + ", ".join([str(r)] + [lit(r, k) for k in range(ncols)]) + ")" for r in range(6)]
+    for image in ("FULL", "MINIMAL"):
+        mariadb_globals(binlog_row_image=image)
+        path = s.capture_binlog("DROP DATABASE IF EXISTS wide3", "CREATE DATABASE wide3", "USE wide3", ddl,
+                                "INSERT INTO w VALUES " + ", ".join(rows),
+                                "UPDATE w SET c5 = 42, c304 = 'changed' WHERE id % 2 = 0",
+                                "DELETE FROM w WHERE id = 3")
+        t = vecbinlog.read_table(path, "wide3.w")
+        assert t.num_columns == ncols + 1 + 6
+        state = {}
+        pre = None
+        names = t.schema.names[: ncols + 1]
+        for r in t.to_pylist():
+            vals = [r[n] for n in names]
+            present = [n not in r["_absent"] for n in names]
+            if r["_change_type"] == "insert":
+                state[vals[0]] = vals
+            elif r["_change_type"] == "delete":
+                del state[vals[0]]
+            elif r["_change_type"] == "update_preimage":
+                pre = vals[0]
+            else:
+                state[pre] = [v if p else o for v, p, o in zip(vals, present, state[pre])]
+        select = s.query("SELECT * FROM wide3.w ORDER BY id")
+        bit_cols = [k + 1 for k, (t_, _) in enumerate(types) if t_.startswith("BIT")]
+        bits = s.query("SELECT " + ", ".join(f"c{k - 1}+0" for k in bit_cols) + " FROM wide3.w ORDER BY id")
+        for srow, brow in zip(select, bits):
+            expected = list(srow)
+            for k, b in zip(bit_cols, brow):
+                expected[k] = b
+            assert state[srow[0]] == expected, image
