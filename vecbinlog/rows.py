@@ -46,6 +46,15 @@ for _code, (_kind, _version) in ROWS_EVENTS.items():
     _KIND_OF_TYPE[_code] = _kind
 ROWS_TYPE_CODES = np.array(sorted(ROWS_EVENTS), np.uint8)
 
+#: Decoded cells (rows x columns) allowed per byte of rows events. Every present column costs
+#: at least one null bit, so full images give at most 8 cells per byte; a MINIMAL image of a
+#: 4096-column table (MySQL's maximum) that holds just a 4-byte key gives about 800. Past
+#: 1024 the row images can only be hostile: they would make the output (and the offsets
+#: behind it) thousands of times larger than the file.
+MAX_CELLS_PER_BYTE = 1024
+#: ... plus this many cells whatever the size, so that small inputs are never refused.
+MIN_CELLS_BUDGET = 1 << 24
+
 
 def _raise_at(file: BinlogFile, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
     """Raise for the first event where ``bad`` is True (``message`` may use {detail})."""
@@ -336,8 +345,22 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             steps_absent.append(~f_valid)
     act = np.flatnonzero(slow)
     step = 0
+    budget = MAX_CELLS_PER_BYTE * int(rows.event_size.sum()) + MIN_CELLS_BUDGET
+
+    def check_budget(cells: int) -> None:
+        if cells > budget:
+            raise MalformedEventError(
+                f"the row images of {table_map.name} would decode to more than {budget} cells from "
+                f"{int(rows.event_size.sum())} bytes of rows events (over {MAX_CELLS_PER_BYTE} per byte)",
+                path=file.path, offset=int(rows.offset[0]), event_type=event_type_name(int(rows.type_code[0])),
+            )
+
+    cells = sum(len(e) for e in steps_ev) * ncols
+    check_budget(cells)
     while act.size:
         A = act.size
+        cells += A * ncols
+        check_budget(cells)
         p = cur[act]
         e_end = end[act]
         par = (step & 1) * is_update[act]
