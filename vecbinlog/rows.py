@@ -270,6 +270,8 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     if not ok.any():
         return None
     n_img = np.where(ok, span // np.maximum(unit, 1) * (1 + is_update), 0)
+    if int(n_img.sum()) * present.shape[2] > MAX_CELLS_PER_BYTE * int(span.sum()) + MIN_CELLS_BUDGET:
+        return None  # the lock-step walk reports it
     ev = np.repeat(np.arange(len(cur)), n_img)
     first = np.zeros(len(cur), np.int64)
     first[1:] = np.cumsum(n_img)[:-1]
