@@ -44,6 +44,9 @@ METADATA_FIELDS: tuple[pa.Field, ...] = (
     pa.field("_absent", pa.list_(pa.string()), nullable=False),
 )
 _CHANGE_DICT = pa.array(CHANGE_TYPES, pa.string())
+#: TIMESTAMP, TIME, DATETIME type codes: MariaDB 5.3-10.0 wrote them with fractional seconds
+#: and no metadata, so their size in a MariaDB binlog is a guess (MySQL's are exact).
+MARIADB_OLD_TEMPORAL = frozenset({7, 11, 12})
 
 
 def column_names(table_map: TableMap, options: DecodeOptions) -> list[str]:
@@ -88,6 +91,12 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
         )
         arr = decode_column(col)
         warnings.extend(col.warnings)
+        if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and len(images):
+            warnings.append(
+                f"column {name!r} is {spec.type_name} in MariaDB's pre-10.1 format (mysql56_temporal_format=OFF, "
+                "or a table made by MariaDB 10.0), whose binlog does not give its fractional-second precision: "
+                "it was read as having none, so its values are wrong if the column has fractional seconds"
+            )
         declared = arrow_field(spec, name, options)
         fields.append(declared.with_type(arr.type))
         arrays.append(arr)

@@ -118,9 +118,9 @@ class Binlog:
         if self._tables is None:
             counts: dict[str, int] = {}
             for _, maps, _, _, layout in self._walk():
-                for lid, cnt in zip(*np.unique(layout, return_counts=True)):
-                    name = maps.layouts[int(lid)].name
-                    counts[name] = counts.get(name, 0) + int(cnt)
+                for lid in layout.tolist():  # in log order: first rows event first
+                    name = maps.layouts[lid].name
+                    counts[name] = counts.get(name, 0) + 1
             self._tables = counts
         return list(self._tables)
 
@@ -148,16 +148,20 @@ class Binlog:
             self._check_undecoded(f, maps, seg, wanted)
             if len(rows_pos) == 0:
                 continue
-            names = np.array([maps.layouts[i].name for i in range(len(maps.layouts))], dtype=object)
-            keep = np.array([wanted(n) for n in names], bool)[layout]
+            # layout id -> table name, kept as Python strings (NumPy would drop trailing NULs)
+            name_of = [tm.name for tm in maps.layouts]
+            keep = np.array([wanted(n) for n in name_of], bool)[layout]
             if not keep.any():
                 continue
             rows_pos, layout = rows_pos[keep], layout[keep]
             f.verify_checksums_of(seg.index.take(rows_pos))
             f.verify_checksums_of(seg.index.take(seg.index.type_code == EventType.TABLE_MAP_EVENT))
             # One batch per run of consecutive events of the same layout, per table, in log order.
-            for name in dict.fromkeys(names[layout].tolist()):
-                mine = names[layout] == name
+            by_name: dict[str, list[int]] = {}
+            for lid in dict.fromkeys(layout.tolist()):
+                by_name.setdefault(name_of[lid], []).append(lid)
+            for name, lids in by_name.items():
+                mine = np.isin(layout, lids)
                 pos, lay = rows_pos[mine], layout[mine]
                 cuts = np.flatnonzero(np.diff(lay)) + 1
                 for run_pos, run_lay in zip(np.split(pos, cuts), np.split(lay, cuts)):
@@ -167,6 +171,9 @@ class Binlog:
                     for note in notes:
                         warnings.warn(f"{f.path}: {name}: {note}", DecodeWarning, stacklevel=3)
                     yield name, batch
+
+    def _paths_by_name(self) -> dict[str, str]:
+        return {f.name: f.path for f in self.files}
 
     # -- public reads ----------------------------------------------------------------
     def iter_batches(self, table: str) -> Iterator[pa.RecordBatch]:
@@ -186,14 +193,14 @@ class Binlog:
         if not batches:
             if table not in self.tables:
                 raise KeyError(f"{table!r} has no rows events in {', '.join(self.paths)}; tables: {self.tables}")
-        return _concat(batches, table)
+        return _concat(batches, table, self._paths_by_name())
 
     def read_all(self) -> dict[str, pa.Table]:
         """Every table's change log: ``{"db.table": pyarrow.Table}``."""
         out: dict[str, list[pa.RecordBatch]] = {}
         for name, batch in self._batches(lambda n: True):
             out.setdefault(name, []).append(batch)
-        return {name: _concat(b, name) for name, b in out.items()}
+        return {name: _concat(b, name, self._paths_by_name()) for name, b in out.items()}
 
     def table_maps(self, table: str) -> list[TableMap]:
         """Every distinct TABLE_MAP layout of ``table`` used by its rows events, in log order.
@@ -307,7 +314,7 @@ class Binlog:
         return {"files": files}
 
 
-def _concat(batches: list[pa.RecordBatch], table: str) -> pa.Table:
+def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) -> pa.Table:
     if not batches:
         return pa.table({})
     schemas = {b.schema.remove_metadata() for b in batches}
@@ -318,9 +325,13 @@ def _concat(batches: list[pa.RecordBatch], table: str) -> pa.Table:
     try:
         return pa.concat_tables(tables, promote_options="permissive")
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        # where the first layout that does not fit starts
+        first = next(b for b in batches if b.schema.remove_metadata() != batches[0].schema.remove_metadata())
         raise UnsupportedError(
             f"{table}: the table's layout changes within the log and a column's type cannot be "
-            f"widened to hold both ({exc}); read it with iter_batches(), one layout per batch"
+            f"widened to hold both ({exc}); read it with iter_batches(), one layout per batch",
+            path=paths.get(first.column("_log_file")[0].as_py()), offset=first.column("_log_pos")[0].as_py(),
+            event_type="TABLE_MAP_EVENT",
         ) from exc
 
 

@@ -32,7 +32,7 @@ from .constants import ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .errors import MalformedEventError, UnsupportedError
 from .file import BinlogFile
 from .index import EventIndex
-from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V2, version_tuple
+from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2, version_tuple
 from .table_map import TableMap, parse_table_map
 
 __all__ = ["RowImages", "TableMaps", "locate_images", "CHANGE_TYPES"]
@@ -171,6 +171,10 @@ class TableMaps:
     def table_ids(self, rows: EventIndex) -> np.ndarray:
         """The table id in the post-header of each rows event (4 or 6 bytes by format)."""
         ph = self.post_header_lengths(rows)
+        if not np.isin(ph, (6, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2)).all():
+            bad = ~np.isin(ph, (6, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2))
+            _raise_at(self.file, rows, bad, f"the FORMAT_DESCRIPTION_EVENT gives this rows event a {int(ph[bad][0])}-byte "
+                      "post-header; rows events have 6, 8 or 10")
         if (rows.offset + COMMON_HEADER_LEN + ph > rows.body_end).any():
             _raise_at(self.file, rows, rows.offset + COMMON_HEADER_LEN + ph > rows.body_end,
                       "event is shorter than its post-header")
@@ -180,7 +184,8 @@ class TableMaps:
     def post_header_lengths(self, rows: EventIndex) -> np.ndarray:
         table = np.zeros((len(self.file.formats), 256), np.int64)
         for f, fde in enumerate(self.file.formats):
-            table[f, 1 : 1 + len(fde.post_header_lengths)] = np.frombuffer(fde.post_header_lengths, np.uint8)
+            lengths = np.frombuffer(fde.post_header_lengths, np.uint8)[:255]  # type codes are one byte
+            table[f, 1 : 1 + len(lengths)] = lengths
         return table[rows.fmt, rows.type_code]
 
 

@@ -28,7 +28,7 @@ from .constants import (
     OptionalMetadataType as M,
     column_type_name,
 )
-from .errors import UnsupportedError
+from .errors import MalformedEventError, UnsupportedError
 from .layout import Cursor
 
 __all__ = ["ColumnSpec", "TableMap", "parse_table_map", "FIELD_METADATA_LEN"]
@@ -210,6 +210,29 @@ class TableMap:
         return [c.name if c.name is not None else f"@{c.index + 1}" for c in self.columns]
 
 
+#: Server limits the field metadata must respect (my_decimal.h DECIMAL_MAX_PRECISION and
+#: DECIMAL_MAX_SCALE, my_time.h DATETIME_MAX_DECIMALS, MySQL 9's 16383-entry VECTOR).
+DECIMAL_MAX_PRECISION = 65
+DECIMAL_MAX_SCALE = 30
+DATETIME_MAX_DECIMALS = 6
+VECTOR_MAX_DIMENSIONALITY = 16383
+
+
+def _check_metadata(t: int, meta: int) -> str | None:
+    """Why a column's field metadata is impossible, or None."""
+    if t == T.MYSQL_TYPE_NEWDECIMAL:
+        precision, scale = meta >> 8, meta & 0xFF
+        if not 1 <= precision <= DECIMAL_MAX_PRECISION or scale > min(precision, DECIMAL_MAX_SCALE):
+            return f"DECIMAL({precision},{scale}) is beyond what a server writes (precision 1-65, scale 0-30 and <= precision)"
+    elif t in (T.MYSQL_TYPE_TIME2, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP2) and meta > DATETIME_MAX_DECIMALS:
+        return f"{column_type_name(t)} with {meta} fractional digits (at most 6)"
+    elif t == T.MYSQL_TYPE_BIT and (meta & 0xFF > 7 or (meta >> 8) > 8 or (meta >> 8) * 8 + (meta & 0xFF) > 64):
+        return f"BIT of {meta >> 8} bytes and {meta & 0xFF} bits (at most 64 bits)"
+    elif t in (T.MYSQL_TYPE_FLOAT, T.MYSQL_TYPE_DOUBLE) and meta not in (0, 4, 8):
+        return f"{column_type_name(t)} of {meta} bytes"
+    return None
+
+
 def _names(cur: Cursor, end: int) -> list[str]:
     out = []
     while cur.pos < end:
@@ -301,6 +324,12 @@ def parse_table_map(
             metas.append((raw[0] << 8) | raw[1])  # NEWDECIMAL, STRING, ENUM, SET: byte0 high
         else:
             metas.append(raw[0])
+    for i, (t, m) in enumerate(zip(types, metas)):
+        problem = _check_metadata(t, m)
+        if problem:
+            raise MalformedEventError(
+                f"column {i + 1} of {db}.{tbl}: {problem}", path=path, offset=offset, event_type="TABLE_MAP_EVENT"
+            )
     if cur.pos - meta_start != meta_len:
         cur.pos = meta_start
         raise cur.error(
@@ -400,6 +429,8 @@ def parse_table_map(
             dims = []
             while vcur.pos < n:
                 dims.append(vcur.packed("vector dimensionality"))
+                if not 1 <= dims[-1] <= VECTOR_MAX_DIMENSIONALITY:
+                    raise vcur.error(f"VECTOR dimensionality {dims[-1]} (at most {VECTOR_MAX_DIMENSIONALITY})")
             for i, d in zip(vectors, dims):
                 cols[i]["vector_dimensionality"] = d
         # unknown TLV types are kept raw in optional_metadata

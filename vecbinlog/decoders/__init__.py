@@ -13,6 +13,7 @@ import pyarrow as pa
 from ..constants import ColumnType as T
 from ..table_map import ColumnSpec
 from . import bits, decimal, enums, floats, geometry, ints, raw, strings, temporal, vector
+from . import mysqljson
 from .common import ColumnData, DecodeOptions
 
 __all__ = ["ColumnData", "DecodeOptions", "decoder_for", "arrow_field", "decode_column"]
@@ -37,6 +38,7 @@ DECODERS: dict[int, ModuleType] = {
     T.MYSQL_TYPE_SET: enums,
     T.MYSQL_TYPE_GEOMETRY: geometry,
     T.MYSQL_TYPE_VECTOR: vector,
+    T.MYSQL_TYPE_JSON: mysqljson,
     T.MYSQL_TYPE_DATE: temporal,
     T.MYSQL_TYPE_NEWDATE: temporal,
     T.MYSQL_TYPE_TIME: temporal,

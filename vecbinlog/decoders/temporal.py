@@ -43,7 +43,12 @@ and TIMESTAMP(n) with n > 0, written by MariaDB 5.3-10.0 and by later versions f
 created with ``mysql56_temporal_format=OFF``: the TABLE_MAP gives them the old type codes
 (TIME 11, DATETIME 12, TIMESTAMP 7) and no metadata, but their values are 3+ceil(n/2),
 5-8 and 4+ceil(n/2) bytes, so their size is not in the binlog (mariadb-binlog cannot print
-them either).
+them either). Mostly the rows event then does not add up (``MalformedEventError`` from the
+row placement); when it happens to, a DATETIME(n) or TIME(n) is caught here by its values,
+but a TIMESTAMP(n) cannot be: any 4 bytes are a valid old TIMESTAMP. E.g. a table holding
+only a ``TIMESTAMP(2) NOT NULL`` column, 5 rows in one event (5 x 6 bytes read as 6 x 5),
+decodes without an error into wrong values. Nothing in the binlog tells these columns from
+TIMESTAMP(0) ones.
 
 Everything is array arithmetic over whole columns; text is built by writing digits into a
 2-D byte array, one column of characters at a time.
@@ -57,7 +62,7 @@ import pyarrow as pa
 from ..constants import ColumnType as T
 from ..errors import MalformedEventError
 from ..table_map import ColumnSpec
-from .common import ColumnData, DecodeOptions, binary_like, gather_fixed, validity
+from .common import ColumnData, DecodeOptions, binary_like, validity
 
 __all__ = ["arrow_type", "decode", "TEMPORAL_TYPES"]
 
@@ -80,9 +85,19 @@ _OLD_HIRES_HINT = (
 
 _US = 1_000_000
 _US_PER_DAY = 86_400 * _US
-_DAYS_IN_MONTH = np.array([31, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 31, 31, 31], np.int64)  # [month]
-_PAIRS = np.array([[48 + k // 10, 48 + k % 10] for k in range(100)], np.uint8)  # "00".."99"
 _FRAC_SCALE = {0: 0, 1: 10_000, 2: 100, 3: 1}  # fraction bytes -> microseconds per unit
+#: "00".."99" as little-endian uint16 (the two ASCII digits, tens first)
+_PAIRS16 = np.array([(48 + k // 10) | (48 + k % 10) << 8 for k in range(100)], "<u2")
+
+# Calendar tables for years 0-9999 (proleptic Gregorian, as Arrow's date32/timestamp):
+_YEARS = np.arange(10000, dtype=np.int64)
+_LEAP = (_YEARS % 4 == 0) & ((_YEARS % 100 != 0) | (_YEARS % 400 == 0))
+#: days from 1970-01-01 to January 1st of each year
+_YEAR_START = np.concatenate([[0], np.cumsum(365 + _LEAP[:-1])]) - (1970 * 365 + 1970 // 4 - 1970 // 100 + 1970 // 400 + 1)
+_MDAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 0, 0, 0]  # [month], 0 for months 0 and 13-15
+#: [leap, month]: days in the month, and days of the year before it
+_DAYS_IN_MONTH = np.array([_MDAYS, [d + (m == 2) for m, d in enumerate(_MDAYS)]], np.int64)
+_MONTH_START = np.array([np.concatenate([[0, 0], np.cumsum(row[1:-1])]) for row in _DAYS_IN_MONTH], np.int64)
 
 
 # -- options and types ---------------------------------------------------------------------------
@@ -147,14 +162,8 @@ def _le(raw: np.ndarray, nbytes: int) -> np.ndarray:
 
 
 def _days_from_civil(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np.ndarray:
-    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm), int64 arrays."""
-    y = year - (month <= 2)
-    era = y // 400
-    yoe = y - era * 400
-    mp = (month + 9) % 12
-    doy = (153 * mp + 2) // 5 + day - 1
-    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
-    return era * 146097 + doe - 719468
+    """Days since 1970-01-01 of dates with year 0-9999 and month 1-12 (table look-ups)."""
+    return _YEAR_START[year] + _MONTH_START[_LEAP[year].view(np.uint8), month] + day - 1
 
 
 def _civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -172,10 +181,8 @@ def _civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarr
 
 def _bad_calendar_date(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np.ndarray:
     """Dates MySQL can store but Arrow cannot hold: a zero month or day, or a day past the
-    month's end (ALLOW_INVALID_DATES). Expects month <= 12."""
-    leap = (year % 4 == 0) & ((year % 100 != 0) | (year % 400 == 0))
-    dim = _DAYS_IN_MONTH[np.clip(month, 0, 15)] + ((month == 2) & leap)
-    return (month == 0) | (day == 0) | (day > dim)
+    month's end (ALLOW_INVALID_DATES). Expects year 0-9999 and month 0-12."""
+    return (month == 0) | (day == 0) | (day > _DAYS_IN_MONTH[_LEAP[year].view(np.uint8), month])
 
 
 # -- parsing each format into fields ---------------------------------------------------------------
@@ -217,12 +224,15 @@ def _parse_date(raw: np.ndarray) -> _Fields:
 
 def _parse_datetime_old(raw: np.ndarray) -> _Fields:
     f = _Fields(len(raw))
-    v = _le(raw, 8)
-    too_big = v > np.uint64(99991231235959)
-    v = np.where(too_big, 0, v).astype(np.int64)
-    d, t = np.divmod(v, 1_000_000)
-    f.year, f.month, f.day = d // 10000, d // 100 % 100, d % 100
-    f.hour, f.minute, f.second = t // 10000, t // 100 % 100, t % 100
+    v = _le(raw, 8).view(np.int64)  # values over 2**63 are negative: impossible too
+    too_big = (v < 0) | (v > 99991231235959)
+    v = np.where(too_big, 0, v)
+    d = v // 1_000_000
+    t = (v - d * 1_000_000).astype(np.int32)
+    d = d.astype(np.int32)
+    # int32 to divide fast, int64 for the arithmetic that follows
+    f.year, f.month, f.day = ((x).astype(np.int64) for x in (d // 10000, d // 100 % 100, d % 100))
+    f.hour, f.minute, f.second = ((x).astype(np.int64) for x in (t // 10000, t // 100 % 100, t % 100))
     f.impossible = too_big | (f.month > 12) | (f.day > 31) | (f.hour > 23) | (f.minute > 59) | (f.second > 59)
     f.why = "not a YYYYMMDDhhmmss number"
     return f
@@ -294,6 +304,37 @@ def _parse_time2(raw: np.ndarray, digits: int) -> _Fields:
     return f
 
 
+def _safe_value(t: int, width: int) -> bytes:
+    """A harmless value of the type (2000-01-01, 00:00:00, 1 s), put where a row has no value."""
+    if t in _DATE_TYPES:
+        head = (2000 * 512 + 32 + 1).to_bytes(3, "little")
+    elif t == T.MYSQL_TYPE_DATETIME:
+        head = (20000101000000).to_bytes(8, "little")
+    elif t == T.MYSQL_TYPE_DATETIME2:
+        head = ((((2000 * 13 + 1) << 5 | 1) << 17) + 0x8000000000).to_bytes(5, "big")
+    elif t == T.MYSQL_TYPE_TIMESTAMP:
+        head = (1).to_bytes(4, "little")
+    elif t == T.MYSQL_TYPE_TIMESTAMP2:
+        head = (1).to_bytes(4, "big")
+    elif t == T.MYSQL_TYPE_TIME2:
+        head = b"\x80"
+    else:
+        head = b""
+    return head + bytes(width - len(head))
+
+
+def _gather(col: ColumnData) -> np.ndarray:
+    """The ``width`` bytes of each value, (n, width) uint8; rows without a value hold a harmless one."""
+    n, width = len(col), col.width
+    if n == 0:
+        return np.zeros((0, width), np.uint8)
+    windows = np.lib.stride_tricks.sliding_window_view(col.buf, width)  # no copy
+    raw = windows[col.offsets]
+    if not col.valid.all():
+        raw[~col.valid] = np.frombuffer(_safe_value(col.spec.type, width), np.uint8)
+    return raw
+
+
 def _parse(col: ColumnData) -> _Fields:
     spec = col.spec
     t, digits = spec.type, fsp(spec)
@@ -308,7 +349,7 @@ def _parse(col: ColumnData) -> _Fields:
             f"column {col.name!r}: {spec.type_name} values are {expected} bytes, got {col.width}",
             path=col.path, offset=int(col.offsets[0]) if len(col) else None, event_type="rows event",
         )
-    raw = gather_fixed(col.buf, col.offsets, col.width)
+    raw = _gather(col)
     if t in _DATE_TYPES:
         f = _parse_date(raw)
     elif t == T.MYSQL_TYPE_DATETIME:
@@ -347,20 +388,20 @@ def _put(out: np.ndarray, col: int, value: np.ndarray, width: int) -> None:
         col += 1
         width -= 1
     for k in range(0, width, 2):
-        out[:, col + k:col + k + 2] = _PAIRS[value // 10 ** (width - k - 2) % 100]
+        pair = value // 10 ** (width - k - 2) % 100 if width - k > 2 else value % 100
+        out[:, col + k:col + k + 2].view("<u2")[:, 0] = _PAIRS16[pair]
 
 
 def _text_array(col: ColumnData, f: _Fields) -> pa.Array:
+    """MySQL's text of every value (rows without a value hold a harmless one, then dropped)."""
     t = col.spec.type
     digits = fsp(col.spec)
     valid = col.valid
-    if not valid.all():  # compute text only for the values that are there
-        keep = np.flatnonzero(valid)
-        f = _subset(f, keep)
-    m = len(f.year)
+    m = len(valid)
     frac_width = digits + 1 if digits else 0
+    start = None
     if t in _TIME_TYPES:
-        # right-aligned "-hhh:mm:ss.ffffff"; the text starts where its sign or hours do
+        # right-aligned "-hhh:mm:ss.ffffff"; the text starts at its sign or its hours
         width = 4 + 6 + frac_width
         out = np.empty((m, width), np.uint8)
         out[:, 0] = 45  # '-'
@@ -369,49 +410,48 @@ def _text_array(col: ColumnData, f: _Fields) -> pa.Array:
         _put(out, 5, f.minute, 2)
         _put(out, 8, f.second, 2)
         start = np.where(f.hour < 100, 2, 1) - f.negative
-        out[np.arange(m), start] = np.where(f.negative, 45, out[np.arange(m), start])
+        neg = np.flatnonzero(f.negative)
+        out[neg, start[neg]] = 45
     else:
+        year, month, day, hour, minute, second, usec = f.year, f.month, f.day, f.hour, f.minute, f.second, f.usec
         if t in _TIMESTAMP_TYPES:
+            zero = f.seconds == 0  # MySQL's zero TIMESTAMP: '0000-00-00 00:00:00'
             days, secs = np.divmod(f.seconds, 86400)
-            f.year, f.month, f.day = _civil_from_days(days)
-            f.hour, f.minute, f.second = secs // 3600, secs // 60 % 60, secs % 60
-            zero = f.seconds == 0
-            for a in ("year", "month", "day", "hour", "minute", "second", "usec"):
-                setattr(f, a, np.where(zero, 0, getattr(f, a)))
+            year, month, day = (np.where(zero, 0, x) for x in _civil_from_days(days))
+            hour, minute, second = secs // 3600, secs // 60 % 60, secs % 60
+            usec = np.where(zero, 0, usec)
         date_only = t in _DATE_TYPES
         width = 10 if date_only else 19 + frac_width
         out = np.empty((m, width), np.uint8)
-        _put(out, 0, f.year, 4)
+        _put(out, 0, year, 4)
         out[:, 4] = out[:, 7] = 45  # '-'
-        _put(out, 5, f.month, 2)
-        _put(out, 8, f.day, 2)
+        _put(out, 5, month, 2)
+        _put(out, 8, day, 2)
         if not date_only:
             out[:, 10] = 32  # ' '
-            _put(out, 11, f.hour, 2)
+            _put(out, 11, hour, 2)
             out[:, 13] = out[:, 16] = 58
-            _put(out, 14, f.minute, 2)
-            _put(out, 17, f.second, 2)
-        start = None
+            _put(out, 14, minute, 2)
+            _put(out, 17, second, 2)
     if frac_width:
         out[:, width - frac_width] = 46  # '.'
         _put(out, width - digits, f.usec // 10 ** (6 - digits), digits)
 
-    lens = np.zeros(len(valid), np.int64)
+    all_valid = bool(valid.all())
     if start is None:
-        lens[valid] = width
-        data = out.reshape(-1)
+        lens = np.where(valid, width, 0) if not all_valid else np.full(m, width, np.int64)
+        data = (out if all_valid else out[valid]).reshape(-1)
     else:
-        row_lens = width - start
-        lens[valid] = row_lens
-        # the characters from ``start`` to the end of each row
-        total = int(row_lens.sum())
+        # the characters from ``start`` to the end of each row that has a value
+        lens = np.where(valid, width - start, 0)
+        total = int(lens.sum())
         row_off = np.zeros(m + 1, np.int64)
-        np.cumsum(row_lens, out=row_off[1:])
-        shift = np.repeat(np.arange(m, dtype=np.int64) * width + start - row_off[:-1], row_lens)
+        np.cumsum(lens, out=row_off[1:])
+        shift = np.repeat(np.arange(m, dtype=np.int64) * width + start - row_off[:-1], lens)
         data = np.take(out.reshape(-1), shift + np.arange(total, dtype=np.int64))
-    offsets = np.zeros(len(valid) + 1, np.int64)
+    offsets = np.zeros(m + 1, np.int64)
     np.cumsum(lens, out=offsets[1:])
-    return binary_like(pa.string(), len(valid), offsets, data, valid)
+    return binary_like(pa.string(), m, offsets, data, valid)
 
 
 def _subset(f: _Fields, keep: np.ndarray) -> _Fields:
@@ -446,9 +486,7 @@ def decode(col: ColumnData) -> pa.Array:
     elif t in _TIMESTAMP_TYPES:
         values = f.seconds * _US + f.usec
     else:
-        month = np.where(f.invalid, 1, f.month)
-        day = np.where(f.invalid, 1, f.day)
-        days = _days_from_civil(f.year, month, day)
+        days = _days_from_civil(f.year, f.month, f.day)  # garbage where invalid: masked below
         if t in _DATE_TYPES:
             values = days.astype(np.int32)
         else:
