@@ -107,3 +107,19 @@ def test_layout_change_mid_log(mariadb_server):
             log.read_table("lc.u")
         batches = list(log.iter_batches("lc.u"))
         assert [b.column("a").to_pylist() for b in batches] == [[10], ["twenty"]]
+
+
+def test_vector_file():
+    # MySQL 9.0.1; the file's own DDL says VECTOR(3) for foo, VECTOR(2) and VECTOR(4) for bar
+    import numpy as np
+    import pyarrow as pa
+
+    with vecbinlog.open(corpus_path("blackbeam__rust_mysql_common/vector.binlog")) as log:
+        ddl = [e["info"] for e in log.events().to_pylist() if e["type"] == "QUERY_EVENT"]
+        assert "use `dtb`; CREATE TABLE foo(id SERIAL, vector_column VECTOR(3) NOT NULL)" in ddl
+        foo, bar = log.read_table("dtb.foo"), log.read_table("dtb.bar")
+    assert foo.schema.field("vector_column").type == pa.list_(pa.float32(), 3)
+    assert bar.schema.field("vector_column").type == pa.list_(pa.float32(), 2)
+    assert bar.schema.field("vector_column2").type == pa.list_(pa.float32(), 4)
+    assert foo.column("vector_column")[0].as_py() == [float(np.float32(x)) for x in (1.1, 2.2, 3.3)]
+    assert foo.column("id").type == pa.uint64()  # SERIAL = BIGINT UNSIGNED
