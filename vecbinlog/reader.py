@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import warnings
+from dataclasses import dataclass
+from datetime import datetime, timezone
 from collections import Counter
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -11,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from .arrow import build_batch, table_schema
-from .constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
+from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
 from .errors import UnsupportedError
 from .events import describe_events
@@ -20,12 +23,81 @@ from .index import EventIndex
 from .rows import ROWS_TYPE_CODES, TableMaps, locate_images
 from .table_map import TableMap
 
-__all__ = ["Binlog", "open", "read_table", "read_pandas", "DecodeWarning"]
+__all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning"]
 
 PathLike = str | os.PathLike[str]
 
 _UNDECODED_ROWS = np.array(sorted(UNDECODED_ROWS_EVENTS), np.uint8)
 _ROWS_LIKE = np.union1d(ROWS_TYPE_CODES, _UNDECODED_ROWS).astype(np.uint8)
+
+
+_KIND_NAMES = {"insert": RowsKind.WRITE, "update": RowsKind.UPDATE, "delete": RowsKind.DELETE}
+
+
+@dataclass(frozen=True)
+class RowsFilter:
+    """Which rows events to decode; everything else is walked over, never decoded.
+
+    * ``tables``: ``db.table`` glob patterns (``"shop.*"``); a table matching any is kept.
+    * ``start``/``stop``: byte offsets, as ``mysqlbinlog --start-position/--stop-position``:
+      ``start`` applies to the first file, ``stop`` to the last; a rows event is kept when it
+      starts at or after ``start`` and before ``stop``.
+    * ``since``/``until``: datetimes (naive ones are UTC): rows events whose header timestamp
+      is at or after ``since`` and before ``until``, as ``--start-datetime/--stop-datetime``.
+    * ``change_types``: some of ``"insert"``, ``"update"``, ``"delete"``.
+    """
+
+    tables: tuple[str, ...] | None = None
+    start: int | None = None
+    stop: int | None = None
+    since: int | None = None  #: seconds since the epoch
+    until: int | None = None
+    kinds: frozenset[int] | None = None
+
+    @classmethod
+    def make(cls, tables=None, start=None, stop=None, since=None, until=None, change_types=None) -> RowsFilter:
+        if isinstance(tables, str):
+            tables = (tables,)
+        kinds = None
+        if change_types is not None:
+            change_types = set(change_types)
+            unknown = change_types - set(_KIND_NAMES)
+            if unknown:
+                raise ValueError(f"change_types: {sorted(unknown)} not among {sorted(_KIND_NAMES)}")
+            kinds = frozenset(int(_KIND_NAMES[c]) for c in change_types)
+        return cls(
+            tables=None if tables is None else tuple(tables), start=start, stop=stop,
+            since=_epoch(since), until=_epoch(until), kinds=kinds,
+        )
+
+    def table(self, name: str) -> bool:
+        return self.tables is None or any(fnmatch.fnmatchcase(name, pat) for pat in self.tables)
+
+    def events(self, index: EventIndex, *, first: bool, last: bool) -> np.ndarray:
+        """Boolean mask of the events (rows events, in practice) the filter keeps."""
+        keep = np.ones(len(index), bool)
+        if first and self.start is not None:
+            keep &= index.offset >= self.start
+        if last and self.stop is not None:
+            keep &= index.offset < self.stop
+        if self.since is not None:
+            keep &= index.timestamp.astype(np.int64) >= self.since
+        if self.until is not None:
+            keep &= index.timestamp.astype(np.int64) < self.until
+        if self.kinds is not None:
+            kind = np.full(256, -1, np.int64)
+            for code, (k, _) in ROWS_EVENTS.items():
+                kind[code] = k
+            keep &= np.isin(kind[index.type_code], list(self.kinds)) | (kind[index.type_code] < 0)
+        return keep
+
+
+def _epoch(when: datetime | None) -> int | None:
+    if when is None:
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return int(when.timestamp())
 
 
 class DecodeWarning(UserWarning):
@@ -58,6 +130,12 @@ class Binlog:
         charsets: dict[str, dict[str, str]] | None = None,
         names: dict[str, Sequence[str]] | None = None,
         invalid_dates: str = "null",
+        tables: str | Sequence[str] | None = None,
+        start: int | None = None,
+        stop: int | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        change_types: Iterable[str] | None = None,
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
     ) -> None:
         self.paths = _as_paths(paths)
@@ -69,6 +147,7 @@ class Binlog:
         if invalid_dates not in ("null", "string"):
             raise ValueError(f"invalid_dates must be 'null' or 'string', not {invalid_dates!r}")
         self._invalid_dates = invalid_dates
+        self.filter = RowsFilter.make(tables, start, stop, since, until, change_types)
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -120,13 +199,16 @@ class Binlog:
             for _, maps, _, _, layout in self._walk():
                 for lid in layout.tolist():  # in log order: first rows event first
                     name = maps.layouts[lid].name
-                    counts[name] = counts.get(name, 0) + 1
+                    if self.filter.table(name):
+                        counts[name] = counts.get(name, 0) + 1
             self._tables = counts
         return list(self._tables)
 
     def _check_undecoded(self, f: BinlogFile, maps: TableMaps, seg: Segment, wanted) -> None:
         tc = seg.index.type_code
-        bad = np.flatnonzero(np.isin(tc, _UNDECODED_ROWS) | (tc == EventType.TRANSACTION_PAYLOAD_EVENT))
+        bad = np.isin(tc, _UNDECODED_ROWS) | (tc == EventType.TRANSACTION_PAYLOAD_EVENT)
+        bad &= self.filter.events(seg.index, first=f is self.files[0], last=f is self.files[-1])
+        bad = np.flatnonzero(bad)
         for i in bad.tolist():
             code = int(tc[i])
             if code == EventType.TRANSACTION_PAYLOAD_EVENT:
@@ -135,7 +217,7 @@ class Binlog:
                 tid = int(maps.table_ids(seg.index.take(np.array([i])))[0])
                 lid = maps.current.get(tid)
                 table = maps.layouts[lid].name if lid is not None else None
-            if table is None or wanted(table):
+            if table is None or (wanted(table) and self.filter.table(table)):
                 raise UnsupportedError(
                     f"{event_type_name(code)} is not decoded by this version of vecbinlog; "
                     "its rows would be missing, so reading stops here",
@@ -150,7 +232,8 @@ class Binlog:
                 continue
             # layout id -> table name, kept as Python strings (NumPy would drop trailing NULs)
             name_of = [tm.name for tm in maps.layouts]
-            keep = np.array([wanted(n) for n in name_of], bool)[layout]
+            keep = np.array([wanted(n) and self.filter.table(n) for n in name_of], bool)[layout]
+            keep &= self.filter.events(seg.index.take(rows_pos), first=f is self.files[0], last=f is self.files[-1])
             if not keep.any():
                 continue
             rows_pos, layout = rows_pos[keep], layout[keep]
@@ -344,6 +427,12 @@ def open(
     charsets: dict[str, dict[str, str]] | None = None,
     names: dict[str, Sequence[str]] | None = None,
     invalid_dates: str = "null",
+    tables: str | Sequence[str] | None = None,
+    start: int | None = None,
+    stop: int | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    change_types: Iterable[str] | None = None,
     segment_bytes: int = DEFAULT_SEGMENT_BYTES,
 ) -> Binlog:
     """Open binlog files for reading.
@@ -367,6 +456,8 @@ def open(
     invalid_dates : zero or partly-zero dates ('0000-00-00', '2020-00-15'), which MySQL allows
         and Arrow cannot hold: ``"null"`` (null, with a DecodeWarning counting them) or
         ``"string"`` (temporal columns as MySQL's own text, nothing lost).
+    tables, start, stop, since, until, change_types : filters applied before decoding, so
+        that what they leave out is never decoded (see :class:`RowsFilter`).
     segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
 
     Examples
@@ -377,7 +468,8 @@ def open(
     """
     return Binlog(
         paths, strict=strict, verify_checksums=verify_checksums, signedness=signedness,
-        charsets=charsets, names=names, invalid_dates=invalid_dates, segment_bytes=segment_bytes,
+        charsets=charsets, names=names, invalid_dates=invalid_dates, tables=tables, start=start, stop=stop,
+        since=since, until=until, change_types=change_types, segment_bytes=segment_bytes,
     )
 
 
