@@ -116,8 +116,39 @@ def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[str]:
 class Binlog:
     """One binlog file or an ordered list of them, read as one change log.
 
-    Use :func:`vecbinlog.open` to make one. Files are memory-mapped; the object is a
-    context manager that unmaps them.
+    ``vecbinlog.open`` is this class. Files are memory-mapped; the object is a context
+    manager that unmaps them.
+
+    Parameters
+    ----------
+    paths : a binlog file, or a list of them in log order.
+    strict : raise :class:`~vecbinlog.TruncatedError` at a truncated last event (a file
+        still being written, or a partial copy) instead of warning and decoding every
+        complete event before it.
+    verify_checksums : check the CRC32 of every event that is decoded (when the file has
+        checksums); a mismatch raises :class:`~vecbinlog.ChecksumError`.
+    signedness : override what the binlog says (or does not say) about integer columns:
+        ``{"db.table": {"column or @N": "unsigned" | "signed" | True | False}}``;
+        ``"*"`` as table applies to every table.
+    charsets : the MySQL character set of text columns when the binlog does not carry it
+        (MySQL MINIMAL metadata before 8.0, MariaDB NO_LOG):
+        ``{"db.table": {"column or @N": "utf8mb4"}}``; ``"*"`` applies to every table.
+    names : column names for tables whose binlog has none (``binlog_row_metadata`` other than
+        FULL): ``{"db.table": ["id", "customer", ...]}``, one name per column, in order.
+    invalid_dates : zero or partly-zero dates ('0000-00-00', '2020-00-15'), which MySQL allows
+        and Arrow cannot hold: ``"null"`` (null, with a DecodeWarning counting them) or
+        ``"string"`` (temporal columns as MySQL's own text, nothing lost).
+    tables, start, stop, since, until, change_types : filters applied before decoding, so
+        that what they leave out is never decoded (see :class:`RowsFilter`).
+    segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
+
+    Examples
+    --------
+    >>> import vecbinlog
+    >>> with vecbinlog.open("data/sample/mariadb-bin.000001") as log:   # doctest: +SKIP
+    ...     orders = log.read_table("shop.orders")
+    >>> orders.num_rows   # doctest: +SKIP
+    7
     """
 
     def __init__(
@@ -418,59 +449,8 @@ def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) ->
         ) from exc
 
 
-def open(
-    paths: PathLike | Sequence[PathLike],
-    *,
-    strict: bool = False,
-    verify_checksums: bool = True,
-    signedness: dict[str, dict[str, bool | str]] | None = None,
-    charsets: dict[str, dict[str, str]] | None = None,
-    names: dict[str, Sequence[str]] | None = None,
-    invalid_dates: str = "null",
-    tables: str | Sequence[str] | None = None,
-    start: int | None = None,
-    stop: int | None = None,
-    since: datetime | None = None,
-    until: datetime | None = None,
-    change_types: Iterable[str] | None = None,
-    segment_bytes: int = DEFAULT_SEGMENT_BYTES,
-) -> Binlog:
-    """Open binlog files for reading.
-
-    Parameters
-    ----------
-    paths : a binlog file, or a list of them in log order.
-    strict : raise :class:`~vecbinlog.TruncatedError` at a truncated last event (a file
-        still being written, or a partial copy) instead of warning and decoding every
-        complete event before it.
-    verify_checksums : check the CRC32 of every event that is decoded (when the file has
-        checksums); a mismatch raises :class:`~vecbinlog.ChecksumError`.
-    signedness : override what the binlog says (or does not say) about integer columns:
-        ``{"db.table": {"column or @N": "unsigned" | "signed" | True | False}}``;
-        ``"*"`` as table applies to every table.
-    charsets : the MySQL character set of text columns when the binlog does not carry it
-        (MySQL MINIMAL metadata before 8.0, MariaDB NO_LOG):
-        ``{"db.table": {"column or @N": "utf8mb4"}}``; ``"*"`` applies to every table.
-    names : column names for tables whose binlog has none (``binlog_row_metadata`` other than
-        FULL): ``{"db.table": ["id", "customer", ...]}``, one name per column, in order.
-    invalid_dates : zero or partly-zero dates ('0000-00-00', '2020-00-15'), which MySQL allows
-        and Arrow cannot hold: ``"null"`` (null, with a DecodeWarning counting them) or
-        ``"string"`` (temporal columns as MySQL's own text, nothing lost).
-    tables, start, stop, since, until, change_types : filters applied before decoding, so
-        that what they leave out is never decoded (see :class:`RowsFilter`).
-    segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
-
-    Examples
-    --------
-    >>> import vecbinlog
-    >>> with vecbinlog.open("data/sample/mysql-bin.000001") as log:   # doctest: +SKIP
-    ...     orders = log.read_table("shop.orders")
-    """
-    return Binlog(
-        paths, strict=strict, verify_checksums=verify_checksums, signedness=signedness,
-        charsets=charsets, names=names, invalid_dates=invalid_dates, tables=tables, start=start, stop=stop,
-        since=since, until=until, change_types=change_types, segment_bytes=segment_bytes,
-    )
+#: ``vecbinlog.open(paths, **options)`` is the :class:`Binlog` constructor.
+open = Binlog
 
 
 def read_table(paths: PathLike | Sequence[PathLike], table: str, **options: Any) -> pa.Table:
