@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ..constants import ColumnType as T
 from ..table_map import ColumnSpec
-from . import bits, decimal, enums, floats, geometry, ints, raw, strings, temporal, vector
+from . import bits, compressed, decimal, enums, floats, geometry, ints, raw, strings, temporal, vector
 from . import mysqljson
 from .common import ColumnData, DecodeOptions
 
@@ -33,6 +33,8 @@ DECODERS: dict[int, ModuleType] = {
     T.MYSQL_TYPE_STRING: strings,
     T.MYSQL_TYPE_BLOB: strings,
     T.MYSQL_TYPE_NEWDECIMAL: decimal,
+    T.MYSQL_TYPE_VARCHAR_COMPRESSED: compressed,
+    T.MYSQL_TYPE_BLOB_COMPRESSED: compressed,
     T.MYSQL_TYPE_BIT: bits,
     T.MYSQL_TYPE_ENUM: enums,
     T.MYSQL_TYPE_SET: enums,
@@ -58,7 +60,7 @@ def arrow_field(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.Field
     """The Arrow field a column decodes to (before any data-driven fallback)."""
     module = decoder_for(spec)
     metadata = {b"mysql_type": spec.type_name.encode()}
-    if module is strings:
+    if module in (strings, compressed):
         cs = strings.column_charset(spec, name, options)
         metadata[b"mysql_charset"] = (cs or "unknown").encode()
     if module is geometry and spec.geometry_type is not None:

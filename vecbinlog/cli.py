@@ -1,0 +1,794 @@
+"""The ``vecbinlog`` command line: look into binlogs and export their change logs.
+
+Commands: ``info``, ``tables``, ``cat``, ``to-parquet``. Run ``vecbinlog COMMAND --help``.
+
+Exit codes: 0 success, 1 a file could not be read (a :class:`vecbinlog.BinlogError`, or an
+OS error such as a missing file), 2 bad usage. Errors are one line on stderr,
+``vecbinlog: error: <file>, offset N, EVENT: message``; ``--debug`` adds the traceback.
+
+How values are printed (``cat``, and ``to-parquet --format csv``): as Arrow's ``to_pylist()``
+gives them, then
+
+* binary (BINARY/VARBINARY/BLOB, text of unknown charset): lowercase hex (``bytes.fromhex``
+  reverses it); the ``table`` format prefixes it with ``0x``;
+* DATETIME/TIMESTAMP/DATE: ISO 8601 (``datetime.isoformat()``; TIMESTAMPs end in ``+00:00``);
+  in CSV, Arrow's own text (``2026-11-21 20:00:21.000000Z``);
+* TIME (duration): MySQL's text, ``[-]HH:MM:SS[.ffffff]``;
+* DECIMAL: the exact decimal text (a JSON string in jsonl);
+* lists (SET, ``_absent``), structs (GEOMETRY), vectors: JSON text in table and CSV;
+* NULL: ``null`` in jsonl, an empty field in CSV (an empty string is ``""``), ``NULL`` in table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import decimal
+import json
+import math
+import os
+import sys
+import time
+import traceback
+import urllib.parse
+import warnings
+from pathlib import Path
+from typing import Any, Iterable, Iterator, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from . import __version__
+from .errors import BinlogError
+
+PROG = "vecbinlog"
+ROW_GROUP_ROWS = 128 * 1024  #: rows per Parquet row group (bounded row groups)
+CHANGE_TYPES = ("insert", "update", "delete")
+
+
+class UsageError(Exception):
+    """Bad usage found after parsing (e.g. a table the binlog does not have): exit 2."""
+
+
+# ---------------------------------------------------------------------------------------
+# value formatting
+# ---------------------------------------------------------------------------------------
+def _time_text(td: _dt.timedelta) -> str:
+    """A TIME value as MySQL prints it: ``[-]HH:MM:SS[.ffffff]`` (hours may exceed 24)."""
+    us = td // _dt.timedelta(microseconds=1)
+    sign = "-" if us < 0 else ""
+    us = abs(us)
+    secs, frac = divmod(us, 1_000_000)
+    h, rem = divmod(secs, 3600)
+    m, s = divmod(rem, 60)
+    out = f"{sign}{h:02d}:{m:02d}:{s:02d}"
+    return out + (f".{frac:06d}" if frac else "")
+
+
+def json_value(v: Any) -> Any:
+    """A ``to_pylist()`` value as JSON: bytes as hex, temporal values as ISO text, TIME as
+    ``HH:MM:SS``, Decimal as its exact text, NaN/inf as strings; lists and dicts recursively."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else str(v)
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v).hex()
+    if isinstance(v, _dt.timedelta):
+        return _time_text(v)
+    if isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, dict):
+        return {str(k): json_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [json_value(x) for x in v]
+    return str(v)
+
+
+def _column_pylist(col: pa.Array) -> list[Any]:
+    """``col.to_pylist()``, falling back to Arrow's text for values Python cannot hold
+    (the year 0 of a DATE/DATETIME)."""
+    try:
+        return col.to_pylist()
+    except (ValueError, OverflowError):
+        return col.cast(pa.string()).to_pylist()
+
+
+def _is_binary(t: pa.DataType) -> bool:
+    return pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t)
+
+
+def _is_nested(t: pa.DataType) -> bool:
+    return pa.types.is_nested(t)
+
+
+def _is_numeric(t: pa.DataType) -> bool:
+    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
+
+
+def batch_json_rows(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
+    cols = [[json_value(v) for v in _column_pylist(c)] for c in batch.columns]
+    names = batch.schema.names
+    for row in zip(*cols):
+        yield dict(zip(names, row))
+
+
+def _display(v: Any, t: pa.DataType) -> str:
+    if v is None:
+        return "NULL"
+    if _is_binary(t) or isinstance(v, (bytes, bytearray)):
+        return "0x" + bytes(v).hex()
+    if isinstance(v, str):
+        return v
+    j = json_value(v)
+    if isinstance(j, (list, dict)):
+        return json.dumps(j, ensure_ascii=False)
+    return str(j)
+
+
+def csv_ready(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """The batch with every column Arrow's CSV writer cannot write as text made text:
+    binary as hex, TIME as ``HH:MM:SS``, lists and structs as JSON, dictionaries decoded."""
+    arrays, fields = [], []
+    for f, col in zip(batch.schema, batch.columns):
+        t = col.type
+        if pa.types.is_dictionary(t):
+            col = col.cast(t.value_type)
+            t = col.type
+        if _is_binary(t) or _is_nested(t) or pa.types.is_duration(t):
+            vals = [json_value(v) for v in _column_pylist(col)]
+            if _is_nested(t):
+                vals = [None if v is None else json.dumps(v, ensure_ascii=False) for v in vals]
+            col = pa.array(vals, pa.string())
+        arrays.append(col)
+        fields.append(pa.field(f.name, col.type, f.nullable))
+    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
+
+
+# ---------------------------------------------------------------------------------------
+# progress and warnings
+# ---------------------------------------------------------------------------------------
+class Progress:
+    """A tqdm bar on stderr of binlog bytes done (and rows/s), per batch; a no-op unless
+    stderr is a terminal and ``--quiet`` is not given."""
+
+    def __init__(self, log, args: argparse.Namespace, desc: str = "") -> None:
+        self.enabled = not args.quiet and _stderr_isatty()
+        self.base: dict[str, int] = {}
+        total = 0
+        for f in log.files:
+            self.base.setdefault(f.name, total)
+            total += f.size
+        self.total = total
+        self.rows = 0
+        self.t0 = time.monotonic()
+        self.bar = None
+        if self.enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(
+                total=total, desc=desc, unit="B", unit_scale=True, unit_divisor=1024,
+                file=sys.stderr, leave=False, dynamic_ncols=True,
+            )
+
+    def start(self, desc: str) -> None:
+        """Start over (another pass over the files, for the next table)."""
+        if self.bar is not None:
+            self.bar.reset(total=self.total)
+            self.bar.set_description(desc)
+
+    def batch(self, batch: pa.RecordBatch) -> None:
+        self.rows += batch.num_rows
+        if self.bar is None or batch.num_rows == 0:
+            return
+        last_file = batch.column("_log_file")[-1].as_py()
+        done = self.base.get(last_file, 0) + int(batch.column("_log_pos")[-1].as_py())
+        if done > self.bar.n:
+            self.bar.update(done - self.bar.n)
+        rate = self.rows / max(time.monotonic() - self.t0, 1e-9)
+        self.bar.set_postfix_str(f"{self.rows:,} rows, {rate:,.0f} rows/s", refresh=False)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _stderr_isatty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def _warn_line(msg: str) -> None:
+    line = f"{PROG}: warning: {' '.join(msg.split())}"
+    try:
+        from tqdm import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+    except ImportError:  # pragma: no cover
+        print(line, file=sys.stderr)
+
+
+# ---------------------------------------------------------------------------------------
+# argument types
+# ---------------------------------------------------------------------------------------
+def _iso_datetime(text: str) -> _dt.datetime:
+    try:
+        return _dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"not an ISO date-time: {text!r} (e.g. 2024-05-01, 2024-05-01T12:00:00, 2024-05-01 12:00+02:00)"
+        ) from None
+
+
+def _position(text: str) -> int:
+    try:
+        v = int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a byte offset: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"a byte offset cannot be negative: {text}")
+    return v
+
+
+def _change_types(text: str) -> list[str]:
+    items = [s.strip().lower() for s in text.split(",") if s.strip()]
+    bad = [s for s in items if s not in CHANGE_TYPES]
+    if bad or not items:
+        raise argparse.ArgumentTypeError(
+            f"{', '.join(bad) or repr(text)}: change types are some of {', '.join(CHANGE_TYPES)} (comma-separated)"
+        )
+    return items
+
+
+def _positive(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text}")
+    return v
+
+
+# ---------------------------------------------------------------------------------------
+# the parser
+# ---------------------------------------------------------------------------------------
+EPILOG = """\
+exit codes: 0 success, 1 a file could not be read (decoding error, missing file),
+2 bad usage. Errors are one line on stderr; --debug prints the traceback.
+
+coming: `vecbinlog snapshot` (the table's state at a position, from its change log) is
+not built yet.
+"""
+
+
+def _common(debug_default: Any = False) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    g = p.add_argument_group("output")
+    g.add_argument("-q", "--quiet", action="store_true", default=debug_default,
+                   help="no progress bar and no warnings on stderr (errors are still printed)")
+    g.add_argument("--debug", action="store_true", default=debug_default,
+                   help="print the Python traceback of an error")
+    return p
+
+
+def _reading() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("files", metavar="FILE", nargs="+",
+                   help="binlog files, in log order (read as one change log)")
+    f = p.add_argument_group(
+        "filters (applied before decoding; passed to vecbinlog.open)"
+    )
+    f.add_argument("--tables", metavar="GLOB", action="append",
+                   help="only tables matching these db.table glob patterns, e.g. 'shop.*'; "
+                        "repeat the option or separate patterns with commas")
+    f.add_argument("--start", metavar="POS", type=_position,
+                   help="only rows events at or after this byte offset of the first file "
+                        "(as mysqlbinlog --start-position)")
+    f.add_argument("--stop", metavar="POS", type=_position,
+                   help="only rows events before this byte offset of the last file "
+                        "(as mysqlbinlog --stop-position)")
+    f.add_argument("--since", metavar="DATETIME", type=_iso_datetime,
+                   help="only rows events at or after this ISO date-time (no time zone = UTC)")
+    f.add_argument("--until", metavar="DATETIME", type=_iso_datetime,
+                   help="only rows events before this ISO date-time (no time zone = UTC)")
+    f.add_argument("--change-types", metavar="TYPES", type=_change_types,
+                   help="only these changes: some of insert,update,delete (comma-separated)")
+    d = p.add_argument_group("decoding")
+    d.add_argument("--strict", action="store_true",
+                   help="a truncated last event is an error (exit 1) instead of a warning")
+    d.add_argument("--no-verify-checksums", action="store_true",
+                   help="do not check the CRC32 of the events")
+    d.add_argument("--invalid-dates", choices=("null", "string"), default="null",
+                   help="zero dates ('0000-00-00'): null (default), or every temporal column "
+                        "as MySQL's text")
+    return p
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Decode MySQL/MariaDB binary logs (row-based) into Apache Arrow: "
+                    "inspect them, print a table's change log, export every table to Parquet.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        parents=[_common(argparse.SUPPRESS)],
+    )
+    parser.add_argument("-V", "--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    common = [_common(argparse.SUPPRESS), _reading()]
+
+    def add(name: str, help: str, description: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=description, parents=common,
+                              epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+
+    p = add("info", "versions, checksum, time range, events by type, tables and their row changes",
+            "What the files hold: server and binlog version, checksum, time range (UTC), events "
+            "by type, where reading stopped (a truncated file), and every table with its rows "
+            "events (counted from the headers, unfiltered) and row changes (counted by decoding "
+            "the table with the filters applied: inserts, updates as before+after pairs counted "
+            "once, deletes, and the total of row images).")
+    p.add_argument("--json", action="store_true", help="machine-readable output (one JSON document)")
+    p.add_argument("--no-decode", action="store_true",
+                   help="only walk the event headers: do not decode tables to count row changes")
+    p.set_defaults(func=cmd_info)
+
+    p = add("tables", "every table with its columns, Arrow types and MySQL types",
+            "Every table with rows events (filtered by --tables), with its columns as its first "
+            "TABLE_MAP declares them: the Arrow type, and the MySQL type and charset from the "
+            "field metadata. The change-log columns (_change_type, ...) are not listed.")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_tables)
+
+    p = add("cat", "print a table's change log (aligned text, CSV or JSON lines)",
+            "Print the change log of one table, in log order. Values are Arrow's to_pylist() "
+            "values; binary as hex (0x... in the table format), temporal values in ISO 8601, "
+            "TIME as [-]HH:MM:SS[.ffffff], DECIMAL exact, lists/structs as JSON.")
+    p.add_argument("--table", "-t", required=True, metavar="DB.TABLE", help="the table to print")
+    p.add_argument("--format", "-f", choices=("table", "csv", "jsonl"), default="table",
+                   help="table: aligned text, long cells truncated (default); csv: with a "
+                        "header, NULL as an empty field; jsonl: one JSON object per row")
+    p.add_argument("--limit", "-n", type=_positive, metavar="N", help="print at most N rows")
+    p.add_argument("--max-width", type=_positive, default=40, metavar="CHARS",
+                   help="table format: cut cells longer than this (default 40; 0 = never)")
+    p.set_defaults(func=cmd_cat)
+
+    p = add("to-parquet", "write every table's change log as a Parquet (or Arrow, CSV) dataset",
+            "Write one dataset per table in hive-style folders, "
+            "OUTDIR/table=db.table/part-00000.parquet, while decoding (one record batch at a "
+            "time: a table is never held whole). Parquet is zstd-compressed with row groups of "
+            f"at most {ROW_GROUP_ROWS} rows. When a table's layout changes (ALTER TABLE), a new "
+            "part file starts with the new schema.")
+    p.add_argument("outdir", metavar="OUTDIR", help="the output folder (created if missing)")
+    p.add_argument("--format", "-f", choices=("parquet", "arrow", "csv"), default="parquet",
+                   help="parquet (default); arrow: an Arrow IPC file per part (zstd); csv: a CSV "
+                        "per part, values as `cat --format csv` prints them")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace the part files of tables already in OUTDIR (otherwise an error)")
+    p.set_defaults(func=cmd_to_parquet)
+    return parser
+
+
+def _open(args: argparse.Namespace):
+    import vecbinlog
+
+    tables = None
+    if args.tables:
+        tables = [t.strip() for arg in args.tables for t in arg.split(",") if t.strip()]
+    return vecbinlog.open(
+        args.files, strict=args.strict, verify_checksums=not args.no_verify_checksums,
+        invalid_dates=args.invalid_dates, tables=tables, start=args.start, stop=args.stop,
+        since=args.since, until=args.until, change_types=args.change_types,
+    )
+
+
+def _utc(ts: int | None) -> str | None:
+    if ts is None:
+        return None
+    return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+# ---------------------------------------------------------------------------------------
+# commands
+# ---------------------------------------------------------------------------------------
+def _count_changes(log, table: str, progress: Progress) -> dict[str, int]:
+    counts = {"insert": 0, "update": 0, "delete": 0, "row_images": 0}
+    for batch in log.iter_batches(table):
+        progress.batch(batch)
+        counts["row_images"] += batch.num_rows
+        vc = pc.value_counts(batch.column("_change_type").cast(pa.string()))
+        for item in vc.to_pylist():
+            kind, n = item["values"], item["counts"]
+            if kind in ("insert", "delete"):
+                counts[kind] += n
+            elif kind == "update_postimage":
+                counts["update"] += n
+    return counts
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    errors: list[BaseException] = []
+    with _open(args) as log:
+        info = log.info()
+        tables: dict[str, dict[str, Any]] = {}
+        for f in info["files"]:
+            f["first_time"] = _utc(f["first_timestamp"])
+            f["last_time"] = _utc(f["last_timestamp"])
+            for name, n in f["rows_events_by_table"].items():
+                if log.filter.table(name):
+                    tables.setdefault(name, {"rows_events": 0})["rows_events"] += n
+        if not args.no_decode:
+            with Progress(log, args) as progress:
+                for name in log.tables:
+                    progress.start(name)
+                    try:
+                        tables.setdefault(name, {"rows_events": 0}).update(_count_changes(log, name, progress))
+                    except BinlogError as exc:
+                        tables[name]["error"] = str(exc)
+                        errors.append(exc)
+    out = {
+        "files": info["files"],
+        "tables": tables,
+        "row_counts": None if args.no_decode else
+        "decoded: insert, update (pairs of images counted once), delete, row_images; filters applied",
+    }
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+    else:
+        _print_info(out, args)
+    if errors:
+        raise errors[0]
+    return 0
+
+
+def _print_info(out: dict[str, Any], args: argparse.Namespace) -> None:
+    w = sys.stdout.write
+    for f in out["files"]:
+        w(f"{f['path']}  ({f['size']:,} bytes)\n")
+        rows = [
+            ("server version", f["server_version"]),
+            ("binlog version", str(f["binlog_version"])),
+            ("checksum", f["checksum"]),
+            ("time range", f"{f['first_time']} .. {f['last_time']}" if f["first_time"] else "-"),
+        ]
+        if f.get("format_descriptions", 1) != 1:
+            rows.append(("format descriptions", str(f["format_descriptions"])))
+        stop = f["stopped_at"]
+        rows.append(("stopped at", "end of file (complete)" if stop is None
+                     else f"offset {stop['offset']}: {stop['reason']}"))
+        for k, v in rows:
+            w(f"  {k:<16} {v}\n")
+        ev = f["events"]
+        w(f"  events           {sum(ev.values()):,}\n")
+        width = max((len(k) for k in ev), default=0)
+        for k, v in sorted(ev.items(), key=lambda kv: (-kv[1], kv[0])):
+            w(f"    {k:<{width}}  {v:>8,}\n")
+    tables = out["tables"]
+    w("\n")
+    if not tables:
+        w("tables: none with rows events\n")
+        return
+    decoded = out["row_counts"] is not None
+    head = ["table", "rows events"] + (["inserts", "updates", "deletes", "row images"] if decoded else [])
+    body = []
+    for name, t in tables.items():
+        row = [name, f"{t['rows_events']:,}"]
+        if decoded:
+            if "error" in t:
+                row += ["error", "", "", ""]
+            else:
+                row += [f"{t.get(k, 0):,}" for k in ("insert", "update", "delete", "row_images")]
+        body.append(row)
+    _print_aligned(head, body, right=[False] + [True] * (len(head) - 1))
+    if decoded:
+        w("(rows events: counted from the event headers, all files, unfiltered; inserts, updates, "
+          "deletes, row images: counted by decoding each table with the filters; an update "
+          "has two row images)\n")
+
+
+def _print_aligned(head: list[str], body: list[list[str]], right: list[bool]) -> None:
+    widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
+
+    def line(r: list[str]) -> str:
+        return "  ".join(c.rjust(wd) if rj else c.ljust(wd) for c, wd, rj in zip(r, widths, right)).rstrip()
+
+    print(line(head))
+    print("  ".join("-" * wd for wd in widths))
+    for r in body:
+        print(line(r))
+
+
+def cmd_tables(args: argparse.Namespace) -> int:
+    out: dict[str, list[dict[str, Any]]] = {}
+    with _open(args) as log:
+        for name in log.tables:
+            cols = []
+            for field in log.schema(name):
+                md = {k.decode(): v.decode() for k, v in (field.metadata or {}).items()}
+                if "mysql_type" not in md:
+                    continue  # a change-log column (_change_type, ...)
+                cols.append({"name": field.name, "arrow_type": str(field.type), "nullable": field.nullable,
+                             "mysql_type": md.get("mysql_type"), "mysql_charset": md.get("mysql_charset")})
+            out[name] = cols
+    if args.json:
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 0
+    first = True
+    for name, cols in out.items():
+        if not first:
+            print()
+        first = False
+        print(f"{name}  ({len(cols)} columns)")
+        body = [[c["name"], c["arrow_type"], c["mysql_type"] or "", c["mysql_charset"] or ""] for c in cols]
+        _print_aligned(["  column", "arrow type", "mysql type", "charset"],
+                       [["  " + r[0]] + r[1:] for r in body], right=[False] * 4)
+    if not out:
+        print("no tables with rows events", file=sys.stderr)
+    return 0
+
+
+def _check_table(log, table: str) -> None:
+    if table not in log.tables:
+        known = ", ".join(log.tables) or "none"
+        raise UsageError(f"table {table!r} has no rows events in {', '.join(log.paths)} "
+                         f"(with these filters); tables: {known}")
+
+
+def _limited(batches: Iterable[pa.RecordBatch], limit: int | None) -> Iterator[pa.RecordBatch]:
+    left = limit
+    for b in batches:
+        if left is not None:
+            if left <= 0:
+                return
+            if b.num_rows > left:
+                b = b.slice(0, left)
+            left -= b.num_rows
+        yield b
+        if left is not None and left <= 0:
+            return
+
+
+def cmd_cat(args: argparse.Namespace) -> int:
+    out = sys.stdout
+    with _open(args) as log:
+        _check_table(log, args.table)
+        with Progress(log, args, args.table) as progress:
+            gen = log.iter_batches(args.table)
+            try:
+                batches = _limited(gen, args.limit)
+                if args.format == "jsonl":
+                    for b in batches:
+                        progress.batch(b)
+                        for row in batch_json_rows(b):
+                            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+                elif args.format == "csv":
+                    import pyarrow.csv as pacsv
+
+                    out.flush()
+                    schema = writer = None
+                    for b in batches:
+                        progress.batch(b)
+                        cb = csv_ready(b)
+                        if writer is None or not cb.schema.equals(schema):
+                            writer = pacsv.CSVWriter(sys.stdout.buffer, cb.schema)  # a new header
+                            schema = cb.schema
+                        writer.write_batch(cb)
+                    sys.stdout.buffer.flush()
+                else:
+                    _cat_table(batches, progress, args.max_width)
+            finally:
+                gen.close()
+    return 0
+
+
+def _cat_table(batches: Iterable[pa.RecordBatch], progress: Progress, max_width: int) -> None:
+    names: list[str] | None = None
+    widths: list[int] = []
+    right: list[bool] = []
+
+    def cut(s: str, wd: int) -> str:
+        s = s.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+        return s if len(s) <= wd else s[: max(wd - 1, 0)] + "…"
+
+    for b in batches:
+        progress.batch(b)
+        cols = [[_display(v, c.type) for v in _column_pylist(c)] for c in b.columns]
+        if b.schema.names != names:  # first batch, or the layout changed: a new header
+            if names is not None:
+                print()
+            names = b.schema.names
+            right = [_is_numeric(c.type) for c in b.columns]
+            widths = []
+            for name, col in zip(names, cols):
+                wd = max([len(name)] + [len(s) for s in col[:1000]])
+                widths.append(min(wd, max_width) if max_width else wd)
+            print("  ".join(cut(n, wd).ljust(wd) for n, wd in zip(names, widths)).rstrip())
+            print("  ".join("-" * wd for wd in widths))
+        for row in zip(*cols):
+            print("  ".join(
+                (cut(s, wd).rjust(wd) if rj else cut(s, wd).ljust(wd)) for s, wd, rj in zip(row, widths, right)
+            ).rstrip())
+
+
+class _PartWriter:
+    """The part files of one table: a new part whenever the schema (or, for Arrow IPC files,
+    a dictionary) changes."""
+
+    def __init__(self, folder: Path, fmt: str) -> None:
+        self.folder = folder
+        self.fmt = fmt
+        self.parts = 0
+        self.rows = 0
+        self.writer = None
+        self.schema: pa.Schema | None = None
+        self.dicts: dict[int, pa.Array] = {}
+        self.files: list[Path] = []
+
+    def _fits(self, batch: pa.RecordBatch) -> bool:
+        if self.writer is None or not batch.schema.equals(self.schema, check_metadata=True):
+            return False
+        if self.fmt == "arrow":  # the IPC file format cannot replace a dictionary
+            for i, d in self.dicts.items():
+                if not batch.column(i).dictionary.equals(d):
+                    return False
+        return True
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if self.fmt == "csv":
+            batch = csv_ready(batch)
+        if not self._fits(batch):
+            self.close()
+            self._open(batch)
+        if self.fmt == "parquet":
+            self.writer.write_batch(batch, row_group_size=ROW_GROUP_ROWS)
+        else:
+            self.writer.write_batch(batch)
+        self.rows += batch.num_rows
+
+    def _open(self, batch: pa.RecordBatch) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        ext = {"parquet": "parquet", "arrow": "arrow", "csv": "csv"}[self.fmt]
+        path = self.folder / f"part-{self.parts:05d}.{ext}"
+        self.parts += 1
+        self.files.append(path)
+        self.schema = batch.schema
+        if self.fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            self.writer = pq.ParquetWriter(path, batch.schema, compression="zstd")
+        elif self.fmt == "arrow":
+            self.dicts = {i: batch.column(i).dictionary for i, f in enumerate(batch.schema)
+                          if pa.types.is_dictionary(f.type)}
+            self.writer = pa.ipc.new_file(path, batch.schema, options=pa.ipc.IpcWriteOptions(compression="zstd"))
+        else:
+            import pyarrow.csv as pacsv
+
+            self.writer = pacsv.CSVWriter(str(path), batch.schema)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+def table_folder(outdir: Path, table: str) -> Path:
+    """``OUTDIR/table=db.table``, the name percent-encoded as hive partitioning expects."""
+    return outdir / f"table={urllib.parse.quote(table, safe='')}"
+
+
+def cmd_to_parquet(args: argparse.Namespace) -> int:
+    outdir = Path(args.outdir)
+    if outdir.exists() and not outdir.is_dir():
+        raise UsageError(f"{outdir} exists and is not a folder")
+    ext = {"parquet": ".parquet", "arrow": ".arrow", "csv": ".csv"}[args.format]
+    with _open(args) as log:
+        tables = log.tables
+        for name in tables:
+            old = [p for p in table_folder(outdir, name).glob("part-*") if p.is_file()]
+            if old and not args.overwrite:
+                raise UsageError(f"{table_folder(outdir, name)} already has part files; "
+                                 "use --overwrite to replace them")
+            for p in old:
+                p.unlink()
+        summary = []
+        with Progress(log, args) as progress:
+            for i, name in enumerate(tables, 1):
+                progress.start(f"[{i}/{len(tables)}] {name}")
+                pw = _PartWriter(table_folder(outdir, name), args.format)
+                try:
+                    for batch in log.iter_batches(name):
+                        progress.batch(batch)
+                        pw.write(batch)
+                finally:
+                    pw.close()
+                summary.append((name, pw.rows, pw.files))
+    if not args.quiet:
+        for name, rows, files in summary:
+            where = files[0].parent if files else table_folder(outdir, name)
+            print(f"{name}: {rows:,} rows, {len(files)} {ext[1:]} file(s) in {where}", file=sys.stderr)
+    return 0
+
+
+# ---------------------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------------------
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (``sys.exit(main())``)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.debug = getattr(args, "debug", False)
+    args.quiet = getattr(args, "quiet", False)
+    seen: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        if args.quiet or text in seen:
+            return
+        seen.add(text)
+        _warn_line(text)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = show
+            return int(args.func(args) or 0)
+    except UsageError as exc:
+        if args.debug:
+            traceback.print_exc()
+        parser.exit(2, f"{PROG}: error: {_one_line(exc)}\n")
+    except BinlogError as exc:
+        if args.debug:
+            traceback.print_exc()
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            _silence_stdout()
+            return 0
+        if args.debug:
+            traceback.print_exc()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{PROG}: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so, in one line unless --debug
+        if args.debug:
+            traceback.print_exc()
+        print(f"{PROG}: internal error: {type(exc).__name__}: {_one_line(exc)}"
+              + ("" if args.debug else " (run with --debug for the traceback)"), file=sys.stderr)
+        return 1
+    return 0  # pragma: no cover
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (``vecbinlog cat ... | head``): no second error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
+def run() -> None:  # pragma: no cover
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
