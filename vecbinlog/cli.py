@@ -30,6 +30,7 @@ import os
 import sys
 import time
 import traceback
+import unicodedata
 import urllib.parse
 import warnings
 from pathlib import Path
@@ -342,14 +343,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output (one JSON document)")
     p.add_argument("--no-decode", action="store_true",
                    help="only walk the event headers: do not decode tables to count row changes")
-    p.set_defaults(func=cmd_info)
+    p.set_defaults(func=cmd_info, parser=p)
 
     p = add("tables", "every table with its columns, Arrow types and MySQL types",
             "Every table with rows events (filtered by --tables), with its columns as its first "
             "TABLE_MAP declares them: the Arrow type, and the MySQL type and charset from the "
             "field metadata. The change-log columns (_change_type, ...) are not listed.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_tables)
+    p.set_defaults(func=cmd_tables, parser=p)
 
     p = add("cat", "print a table's change log (aligned text, CSV or JSON lines)",
             "Print the change log of one table, in log order. Values are Arrow's to_pylist() "
@@ -362,7 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", "-n", type=_positive, metavar="N", help="print at most N rows")
     p.add_argument("--max-width", type=_positive, default=40, metavar="CHARS",
                    help="table format: cut cells longer than this (default 40; 0 = never)")
-    p.set_defaults(func=cmd_cat)
+    p.set_defaults(func=cmd_cat, parser=p)
 
     p = add("to-parquet", "write every table's change log as a Parquet (or Arrow, CSV) dataset",
             "Write one dataset per table in hive-style folders, "
@@ -376,7 +377,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "per part, values as `cat --format csv` prints them")
     p.add_argument("--overwrite", action="store_true",
                    help="replace the part files of tables already in OUTDIR (otherwise an error)")
-    p.set_defaults(func=cmd_to_parquet)
+    p.set_defaults(func=cmd_to_parquet, parser=p)
     return parser
 
 
@@ -531,8 +532,7 @@ def cmd_tables(args: argparse.Namespace) -> int:
         first = False
         print(f"{name}  ({len(cols)} columns)")
         body = [[c["name"], c["arrow_type"], c["mysql_type"] or "", c["mysql_charset"] or ""] for c in cols]
-        _print_aligned(["  column", "arrow type", "mysql type", "charset"],
-                       [["  " + r[0]] + r[1:] for r in body], right=[False] * 4)
+        _print_aligned(["column", "arrow type", "mysql type", "charset"], body, right=[False] * 4)
     if not out:
         print("no tables with rows events", file=sys.stderr)
     return 0
@@ -592,15 +592,37 @@ def cmd_cat(args: argparse.Namespace) -> int:
     return 0
 
 
+def _width(s: str) -> int:
+    """Terminal columns of ``s``: East Asian wide characters and emoji take two."""
+    if s.isascii():
+        return len(s)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
+
+
+def _cut(s: str, wd: int) -> str:
+    """``s`` on one line, cut to ``wd`` terminal columns (with an ellipsis)."""
+    s = s.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
+    if _width(s) <= wd:
+        return s
+    out, used = [], 0
+    for ch in s:
+        w = _width(ch)
+        if used + w > wd - 1:
+            break
+        out.append(ch)
+        used += w
+    return "".join(out) + "…"
+
+
+def _pad(s: str, wd: int, right: bool) -> str:
+    fill = " " * max(wd - _width(s), 0)
+    return fill + s if right else s + fill
+
+
 def _cat_table(batches: Iterable[pa.RecordBatch], progress: Progress, max_width: int) -> None:
     names: list[str] | None = None
     widths: list[int] = []
     right: list[bool] = []
-
-    def cut(s: str, wd: int) -> str:
-        s = s.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
-        return s if len(s) <= wd else s[: max(wd - 1, 0)] + "…"
-
     for b in batches:
         progress.batch(b)
         cols = [[_display(v, c.type) for v in _column_pylist(c)] for c in b.columns]
@@ -610,15 +632,13 @@ def _cat_table(batches: Iterable[pa.RecordBatch], progress: Progress, max_width:
             names = b.schema.names
             right = [_is_numeric(c.type) for c in b.columns]
             widths = []
-            for name, col in zip(names, cols):
-                wd = max([len(name)] + [len(s) for s in col[:1000]])
-                widths.append(min(wd, max_width) if max_width else wd)
-            print("  ".join(cut(n, wd).ljust(wd) for n, wd in zip(names, widths)).rstrip())
+            for name, col, col_t in zip(names, cols, b.schema.types):
+                wd = max([_width(name)] + [_width(_cut(s, 10**6)) for s in col[:1000]])
+                widths.append(min(wd, max_width) if max_width and not _is_numeric(col_t) else wd)
+            print("  ".join(_pad(_cut(n, wd), wd, False) for n, wd in zip(names, widths)).rstrip())
             print("  ".join("-" * wd for wd in widths))
         for row in zip(*cols):
-            print("  ".join(
-                (cut(s, wd).rjust(wd) if rj else cut(s, wd).ljust(wd)) for s, wd, rj in zip(row, widths, right)
-            ).rstrip())
+            print("  ".join(_pad(_cut(s, wd), wd, rj) for s, wd, rj in zip(row, widths, right)).rstrip())
 
 
 class _PartWriter:
@@ -666,7 +686,7 @@ class _PartWriter:
         if self.fmt == "parquet":
             import pyarrow.parquet as pq
 
-            self.writer = pq.ParquetWriter(path, batch.schema, compression="zstd")
+            self.writer = pq.ParquetWriter(path, batch.schema, compression="zstd", use_compliant_nested_type=False)
         elif self.fmt == "arrow":
             self.dicts = {i: batch.column(i).dictionary for i, f in enumerate(batch.schema)
                           if pa.types.is_dictionary(f.type)}
@@ -750,7 +770,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         if args.debug:
             traceback.print_exc()
-        parser.exit(2, f"{PROG}: error: {_one_line(exc)}\n")
+        args.parser.print_usage(sys.stderr)
+        args.parser.exit(2, f"{args.parser.prog}: error: {_one_line(exc)}\n")
     except BinlogError as exc:
         if args.debug:
             traceback.print_exc()

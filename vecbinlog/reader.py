@@ -5,9 +5,9 @@ from __future__ import annotations
 import fnmatch
 import os
 import warnings
+from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from collections import Counter
 from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
@@ -20,7 +20,7 @@ from .errors import UnsupportedError
 from .events import describe_events
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
 from .index import EventIndex
-from .rows import ROWS_TYPE_CODES, TableMaps, locate_images
+from .rows import TableMaps, locate_images
 from .table_map import TableMap
 
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning"]
@@ -28,10 +28,12 @@ __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeW
 PathLike = str | os.PathLike[str]
 
 _UNDECODED_ROWS = np.array(sorted(UNDECODED_ROWS_EVENTS), np.uint8)
-_ROWS_LIKE = np.union1d(ROWS_TYPE_CODES, _UNDECODED_ROWS).astype(np.uint8)
-
 
 _KIND_NAMES = {"insert": RowsKind.WRITE, "update": RowsKind.UPDATE, "delete": RowsKind.DELETE}
+#: event type code -> RowsKind, -1 for events that are not (decoded) rows events
+_KIND_OF_CODE = np.full(256, -1, np.int64)
+for _code, (_kind, _) in ROWS_EVENTS.items():
+    _KIND_OF_CODE[_code] = _kind
 
 
 @dataclass(frozen=True)
@@ -85,10 +87,8 @@ class RowsFilter:
         if self.until is not None:
             keep &= index.timestamp.astype(np.int64) < self.until
         if self.kinds is not None:
-            kind = np.full(256, -1, np.int64)
-            for code, (k, _) in ROWS_EVENTS.items():
-                kind[code] = k
-            keep &= np.isin(kind[index.type_code], list(self.kinds)) | (kind[index.type_code] < 0)
+            kind = _KIND_OF_CODE[index.type_code]
+            keep &= np.isin(kind, list(self.kinds)) | (kind < 0)
         return keep
 
 
@@ -333,11 +333,11 @@ class Binlog:
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table`` as its first TABLE_MAP declares it."""
-        for _, maps, _, _, layout in self._walk():
+        for f, maps, _, _, layout in self._walk():
             for lid in layout.tolist():
                 tm = maps.layouts[lid]
                 if tm.name == table:
-                    return table_schema(tm, self._options(table, "mysql"))
+                    return table_schema(tm, self._options(table, f.formats[0].flavor))
         raise KeyError(f"{table!r} has no rows events")
 
     def verify(self) -> int:

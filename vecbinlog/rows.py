@@ -57,7 +57,7 @@ MIN_CELLS_BUDGET = 1 << 24
 
 
 def _raise_at(file: BinlogFile, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
-    """Raise for the first event where ``bad`` is True (``message`` may use {detail})."""
+    """Raise for the first event where ``bad`` is True."""
     i = int(np.flatnonzero(bad)[0])
     raise cls(
         message, path=file.path, offset=int(index.offset[i]), event_type=event_type_name(int(index.type_code[i]))
