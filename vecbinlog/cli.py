@@ -493,9 +493,8 @@ def _print_info(out: dict[str, Any], args: argparse.Namespace) -> None:
         body.append(row)
     _print_aligned(head, body, right=[False] + [True] * (len(head) - 1))
     if decoded:
-        w("(rows events: counted from the event headers, all files, unfiltered; inserts, updates, "
-          "deletes, row images: counted by decoding each table with the filters; an update "
-          "has two row images)\n")
+        w("rows events: counted from the event headers (only --tables applies); inserts, updates, deletes:\n"
+          "row changes counted by decoding each table, filters applied (an update = 2 row images)\n")
 
 
 def _print_aligned(head: list[str], body: list[list[str]], right: list[bool]) -> None:

@@ -1,0 +1,380 @@
+"""The ``vecbinlog`` command line, run as the installed console script (and ``python -m``).
+
+References are independent of the CLI: the library's ``read_table`` for what the CLI writes
+and prints, and a 10-line walk over the 19-byte event headers for the counts of ``info``.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import decimal
+import io
+import json
+import shutil
+import struct
+import subprocess
+import sys
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pytest
+
+import vecbinlog
+
+from .conftest import DATA, corpus_path
+
+SAMPLE = DATA / "sample" / "mariadb-bin.000001"
+MULTI = "osheroff__mysql-binlog-connector-java/mysql-bin.checksum-crc32"
+TRUNCATED = "blackbeam__rust_mysql_common/binlog_truncated_prev_gtid_event.000001"
+NOT_A_BINLOG = "polardb__polardbx-cdc/mysql_bin.19_1"
+
+EXE = shutil.which("vecbinlog")
+
+# Event type codes -> names, from the servers' sources (log_event.h / log_event.h of MariaDB).
+TYPE_NAMES = {
+    2: "QUERY_EVENT", 4: "ROTATE_EVENT", 15: "FORMAT_DESCRIPTION_EVENT", 16: "XID_EVENT",
+    19: "TABLE_MAP_EVENT", 23: "WRITE_ROWS_EVENT_V1", 24: "UPDATE_ROWS_EVENT_V1",
+    25: "DELETE_ROWS_EVENT_V1", 30: "WRITE_ROWS_EVENT", 31: "UPDATE_ROWS_EVENT",
+    32: "DELETE_ROWS_EVENT", 33: "GTID_LOG_EVENT", 34: "ANONYMOUS_GTID_LOG_EVENT",
+    35: "PREVIOUS_GTIDS_LOG_EVENT", 160: "ANNOTATE_ROWS_EVENT", 161: "BINLOG_CHECKPOINT_EVENT",
+    162: "GTID_EVENT", 163: "GTID_LIST_EVENT",
+}
+ROWS_CODES = {23, 24, 25, 30, 31, 32}
+
+
+def header_walk(path: Path) -> Counter:
+    """Events by type code: the chain of 19-byte headers (type at +4, event_size at +9)."""
+    buf, pos, out = path.read_bytes(), 4, Counter()
+    while pos + 19 <= len(buf):
+        size = struct.unpack_from("<I", buf, pos + 9)[0]
+        if size < 19 or pos + size > len(buf):
+            break  # a truncated last event: not an event
+        out[buf[pos + 4]] += 1
+        pos += size
+    return out
+
+
+def run(*args: str, module: bool = False, check: int | None = 0) -> subprocess.CompletedProcess:
+    if module:
+        cmd = [sys.executable, "-m", "vecbinlog", *args]
+    else:
+        assert EXE, "the vecbinlog console script is not installed (pip install -e .)"
+        cmd = [EXE, *args]
+    p = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", timeout=300)
+    if check is not None:
+        assert p.returncode == check, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
+    return p
+
+
+def reference(path, table: str, **options) -> pa.Table:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
+        return vecbinlog.read_table(path, table, **options)
+
+
+def tables_of(path, **options) -> list[str]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
+        with vecbinlog.open(path, **options) as log:
+            return log.tables
+
+
+# -- the documented JSON rendering of to_pylist() values, written again here -------------
+def as_json(v):
+    if isinstance(v, bytes):
+        return v.hex()
+    if isinstance(v, dt.timedelta):
+        us = v // dt.timedelta(microseconds=1)
+        sign, us = ("-" if us < 0 else ""), abs(us)
+        s, frac = divmod(us, 10**6)
+        text = f"{sign}{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
+        return text + (f".{frac:06d}" if frac else "")
+    if isinstance(v, (dt.datetime, dt.date, dt.time)):
+        return v.isoformat()
+    if isinstance(v, decimal.Decimal):
+        return str(v)
+    if isinstance(v, list):
+        return [as_json(x) for x in v]
+    if isinstance(v, dict):
+        return {k: as_json(x) for k, x in v.items()}
+    return v
+
+
+# -- (1) to-parquet ---------------------------------------------------------------------
+def _read_back(outdir: Path, table: str, fmt: str) -> pa.Table:
+    folder = outdir / f"table={table}"
+    assert folder.is_dir(), sorted(p.name for p in outdir.iterdir())
+    got = ds.dataset(folder, format=fmt, partitioning="hive").to_table()
+    # no hive column comes from below the table's own folder; drop one if a reader adds it
+    return got.drop_columns([c for c in ("table",) if c in got.column_names])
+
+
+def _assert_same(got: pa.Table, ref: pa.Table) -> None:
+    assert got.column_names == ref.column_names
+    assert got.num_rows == ref.num_rows
+    for name in ref.column_names:
+        g, r = got.schema.field(name), ref.schema.field(name)
+        assert g.type == r.type, name  # dictionary columns included: same index and value types
+        assert g.equals(r, check_metadata=True), (g, r)
+        a, b = got.column(name), ref.column(name)
+        if pa.types.is_dictionary(r.type):  # the dictionaries may be split differently: compare decoded
+            a, b = a.cast(r.type.value_type), b.cast(r.type.value_type)
+        assert a.equals(b), name
+    assert got.equals(ref)
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "arrow"])
+@pytest.mark.parametrize("source", ["sample", "multi"])
+def test_to_parquet_equals_read_table(tmp_path, fmt, source):
+    path = SAMPLE if source == "sample" else corpus_path(MULTI)
+    out = tmp_path / "out"
+    p = run("to-parquet", str(path), str(out), "--format", fmt)
+    tables = tables_of(path)
+    assert len(tables) >= 2
+    # hive-style: one folder per table, discovered as the partition column `table`
+    parts = ds.dataset(out, format="parquet" if fmt == "parquet" else "ipc", partitioning="hive")
+    assert {str(f.partition_expression) for f in parts.get_fragments()} == {f'(table == "{t}")' for t in tables}
+    for t in tables:
+        files = sorted((out / f"table={t}").iterdir())
+        assert [f.name for f in files] == [f"part-00000.{fmt}"]
+        _assert_same(_read_back(out, t, "parquet" if fmt == "parquet" else "ipc"), reference(path, t))
+        assert f"{t}: {reference(path, t).num_rows:,} rows" in p.stderr
+    # an existing output is not silently replaced
+    again = run("to-parquet", str(path), str(out), "--format", fmt, check=2)
+    assert "--overwrite" in again.stderr
+    run("to-parquet", str(path), str(out), "--format", fmt, "--overwrite", "-q")
+    _assert_same(_read_back(out, tables[0], "parquet" if fmt == "parquet" else "ipc"), reference(path, tables[0]))
+
+
+def test_to_parquet_csv_row_counts(tmp_path):
+    path = corpus_path(MULTI)
+    run("to-parquet", str(path), str(tmp_path), "--format", "csv", "-q")
+    for t in tables_of(path):
+        ref = reference(path, t)
+        with open(tmp_path / f"table={t}" / "part-00000.csv", newline="", encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+        assert rows[0] == ref.column_names
+        assert len(rows) - 1 == ref.num_rows
+        assert [int(r[ref.column_names.index("_log_pos")]) for r in rows[1:]] == ref.column("_log_pos").to_pylist()
+
+
+def test_to_parquet_filters_and_two_files(tmp_path):
+    """Two files (copies of the sample under two names): one part per table in Parquet; the
+    Arrow IPC file format cannot change a dictionary (`_log_file`), so a part per file."""
+    a, b = tmp_path / "bin.000001", tmp_path / "bin.000002"
+    shutil.copy(SAMPLE, a)
+    shutil.copy(SAMPLE, b)
+    ref = reference([a, b], "shop.orders", change_types=["update", "delete"])
+    run("to-parquet", str(a), str(b), str(tmp_path / "pq"), "--tables", "shop.o*", "--change-types", "update,delete")
+    assert [p.name for p in (tmp_path / "pq").iterdir()] == ["table=shop.orders"]
+    _assert_same(_read_back(tmp_path / "pq", "shop.orders", "parquet"), ref)
+    run("to-parquet", str(a), str(b), str(tmp_path / "ipc"), "-f", "arrow", "--tables", "shop.orders",
+        "--change-types", "update,delete")
+    assert len(list((tmp_path / "ipc" / "table=shop.orders").iterdir())) == 2
+    got = _read_back(tmp_path / "ipc", "shop.orders", "ipc")
+    _assert_same(got, ref)
+
+
+def test_schema_change_starts_a_new_part(tmp_path):
+    """ALTER TABLE between batches: the writer starts part-00001 with the new schema."""
+    from vecbinlog.cli import _PartWriter
+
+    with vecbinlog.open(SAMPLE) as log:
+        first = next(log.iter_batches("shop.orders"))
+    altered = first.append_column("added", pa.array(range(first.num_rows), pa.int64()))
+    for fmt, dsfmt in [("parquet", "parquet"), ("arrow", "ipc"), ("csv", "csv")]:
+        w = _PartWriter(tmp_path / fmt, fmt)
+        for batch in (first, first, altered):
+            w.write(batch)
+        w.close()
+        assert [p.name for p in w.files] == [f"part-00000.{fmt}", f"part-00001.{fmt}"]
+        if fmt != "csv":
+            assert ds.dataset(w.files[0], format=dsfmt).to_table().equals(pa.Table.from_batches([first, first]))
+            assert ds.dataset(w.files[1], format=dsfmt).to_table().equals(pa.Table.from_batches([altered]))
+
+
+# -- (2) info ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["sample", MULTI, TRUNCATED])
+def test_info_json_counts_equal_header_walk(name):
+    path = SAMPLE if name == "sample" else corpus_path(name)
+    p = run("info", "--json", str(path))
+    out = json.loads(p.stdout)
+    (f,) = out["files"]
+    walk = header_walk(path)
+    assert f["events"] == {TYPE_NAMES[c]: n for c, n in walk.items()}
+    rows_events = sum(n for c, n in walk.items() if c in ROWS_CODES)
+    assert sum(t["rows_events"] for t in out["tables"].values()) == rows_events
+    for t, counts in out["tables"].items():
+        ref = reference(path, t).column("_change_type").to_pylist()
+        assert counts["row_images"] == len(ref)
+        assert (counts["insert"], counts["update"], counts["delete"]) == (
+            ref.count("insert"), ref.count("update_postimage"), ref.count("delete"))
+    if name == TRUNCATED:
+        last = 4 + sum(struct.unpack_from("<I", path.read_bytes(), 4 + 9))
+        assert f["stopped_at"]["offset"] == last == 120
+        assert "warning" in p.stderr and "offset 120" in p.stderr
+        # --strict: the truncated event is an error
+        strict = run("info", "--strict", str(path), check=1)
+        assert strict.stderr.count("\n") == 1 and f"{path}, offset 120" in strict.stderr
+    else:
+        assert f["stopped_at"] is None
+
+
+def test_info_text_sample():
+    p = run("info", str(SAMPLE))
+    assert "server version   10.11.19-MariaDB" in p.stdout
+    assert "checksum         CRC32" in p.stdout
+    assert "2026-11-21 20:00:21 UTC" in p.stdout  # the workload's timestamps
+    walk = header_walk(SAMPLE)
+    assert f"events           {sum(walk.values())}" in p.stdout
+    counts = {line.split()[0]: line.split()[1] for line in p.stdout.splitlines() if line.startswith("    ")}
+    assert counts == {TYPE_NAMES[c]: str(n) for c, n in walk.items()}
+    assert "shop.orders" in p.stdout and "shop.customers" in p.stdout
+
+
+# -- tables -----------------------------------------------------------------------------
+def test_tables_json_and_text():
+    path = corpus_path(MULTI)
+    out = json.loads(run("tables", "--json", str(path)).stdout)
+    with vecbinlog.open(path) as log:
+        assert list(out) == log.tables
+        for t, cols in out.items():
+            schema = reference(path, t).schema
+            own = [f for f in schema if f.metadata and b"mysql_type" in f.metadata]
+            assert [c["name"] for c in cols] == [f.name for f in own]
+            assert [c["arrow_type"] for c in cols] == [str(f.type) for f in own]
+            assert [c["mysql_type"] for c in cols] == [f.metadata[b"mysql_type"].decode() for f in own]
+    text = run("tables", str(SAMPLE)).stdout
+    assert "price        double      DOUBLE" in text
+    assert "name     string      VARCHAR     utf8mb4" in text
+    assert text.splitlines()[0] == "shop.customers  (3 columns)"
+
+
+# -- (3) cat ----------------------------------------------------------------------------
+@pytest.mark.parametrize("module", [False, True])
+def test_cat_jsonl_limit(module):
+    p = run("cat", str(SAMPLE), "--table", "shop.orders", "--format", "jsonl", "--limit", "3", module=module)
+    lines = p.stdout.splitlines()
+    assert len(lines) == 3
+    ref = reference(SAMPLE, "shop.orders").slice(0, 3).to_pylist()
+    assert [json.loads(line) for line in lines] == [{k: as_json(v) for k, v in r.items()} for r in ref]
+
+
+def test_cat_jsonl_corpus_all_rows():
+    path = corpus_path(MULTI)
+    for t in tables_of(path)[:4]:
+        ref = reference(path, t).to_pylist()
+        got = [json.loads(line) for line in run("cat", str(path), "-t", t, "-f", "jsonl").stdout.splitlines()]
+        assert got == [{k: as_json(v) for k, v in r.items()} for r in ref]
+
+
+def test_cat_csv_and_table():
+    ref = reference(SAMPLE, "shop.orders")
+    rows = list(csv.reader(io.StringIO(run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "csv").stdout)))
+    assert rows[0] == ref.column_names
+    expected = ref.select(["id", "customer_id", "quantity", "price", "note"]).to_pylist()
+    assert [[int(r[0]), int(r[1]), int(r[2]), float(r[3]), r[4]] for r in rows[1:]] == [
+        [e["id"], e["customer_id"], e["quantity"], e["price"], "" if e["note"] is None else e["note"]] for e in expected
+    ]
+    # NULL is an empty field, the empty string is "" (Arrow's CSV writer quotes every string)
+    raw = run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "csv").stdout.splitlines()
+    assert raw[1].startswith("1001,1,2,19.99,,") and raw[3].startswith('1003,3,10,0.25,"",')
+    text = run("cat", str(SAMPLE), "-t", "shop.orders").stdout.splitlines()
+    assert text[0].split() == ref.column_names
+    assert len(text) == 2 + ref.num_rows
+    assert text[2].split()[:5] == ["1001", "1", "2", "19.99", "NULL"]
+    narrow = run("cat", str(SAMPLE), "-t", "shop.orders", "--max-width", "6").stdout.splitlines()
+    assert "gift …" in narrow[3] and "1000000000.0" in narrow[5]  # text is cut, numbers never
+
+
+# -- (4) usage and errors ---------------------------------------------------------------
+@pytest.mark.parametrize("args", [
+    [], ["frobnicate", str(SAMPLE)], ["cat", str(SAMPLE)], ["info"],
+    ["info", "--since", "yesterday", str(SAMPLE)], ["info", "--change-types", "upsert", str(SAMPLE)],
+    ["cat", str(SAMPLE), "-t", "shop.orders", "--format", "xml"], ["cat", str(SAMPLE), "-t", "shop.nope"],
+    ["info", "--start", "-4", str(SAMPLE)],
+])
+def test_bad_usage_exit_2(args):
+    p = run(*args, check=2)
+    assert p.stderr.startswith("usage: vecbinlog")
+    assert "error: " in p.stderr.splitlines()[-1]
+    assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("command", [["info"], ["tables"], ["cat", "-t", "x.y"], ["to-parquet"]])
+def test_bad_file_exit_1_one_line(tmp_path, command):
+    path = corpus_path(NOT_A_BINLOG)
+    extra = [str(tmp_path / "out")] if command == ["to-parquet"] else []
+    p = run(command[0], str(path), *command[1:], *extra, check=1)
+    assert p.stdout == ""
+    lines = p.stderr.splitlines()
+    assert len(lines) == 1, p.stderr
+    assert lines[0].startswith(f"vecbinlog: error: {path}, offset 4, QUERY_EVENT: ")
+
+
+def test_missing_file_and_debug(tmp_path):
+    p = run("info", str(tmp_path / "nope"), check=1)
+    assert p.stderr.splitlines() == [f"vecbinlog: error: {tmp_path / 'nope'}: No such file or directory"]
+    path = corpus_path(NOT_A_BINLOG)
+    for args in (["--debug", "info", str(path)], ["info", str(path), "--debug"]):
+        d = run(*args, check=1)
+        assert "Traceback (most recent call last)" in d.stderr and "NotABinlogError" in d.stderr
+        assert d.stderr.splitlines()[-1].startswith(f"vecbinlog: error: {path}, offset 4")
+
+
+def test_help_everywhere():
+    top = run("--help").stdout
+    for cmd in ("info", "tables", "cat", "to-parquet"):
+        assert cmd in top
+        h = run(cmd, "--help").stdout
+        for opt in ("--tables", "--start", "--stop", "--since", "--until", "--change-types", "--strict",
+                    "--no-verify-checksums", "--invalid-dates", "--quiet", "--debug"):
+            assert opt in h, (cmd, opt)
+    assert "snapshot" in top
+    assert run("--version").stdout.strip() == f"vecbinlog {vecbinlog.__version__}"
+
+
+# -- (5) filters ------------------------------------------------------------------------
+def test_filter_tables_glob():
+    p = run("tables", str(SAMPLE), "--tables", "shop.c*", "--json")
+    assert list(json.loads(p.stdout)) == ["shop.customers"] == tables_of(SAMPLE, tables=["shop.c*"])
+    info = json.loads(run("info", "--json", str(SAMPLE), "--tables", "nothing.*,shop.c*").stdout)
+    assert list(info["tables"]) == ["shop.customers"]
+    both = json.loads(run("tables", "--json", str(SAMPLE), "--tables", "shop.c*", "--tables", "shop.o*").stdout)
+    assert list(both) == ["shop.customers", "shop.orders"]
+
+
+def test_filter_change_types_and_positions():
+    full = reference(SAMPLE, "shop.orders").to_pylist()
+    p = run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--change-types", "delete")
+    got = [json.loads(line) for line in p.stdout.splitlines()]
+    assert [r["_change_type"] for r in got] == ["delete"]
+    assert got == [{k: as_json(v) for k, v in r.items()} for r in full if r["_change_type"] == "delete"]
+    # --start/--stop: rows events in [start, stop)
+    start, stop = 2000, 2815
+    p = run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--start", str(start), "--stop", str(stop))
+    got = [json.loads(line) for line in p.stdout.splitlines()]
+    assert got == [{k: as_json(v) for k, v in r.items()} for r in full if start <= r["_log_pos"] < stop]
+    assert got  # the insert at 2159 and the update at 2494
+    # --since/--until (naive = UTC): the sample was written at 2026-11-21 20:00:21 UTC
+    assert run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--since", "2026-11-21T20:00:21").stdout.count("\n") == len(full)
+    assert run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--until", "2026-11-21T20:00:21").stdout == ""
+    assert run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--until", "2026-11-21T21:00:21+01:00").stdout == ""
+    assert run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--until", "2026-11-21T21:00:22+01:00").stdout.count("\n") == len(full)
+
+
+# -- progress -----------------------------------------------------------------------------
+def test_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
+    from vecbinlog import cli
+
+    monkeypatch.setattr(cli, "_stderr_isatty", lambda: True)
+    assert cli.main(["to-parquet", str(SAMPLE), str(tmp_path / "o")]) == 0
+    err = capsys.readouterr().err
+    assert "[2/2] shop.orders" in err  # the bar, on stderr
+    _assert_same(_read_back(tmp_path / "o", "shop.orders", "parquet"), reference(SAMPLE, "shop.orders"))
+    assert cli.main(["to-parquet", str(SAMPLE), str(tmp_path / "q"), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
