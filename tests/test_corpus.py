@@ -53,7 +53,7 @@ def test_corpus_is_there():
 def _read_all(path):
     with vecbinlog.open(path) as log:
         tables = log.read_all()
-        return tables, log.info(), {name: log.table_maps(name)[-1] for name in tables}
+        return tables, log.info(rows=True), {name: log.table_maps(name)[-1] for name in tables}
 
 
 def _expected_value(raw: bytes, field: pa.Field, spec):
@@ -122,6 +122,10 @@ def _expected_temporal(raw: bytes, mysql_type: bytes, meta: int):
     return -td if neg else td
 
 
+def _change(ev, k: int) -> str:
+    return {"insert": "insert", "delete": "delete"}.get(ev.kind) or ("update_preimage" if k % 2 == 0 else "update_postimage")
+
+
 @pytest.mark.parametrize("name", FILES)
 def test_corpus_file_matches_reference(name):
     path = CORPUS / name
@@ -149,6 +153,12 @@ def test_corpus_file_matches_reference(name):
         for k, image in enumerate(ev.images):
             expected.setdefault(f"{ev.db}.{ev.table}", []).append((ev, k, image))
     assert sorted(tables) == sorted(expected)
+    # info() accounts for every row image, by change type, as the reference counts them
+    counted = {
+        t: {c: sum(1 for ev, k, _ in imgs if _change(ev, k) == c) for c in ("insert", "update_preimage", "update_postimage", "delete")}
+        for t, imgs in expected.items()
+    }
+    assert {t: {c: n for c, n in v.items() if n} for t, v in counted.items()} == info["files"][0]["row_images_by_table"]
     for table, images in expected.items():
         got = tables[table]
         assert got.num_rows == len(images), table
@@ -156,10 +166,7 @@ def test_corpus_file_matches_reference(name):
         rows = got.to_pylist()
         for row, (ev, k, image) in zip(rows, images):
             assert row["_log_pos"] == ev.pos
-            change = {"insert": "insert", "delete": "delete"}.get(ev.kind) or (
-                "update_preimage" if k % 2 == 0 else "update_postimage"
-            )
-            assert row["_change_type"] == change
+            assert row["_change_type"] == _change(ev, k)
             assert row["_event_row"] == (k // 2 if ev.kind == "update" else k)
             for c, (col, raw) in enumerate(zip(cols, image)):
                 if raw is ref.ABSENT:

@@ -20,7 +20,7 @@ from .errors import UnsupportedError
 from .events import describe_events
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
 from .index import EventIndex
-from .rows import TableMaps, locate_images
+from .rows import CHANGE_TYPES, TableMaps, locate_images
 from .table_map import TableMap
 
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning"]
@@ -389,12 +389,21 @@ class Binlog:
             )
         return pa.concat_tables(parts, promote_options="permissive").unify_dictionaries()
 
-    def info(self) -> dict[str, Any]:
-        """What the files hold: versions, checksum, time range, events by type, tables."""
+    def info(self, rows: bool = False) -> dict[str, Any]:
+        """What the files hold: versions, checksum, time range, events by type, tables.
+
+        Every event is accounted for: ``events`` counts them all by type, and
+        ``events_not_decoded`` names those whose content this version does not use
+        (``"skipped"``: GTIDs, statement-era events, vendor types...; ``"unsupported"``:
+        rows this version cannot read and refuses to drop, see README). With ``rows=True``
+        the row images of every table are located (not decoded) and counted by change type
+        in ``row_images_by_table``.
+        """
         files = []
         for f in self.files:
             counts: Counter[str] = Counter()
             tables: Counter[str] = Counter()
+            images: dict[str, Counter[str]] = {}
             first = last = None
             maps = TableMaps(f)
             for seg in f.segments(self.segment_bytes):
@@ -405,9 +414,16 @@ class Binlog:
                 if len(ts):
                     first = int(ts.min()) if first is None else min(first, int(ts.min()))
                     last = int(ts.max()) if last is None else max(last, int(ts.max()))
-                _, layout = maps.resolve(seg.index)
+                rows_pos, layout = maps.resolve(seg.index)
                 for lid in layout.tolist():
                     tables[maps.layouts[lid].name] += 1
+                if rows:
+                    for lid in dict.fromkeys(layout.tolist()):
+                        tm = maps.layouts[lid]
+                        located = locate_images(f, maps, seg.index.take(rows_pos[layout == lid]), tm)
+                        kinds, n = np.unique(located.change, return_counts=True)
+                        for k, c in zip(kinds.tolist(), n.tolist()):
+                            images.setdefault(tm.name, Counter())[CHANGE_TYPES[k]] += c
             fde = f.formats[0]
             stop = f.walk_stop
             files.append(
@@ -422,10 +438,32 @@ class Binlog:
                     "last_timestamp": last,
                     "events": dict(sorted(counts.items())),
                     "rows_events_by_table": dict(tables),
+                    "events_not_decoded": _not_decoded(counts),
                     "stopped_at": None if stop is None else {"offset": stop.offset, "reason": stop.reason},
                 }
             )
+            if rows:
+                files[-1]["row_images_by_table"] = {t: dict(c) for t, c in images.items()}
         return {"files": files}
+
+
+#: Events whose content this version reads: the rest are walked over and counted.
+_DECODED_EVENTS = frozenset(
+    event_type_name(c) for c in (
+        EventType.FORMAT_DESCRIPTION_EVENT, EventType.TABLE_MAP_EVENT, EventType.QUERY_EVENT,
+        EventType.XID_EVENT, EventType.ROTATE_EVENT, *ROWS_EVENTS,
+    )
+)
+_UNSUPPORTED_EVENTS = frozenset(
+    event_type_name(c) for c in (*UNDECODED_ROWS_EVENTS, EventType.TRANSACTION_PAYLOAD_EVENT)
+)
+
+
+def _not_decoded(counts: Counter[str]) -> dict[str, dict[str, int]]:
+    return {
+        "skipped": {k: v for k, v in sorted(counts.items()) if k not in _DECODED_EVENTS | _UNSUPPORTED_EVENTS},
+        "unsupported": {k: v for k, v in sorted(counts.items()) if k in _UNSUPPORTED_EVENTS},
+    }
 
 
 def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) -> pa.Table:
