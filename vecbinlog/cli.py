@@ -475,6 +475,10 @@ def _print_info(out: dict[str, Any], args: argparse.Namespace) -> None:
         width = max((len(k) for k in ev), default=0)
         for k, v in sorted(ev.items(), key=lambda kv: (-kv[1], kv[0])):
             w(f"    {k:<{width}}  {v:>8,}\n")
+        nd = f.get("events_not_decoded", {})
+        for what, label in (("skipped", "skipped (walked over, counted)"), ("unsupported", "not decoded yet (reading their tables raises)")):
+            if nd.get(what):
+                w(f"  {label}: " + ", ".join(f"{k} {v:,}" for k, v in nd[what].items()) + "\n")
     tables = out["tables"]
     w("\n")
     if not tables:
