@@ -54,3 +54,13 @@ def test_read_pandas_keeps_types():
     assert str(df["id"].dtype) == "uint64[pyarrow]"
     assert df["note"].isna().tolist() == [True, False, False, False, True, False, False]  # 1001 before its update
     assert df.loc[3, "quantity"] == 65535
+
+
+def test_signedness_option_is_checked():
+    import pytest
+
+    with pytest.raises(ValueError, match="must be 'unsigned', 'signed'"):
+        vecbinlog.read_table(SAMPLE, "shop.orders", signedness={"*": {"id": "uint32"}})
+    t = vecbinlog.read_table(SAMPLE, "shop.orders", signedness={"shop.orders": {"quantity": "signed"}})
+    # 65535 in a SMALLINT UNSIGNED read as signed, as the user asked: -1
+    assert t.column("quantity").to_pylist()[3] == -1

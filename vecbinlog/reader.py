@@ -92,6 +92,15 @@ class RowsFilter:
         return keep
 
 
+def _unsigned_flag(column: str, value: bool | str) -> bool:
+    """``signedness=`` values: True/"unsigned" or False/"signed"; anything else is a mistake."""
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("unsigned", "signed"):
+        return str(value).lower() == "unsigned"
+    raise ValueError(f"signedness for {column!r} must be 'unsigned', 'signed', True or False, not {value!r}")
+
+
 def _epoch(when: datetime | None) -> int | None:
     if when is None:
         return None
@@ -207,7 +216,7 @@ class Binlog:
         def pick(d: dict[str, dict[str, Any]]) -> dict[str, Any]:
             return {**d.get("*", {}), **d.get(table, {})}
 
-        sign = {k: (v if isinstance(v, bool) else str(v).lower() == "unsigned") for k, v in pick(self._signedness).items()}
+        sign = {k: _unsigned_flag(k, v) for k, v in pick(self._signedness).items()}
         return DecodeOptions(
             signedness=sign, charsets=pick(self._charsets), names=self._names.get(table), flavor=flavor,
             invalid_dates=self._invalid_dates,
