@@ -293,10 +293,29 @@ class BinlogFile:
             fmt_id = self._assign_formats(index, fmt_id)
             if len(index):
                 yield Segment(self, index, pos, nxt)
+                self._release(pos, nxt)
             if walk_stop is not None:
                 self._stopped(walk_stop)
                 return
             pos = nxt
+
+    def _release(self, start: int, end: int) -> None:
+        """Let the OS drop the pages of a segment that has been decoded.
+
+        Decoded values are copies, so nothing refers to these pages any more; without this,
+        every page of a large file stays resident and RSS grows with the file. Reading the
+        range again simply faults the pages back in from the page cache.
+        """
+        if self._mmap is None or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        page = mmap.PAGESIZE
+        lo = -(-start // page) * page  # whole pages inside [start, end) only
+        hi = (end // page) * page
+        if hi - lo >= (1 << 20):
+            try:
+                self._mmap.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+            except (OSError, ValueError):  # not every platform/mapping allows it; only memory is at stake
+                pass
 
     def _format_id_at(self, offset: int) -> int:
         """The format that governs an event at ``offset`` among those seen so far."""
