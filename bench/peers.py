@@ -39,7 +39,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from decimal import Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -66,7 +66,6 @@ COMMON_HEADER = np.dtype(
     ]
 )
 assert COMMON_HEADER.itemsize == COMMON_HEADER_LEN
-HEADER_STRUCT = struct.Struct("<IBIIIH")
 #: Offset of event_size within the common header.
 EVENT_SIZE_OFFSET = 9
 
@@ -90,7 +89,6 @@ ROTATE_POSITION = struct.Struct("<Q")
 #   0 thread_id uint32, 4 exec_time uint32, 8 db_len uint8, 9 error_code uint16,
 #  11 status_vars_len uint16 (only when the post-header is 13 bytes, v4)
 QUERY_POST_HEADER = struct.Struct("<IIBH")
-QUERY_STATUS_VARS_LEN = struct.Struct("<H")
 
 # XID_EVENT body: the InnoDB transaction id.
 XID = struct.Struct("<Q")

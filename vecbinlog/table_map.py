@@ -442,7 +442,3 @@ def parse_table_map(
         database=db, table=tbl, flags=flags, columns=columns, primary_key=primary_key,
         primary_key_prefixes=prefixes, optional_metadata=tuple(tlvs),
     )
-
-
-def is_binary_collation(collation: int | None) -> bool:
-    return collation == BINARY_COLLATION
