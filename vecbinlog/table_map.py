@@ -23,7 +23,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .constants import (
-    BINARY_COLLATION,
     ColumnType as T,
     OptionalMetadataType as M,
     column_type_name,
