@@ -592,8 +592,10 @@ def check_nothing_lost(path: Path, out: Outcome, *, strict: bool) -> None:
         counts = out.results["info"]["files"][0]["events"]
         assert sum(counts.values()) == len(events), f"info() counts {sum(counts.values())} events, the walk {len(events)}"
     if out.ok("read_all") and out.ok("per_table"):
+        # tables whose rows all belong to a transaction cut off by the truncation have 0 rows
         got = {name: t.num_rows for name, t in out.results["read_all"].items() if t.num_rows}
-        assert got == out.results["per_table"], (got, out.results["per_table"])
+        want = {name: n for name, n in out.results["per_table"].items() if n}
+        assert got == want, (got, out.results["per_table"])
     if out.ok("read_all"):
         rows_offsets = {e.offset for e in events if e.type in ROWS}
         for name, table in out.results["read_all"].items():

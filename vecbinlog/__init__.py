@@ -10,6 +10,7 @@ from .errors import (
     NotABinlogError,
     TruncatedError,
     TruncatedWarning,
+    MalformedEventWarning,
     UnsupportedError,
     UnsupportedVersionError,
 )
@@ -27,6 +28,7 @@ __all__ = [
     "UnsupportedVersionError",
     "TruncatedError",
     "TruncatedWarning",
+    "MalformedEventWarning",
     "ChecksumError",
     "MalformedEventError",
     "UnsupportedError",

@@ -14,6 +14,27 @@ column                 Arrow type                      meaning
 ``_absent``            list<string>                    names of the table's columns that are not in
                                                        this row image (binlog_row_image MINIMAL or
                                                        NOBLOB); empty for full images
+``_payload_offset``    int64, nullable                 for a rows event unpacked from a MySQL
+                                                       TRANSACTION_PAYLOAD_EVENT (whose offset is
+                                                       ``_log_pos``): its offset inside the
+                                                       decompressed payload; null otherwise
+``_gtid``              dictionary<int32, string>,      the transaction's GTID: ``uuid:N``,
+                       nullable                        ``uuid:tag:N`` (MySQL 8.3+), MariaDB
+                                                       ``domain-server-seq``; null when the server
+                                                       wrote none (ANONYMOUS_GTID, old servers)
+``_transaction_pos``   int64, nullable                 offset of the event that opened the
+                                                       transaction (its GTID event, else BEGIN) in
+                                                       ``_log_file``: with it, identifies the
+                                                       transaction; null outside any transaction
+``_xid``               uint64, nullable                the XID_EVENT's xid that committed it; null
+                                                       when it ended otherwise (COMMIT query of
+                                                       non-transactional tables, ROLLBACK...)
+``_outcome``           dictionary<int8, string>        how the transaction ended: commit,
+                                                       rollback (also: undone by ROLLBACK TO
+                                                       SAVEPOINT), prepare (XA), incomplete (no
+                                                       end in the file); see transactions.py
+``_query``             dictionary<int32, string>,      only with ``queries=True``: the statement
+                       nullable                        (ROWS_QUERY / MariaDB ANNOTATE_ROWS event)
 =====================  ==============================  =============================================
 
 A column absent from an image is null in its own column *and* listed in ``_absent``; a
@@ -22,12 +43,16 @@ NULL value is null and not listed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pyarrow as pa
 
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
+from .errors import BinlogError
 from .rows import CHANGE_TYPES, RowImages
 from .table_map import TableMap
+from .transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
 
 __all__ = ["METADATA_FIELDS", "table_schema", "build_batch"]
 
@@ -42,8 +67,15 @@ METADATA_FIELDS: tuple[pa.Field, ...] = (
     pa.field("_log_pos", pa.int64(), nullable=False),
     pa.field("_event_row", pa.int32(), nullable=False),
     pa.field("_absent", pa.list_(pa.string()), nullable=False),
+    pa.field("_payload_offset", pa.int64()),
+    pa.field("_gtid", pa.dictionary(pa.int32(), pa.string())),
+    pa.field("_transaction_pos", pa.int64()),
+    pa.field("_xid", pa.uint64()),
+    pa.field("_outcome", pa.dictionary(pa.int8(), pa.string()), nullable=False),
 )
+QUERY_FIELD = pa.field("_query", pa.dictionary(pa.int32(), pa.string()))
 _CHANGE_DICT = pa.array(CHANGE_TYPES, pa.string())
+_OUTCOME_DICT = pa.array(OUTCOMES, pa.string())
 #: TIMESTAMP, TIME, DATETIME type codes: MariaDB 5.3-10.0 wrote them with fractional seconds
 #: and no metadata, so their size in a MariaDB binlog is a guess (MySQL's are exact).
 MARIADB_OLD_TEMPORAL = frozenset({7, 11, 12})
@@ -61,14 +93,49 @@ def column_names(table_map: TableMap, options: DecodeOptions) -> list[str]:
     return list(options.names)
 
 
-def table_schema(table_map: TableMap, options: DecodeOptions) -> pa.Schema:
+def metadata_fields(queries: bool) -> list[pa.Field]:
+    return list(METADATA_FIELDS) + ([QUERY_FIELD] if queries else [])
+
+
+def table_schema(table_map: TableMap, options: DecodeOptions, queries: bool = False) -> pa.Schema:
     """The schema a table's change log decodes to (data may turn an undecodable text column to binary)."""
     names = column_names(table_map, options)
     fields = [arrow_field(spec, name, options) for spec, name in zip(table_map.columns, names)]
-    return pa.schema(fields + list(METADATA_FIELDS), metadata={b"vecbinlog.table": table_map.name.encode()})
+    return pa.schema(fields + metadata_fields(queries), metadata={b"vecbinlog.table": table_map.name.encode()})
 
 
-def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tuple[pa.RecordBatch, list[str]]:
+@dataclass
+class RowTransactions:
+    """The transaction of each row of a batch: a slot of ``context`` (-1: none) and more."""
+
+    context: TxnContext
+    txn: np.ndarray  #: int32 (n,)
+    undone: np.ndarray  #: bool (n,): undone by ROLLBACK TO SAVEPOINT
+    query: np.ndarray  #: int32 (n,): index into context.queries, -1 none
+
+    def outcome(self) -> np.ndarray:
+        """int8 (n,) code into OUTCOMES of each row (rows outside a transaction: commit)."""
+        t = self.txn
+        code = np.where(t >= 0, self.context.outcome[np.maximum(t, 0)], COMMIT).astype(np.int8)
+        code[self.undone] = ROLLBACK
+        return code
+
+
+def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) -> pa.Array:
+    """A dictionary array of ``values[codes]`` (codes < 0 or null values: null), keeping only used values."""
+    ok = codes >= 0
+    if ok.any():
+        ok[ok] = values.is_valid().to_numpy(zero_copy_only=False)[codes[ok]]
+    used, inverse = np.unique(codes[ok], return_inverse=True)
+    idx = np.zeros(len(codes), index_type.to_pandas_dtype())
+    idx[ok] = inverse.ravel()
+    return pa.DictionaryArray.from_arrays(pa.array(idx, index_type, mask=~ok), values.take(pa.array(used, pa.int64())))
+
+
+def build_batch(
+    images: RowImages, options: DecodeOptions, log_file: str, txn: RowTransactions | None = None,
+    queries: bool = False,
+) -> tuple[pa.RecordBatch, list[str]]:
     """Decode every column of ``images`` into one record batch; returns it and any warnings."""
     tm = images.table_map
     n = len(images)
@@ -89,7 +156,10 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
             options=options,
             path=images.file.path,
         )
-        arr = decode_column(col)
+        try:
+            arr = decode_column(col)
+        except BinlogError as exc:
+            raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
         warnings.extend(col.warnings)
         if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and len(images):
             warnings.append(
@@ -109,9 +179,29 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
     arrays.append(pa.array(images.event_pos, pa.int64()))
     arrays.append(pa.array(images.event_row, pa.int32()))
     arrays.append(_absent_lists(images.absent, names))
-    fields.extend(METADATA_FIELDS)
+    arrays.append(pa.array(images.inner, pa.int64(), mask=images.inner < 0))
+    if txn is None:  # no transaction context: every row outside a transaction
+        txn = RowTransactions(_NO_TXN, np.full(n, -1, np.int32), np.zeros(n, bool), np.full(n, -1, np.int32))
+    ctx, t = txn.context, txn.txn
+    arrays.append(_dictionary(ctx.gtid, t, pa.int32()))
+    safe = np.maximum(t, 0)
+    arrays.append(pa.array(ctx.start_pos[safe] if len(ctx.start_pos) else np.zeros(n, np.int64), pa.int64(), mask=t < 0))
+    has_xid = (t >= 0) & (ctx.has_xid[safe] if len(ctx.has_xid) else False)
+    arrays.append(pa.array(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), mask=~has_xid))
+    arrays.append(pa.DictionaryArray.from_arrays(pa.array(txn.outcome(), pa.int8()), _OUTCOME_DICT))
+    if queries:
+        texts = ctx.queries if ctx.queries is not None else pa.array([], pa.string())
+        arrays.append(_dictionary(texts, txn.query.astype(np.int64), pa.int32()))
+    fields.extend(metadata_fields(queries))
     schema = pa.schema(fields, metadata={b"vecbinlog.table": tm.name.encode()})
     return pa.RecordBatch.from_arrays(arrays, schema=schema), warnings
+
+
+_NO_TXN = TxnContext(
+    txn=np.zeros(0, np.int32), undone=np.zeros(0, bool), query=np.zeros(0, np.int32), start_pos=np.zeros(0, np.int64),
+    gtid=pa.array([], pa.string()), xid=np.zeros(0, np.uint64), has_xid=np.zeros(0, bool), outcome=np.zeros(0, np.int8),
+    queries=None,
+)
 
 
 def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:

@@ -20,6 +20,7 @@ __all__ = [
     "UnsupportedError",
     "EncryptedBinlogError",
     "TruncatedWarning",
+    "MalformedEventWarning",
 ]
 
 
@@ -123,3 +124,8 @@ class EncryptedBinlogError(UnsupportedError):
 
 class TruncatedWarning(UserWarning):
     """Reading stopped early at a truncated event; the complete events before it were decoded."""
+
+
+class MalformedEventWarning(UserWarning):
+    """An event that is not needed for the rows asked for is malformed and was passed over
+    (e.g. a corrupt statement in a QUERY_EVENT: it is not taken as a transaction boundary)."""

@@ -96,6 +96,17 @@ class EventIndex:
     flags: np.ndarray  #: uint16
     fmt: np.ndarray  #: int32, index of the FORMAT_DESCRIPTION that governs the event
     body_end: np.ndarray  #: int64, end of the event minus its checksum
+    #: int64, where the event is in the *file*: ``offset`` for events read from the file,
+    #: the offset of the enclosing event for events unpacked from a compressed one
+    pos: np.ndarray | None = None
+    #: int64, offset inside the decompressed TRANSACTION_PAYLOAD_EVENT, -1 for other events
+    inner: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.pos is None:
+            self.pos = self.offset
+        if self.inner is None:
+            self.inner = np.full(len(self.offset), -1, np.int64)
 
     @classmethod
     def from_offsets(cls, buf: np.ndarray, offsets: np.ndarray) -> EventIndex:

@@ -13,21 +13,39 @@ from typing import Any, Iterable, Iterator, Sequence
 import numpy as np
 import pyarrow as pa
 
-from .arrow import build_batch, table_schema
+from .arrow import RowTransactions, build_batch, table_schema
+from .compression import COMPRESSED_EVENTS, unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
 from .errors import UnsupportedError
 from .events import describe_events
-from .file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
+from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
+from .gtid import GTID_EVENTS, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .rows import CHANGE_TYPES, TableMaps, locate_images
 from .table_map import TableMap
+from .transactions import INCOMPLETE, OUTCOMES, ROLLBACK, TransactionTracker, TxnContext
 
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning"]
 
 PathLike = str | os.PathLike[str]
 
 _UNDECODED_ROWS = np.array(sorted(UNDECODED_ROWS_EVENTS), np.uint8)
+_NOT_TAKEN_EFFECT = np.array([ROLLBACK, INCOMPLETE], np.int8)
+
+
+@dataclass
+class _Step:
+    """One segment of one file, ready to decode: its events (unpacked when compressed) and
+    their rows events' layouts, and the transactions they belong to."""
+
+    file: BinlogFile
+    src: Any  #: the file, or an Unpacked buffer standing for it (see compression.py)
+    maps: TableMaps
+    index: EventIndex
+    rows_pos: np.ndarray
+    layout: np.ndarray
+    txn: TxnContext | None
 
 _KIND_NAMES = {"insert": RowsKind.WRITE, "update": RowsKind.UPDATE, "delete": RowsKind.DELETE}
 #: event type code -> RowsKind, -1 for events that are not (decoded) rows events
@@ -150,6 +168,18 @@ class Binlog:
     tables, start, stop, since, until, change_types : filters applied before decoding, so
         that what they leave out is never decoded (see :class:`RowsFilter`).
     segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
+    rolled_back : ``"exclude"`` (default) leaves out the changes that did not take effect:
+        those of a transaction that ended in ROLLBACK, that were undone by ROLLBACK TO
+        SAVEPOINT, or whose transaction has no end in the files (``_outcome`` rollback or
+        incomplete); a DecodeWarning counts them. ``"keep"`` keeps them, marked by
+        ``_outcome``. See "Transactions" in the README.
+    non_transactional : ``db.table`` globs of tables on non-transactional engines (MyISAM,
+        Aria, MEMORY): their changes always took effect, so ``rolled_back="exclude"`` keeps
+        them whatever their transaction's outcome (only MySQL 5.1 and older wrote such rows
+        inside a rolled-back transaction).
+    queries : add the ``_query`` column: the SQL statement each change came from, when the
+        server logged it (MySQL ``binlog_rows_query_log_events``, MariaDB
+        ``binlog_annotate_row_events``).
 
     Examples
     --------
@@ -177,6 +207,9 @@ class Binlog:
         until: datetime | None = None,
         change_types: Iterable[str] | None = None,
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+        rolled_back: str = "exclude",
+        non_transactional: str | Sequence[str] = (),
+        queries: bool = False,
     ) -> None:
         self.paths = _as_paths(paths)
         self.strict = strict
@@ -188,6 +221,11 @@ class Binlog:
             raise ValueError(f"invalid_dates must be 'null' or 'string', not {invalid_dates!r}")
         self._invalid_dates = invalid_dates
         self.filter = RowsFilter.make(tables, start, stop, since, until, change_types)
+        if rolled_back not in ("exclude", "keep"):
+            raise ValueError(f"rolled_back must be 'exclude' or 'keep', not {rolled_back!r}")
+        self.rolled_back = rolled_back
+        self.non_transactional = (non_transactional,) if isinstance(non_transactional, str) else tuple(non_transactional)
+        self.queries = queries
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -223,62 +261,65 @@ class Binlog:
         )
 
     # -- walking ---------------------------------------------------------------------
-    def _walk(self) -> Iterator[tuple[BinlogFile, TableMaps, Segment, np.ndarray, np.ndarray]]:
-        """Every segment of every file, with its rows events and their layout ids."""
+    def _walk(self, transactions: bool = False) -> Iterator[_Step]:
+        """Every segment of every file, unpacked, with its rows events and their layout ids."""
         for f in self.files:
             maps = TableMaps(f)
+            tracker = TransactionTracker(f, queries=self.queries) if transactions else None
             for seg in f.segments(self.segment_bytes):
-                rows_pos, layout = maps.resolve(seg.index)
-                yield f, maps, seg, rows_pos, layout
+                unpacked = unpack_segment(f, seg.index)
+                src, index = unpacked if unpacked is not None else (f, seg.index)
+                txn = tracker.assign(src, index, seg.end) if tracker is not None else None
+                rows_pos, layout = maps.resolve(index, src)
+                yield _Step(f, src, maps, index, rows_pos, layout, txn)
 
     @property
     def tables(self) -> list[str]:
         """Every ``db.table`` that has rows events, in order of first appearance."""
         if self._tables is None:
             counts: dict[str, int] = {}
-            for _, maps, _, _, layout in self._walk():
-                for lid in layout.tolist():  # in log order: first rows event first
-                    name = maps.layouts[lid].name
+            for step in self._walk():
+                for lid in step.layout.tolist():  # in log order: first rows event first
+                    name = step.maps.layouts[lid].name
                     if self.filter.table(name):
                         counts[name] = counts.get(name, 0) + 1
             self._tables = counts
         return list(self._tables)
 
-    def _check_undecoded(self, f: BinlogFile, maps: TableMaps, seg: Segment, wanted) -> None:
-        tc = seg.index.type_code
-        bad = np.isin(tc, _UNDECODED_ROWS) | (tc == EventType.TRANSACTION_PAYLOAD_EVENT)
-        bad &= self.filter.events(seg.index, first=f is self.files[0], last=f is self.files[-1])
-        bad = np.flatnonzero(bad)
-        for i in bad.tolist():
-            code = int(tc[i])
-            if code == EventType.TRANSACTION_PAYLOAD_EVENT:
-                table = None
-            else:
-                tid = int(maps.table_ids(seg.index.take(np.array([i])))[0])
-                lid = maps.current.get(tid)
-                table = maps.layouts[lid].name if lid is not None else None
+    def _check_undecoded(self, step: _Step, wanted) -> None:
+        f, index = step.file, step.index
+        bad = np.isin(index.type_code, _UNDECODED_ROWS)
+        bad &= self.filter.events(index, first=f is self.files[0], last=f is self.files[-1])
+        for i in np.flatnonzero(bad).tolist():
+            code = int(index.type_code[i])
+            tid = int(step.maps.table_ids(index.take(np.array([i])))[0])
+            lid = step.maps.current.get(tid)
+            table = step.maps.layouts[lid].name if lid is not None else None
             if table is None or (wanted(table) and self.filter.table(table)):
                 raise UnsupportedError(
                     f"{event_type_name(code)} is not decoded by this version of vecbinlog; "
                     "its rows would be missing, so reading stops here",
-                    path=f.path, offset=int(seg.index.offset[i]), event_type=event_type_name(code),
+                    path=f.path, offset=int(index.pos[i]), event_type=event_type_name(code),
                 )
 
     def _batches(self, wanted) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table."""
-        for f, maps, seg, rows_pos, layout in self._walk():
-            self._check_undecoded(f, maps, seg, wanted)
+        dropped: Counter[str] = Counter()
+        for step in self._walk(transactions=True):
+            f, src, maps, index = step.file, step.src, step.maps, step.index
+            rows_pos, layout = step.rows_pos, step.layout
+            self._check_undecoded(step, wanted)
             if len(rows_pos) == 0:
                 continue
             # layout id -> table name, kept as Python strings (NumPy would drop trailing NULs)
             name_of = [tm.name for tm in maps.layouts]
             keep = np.array([wanted(n) and self.filter.table(n) for n in name_of], bool)[layout]
-            keep &= self.filter.events(seg.index.take(rows_pos), first=f is self.files[0], last=f is self.files[-1])
+            keep &= self.filter.events(index.take(rows_pos), first=f is self.files[0], last=f is self.files[-1])
             if not keep.any():
                 continue
             rows_pos, layout = rows_pos[keep], layout[keep]
-            f.verify_checksums_of(seg.index.take(rows_pos))
-            f.verify_checksums_of(seg.index.take(seg.index.type_code == EventType.TABLE_MAP_EVENT))
+            src.verify_checksums_of(index.take(rows_pos))
+            src.verify_checksums_of(index.take(index.type_code == EventType.TABLE_MAP_EVENT))
             # One batch per run of consecutive events of the same layout, per table, in log order.
             by_name: dict[str, list[int]] = {}
             for lid in dict.fromkeys(layout.tolist()):
@@ -287,13 +328,39 @@ class Binlog:
                 mine = np.isin(layout, lids)
                 pos, lay = rows_pos[mine], layout[mine]
                 cuts = np.flatnonzero(np.diff(lay)) + 1
+                effective = self.rolled_back == "keep" or self._non_transactional(name)
                 for run_pos, run_lay in zip(np.split(pos, cuts), np.split(lay, cuts)):
                     tm = maps.layouts[int(run_lay[0])]
-                    images = locate_images(f, maps, seg.index.take(run_pos), tm)
-                    batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name)
+                    images = locate_images(src, maps, index.take(run_pos), tm)
+                    txn = self._row_transactions(step.txn, run_pos, images.event)
+                    if not effective:
+                        took_effect = ~np.isin(txn.outcome(), _NOT_TAKEN_EFFECT)
+                        if not took_effect.all():
+                            dropped[name] += int((~took_effect).sum())
+                            images = images.take(took_effect)
+                            txn = RowTransactions(txn.context, txn.txn[took_effect], txn.undone[took_effect],
+                                                  txn.query[took_effect])
+                    batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name, txn, self.queries)
                     for note in notes:
                         warnings.warn(f"{f.path}: {name}: {note}", DecodeWarning, stacklevel=3)
                     yield name, batch
+        for name, n in dropped.items():
+            warnings.warn(
+                f"{name}: {n} row images left out: their transaction rolled back (or was undone by ROLLBACK TO "
+                "SAVEPOINT, or has no end in the files), so they did not take effect; rolled_back='keep' keeps "
+                "them, marked by _outcome",
+                DecodeWarning, stacklevel=3,
+            )
+
+    def _non_transactional(self, name: str) -> bool:
+        return any(fnmatch.fnmatchcase(name, pat) for pat in self.non_transactional)
+
+    @staticmethod
+    def _row_transactions(ctx: TxnContext | None, run_pos: np.ndarray, event: np.ndarray) -> RowTransactions | None:
+        if ctx is None:
+            return None
+        ev = run_pos[event]
+        return RowTransactions(ctx, ctx.txn[ev], ctx.undone[ev], ctx.query[ev])
 
     def _paths_by_name(self) -> dict[str, str]:
         return {f.name: f.path for f in self.files}
@@ -333,20 +400,20 @@ class Binlog:
         collations, ENUM/SET labels, primary key, geometry types, visibility, vector sizes).
         """
         out: list[TableMap] = []
-        for _, maps, _, _, layout in self._walk():
-            for lid in dict.fromkeys(layout.tolist()):
-                tm = maps.layouts[lid]
+        for step in self._walk():
+            for lid in dict.fromkeys(step.layout.tolist()):
+                tm = step.maps.layouts[lid]
                 if tm.name == table and tm not in out:
                     out.append(tm)
         return out
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table`` as its first TABLE_MAP declares it."""
-        for f, maps, _, _, layout in self._walk():
-            for lid in layout.tolist():
-                tm = maps.layouts[lid]
+        for step in self._walk():
+            for lid in step.layout.tolist():
+                tm = step.maps.layouts[lid]
                 if tm.name == table:
-                    return table_schema(tm, self._options(table, f.formats[0].flavor))
+                    return table_schema(tm, self._options(table, step.file.formats[0].flavor), self.queries)
         raise KeyError(f"{table!r} has no rows events")
 
     def verify(self) -> int:
@@ -411,8 +478,11 @@ class Binlog:
         files = []
         for f in self.files:
             counts: Counter[str] = Counter()
+            inner: Counter[str] = Counter()
             tables: Counter[str] = Counter()
             images: dict[str, Counter[str]] = {}
+            gtids = GtidSummary()
+            previous: str | None = None
             first = last = None
             maps = TableMaps(f)
             for seg in f.segments(self.segment_bytes):
@@ -423,13 +493,25 @@ class Binlog:
                 if len(ts):
                     first = int(ts.min()) if first is None else min(first, int(ts.min()))
                     last = int(ts.max()) if last is None else max(last, int(ts.max()))
-                rows_pos, layout = maps.resolve(seg.index)
+                unpacked = unpack_segment(f, seg.index)
+                src, index = unpacked if unpacked is not None else (f, seg.index)
+                if unpacked is not None:
+                    codes, cnt = np.unique(index.type_code[index.inner >= 0], return_counts=True)
+                    for c, k in zip(codes.tolist(), cnt.tolist()):
+                        inner[event_type_name(c)] += k
+                gtids.add(gtid_texts(src, index, np.flatnonzero(np.isin(index.type_code, _GTID_CODES))))
+                if previous is None:
+                    prev = np.flatnonzero(np.isin(index.type_code, _PREVIOUS_GTID_CODES))
+                    if len(prev):
+                        i = int(prev[0])
+                        previous = previous_gtids(src, int(index.offset[i]), int(index.body_end[i]), int(index.type_code[i]))
+                rows_pos, layout = maps.resolve(index, src)
                 for lid in layout.tolist():
                     tables[maps.layouts[lid].name] += 1
                 if rows:
                     for lid in dict.fromkeys(layout.tolist()):
                         tm = maps.layouts[lid]
-                        located = locate_images(f, maps, seg.index.take(rows_pos[layout == lid]), tm)
+                        located = locate_images(src, maps, index.take(rows_pos[layout == lid]), tm)
                         kinds, n = np.unique(located.change, return_counts=True)
                         for k, c in zip(kinds.tolist(), n.tolist()):
                             images.setdefault(tm.name, Counter())[CHANGE_TYPES[k]] += c
@@ -446,9 +528,17 @@ class Binlog:
                     "first_timestamp": first,
                     "last_timestamp": last,
                     "events": dict(sorted(counts.items())),
+                    "events_in_payloads": dict(sorted(inner.items())),
                     "rows_events_by_table": dict(tables),
                     "events_not_decoded": _not_decoded(counts),
                     "stopped_at": None if stop is None else {"offset": stop.offset, "reason": stop.reason},
+                    "gtids": {
+                        "previous": previous,
+                        "first": gtids.first,
+                        "last": gtids.last,
+                        "count": gtids.count,
+                        "set": gtids.gtid_set(),
+                    },
                 }
             )
             if rows:
@@ -460,12 +550,14 @@ class Binlog:
 _DECODED_EVENTS = frozenset(
     event_type_name(c) for c in (
         EventType.FORMAT_DESCRIPTION_EVENT, EventType.TABLE_MAP_EVENT, EventType.QUERY_EVENT,
-        EventType.XID_EVENT, EventType.ROTATE_EVENT, *ROWS_EVENTS,
+        EventType.XID_EVENT, EventType.ROTATE_EVENT, EventType.XA_PREPARE_LOG_EVENT,
+        EventType.PREVIOUS_GTIDS_LOG_EVENT, EventType.GTID_LIST_EVENT, EventType.ROWS_QUERY_LOG_EVENT,
+        EventType.ANNOTATE_ROWS_EVENT, *ROWS_EVENTS, *GTID_EVENTS, *COMPRESSED_EVENTS,
     )
 )
-_UNSUPPORTED_EVENTS = frozenset(
-    event_type_name(c) for c in (*UNDECODED_ROWS_EVENTS, EventType.TRANSACTION_PAYLOAD_EVENT)
-)
+_UNSUPPORTED_EVENTS = frozenset(event_type_name(c) for c in UNDECODED_ROWS_EVENTS)
+_GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
+_PREVIOUS_GTID_CODES = np.array([EventType.PREVIOUS_GTIDS_LOG_EVENT, EventType.GTID_LIST_EVENT], np.uint8)
 
 
 def _not_decoded(counts: Counter[str]) -> dict[str, dict[str, int]]:

@@ -60,7 +60,7 @@ def _raise_at(file: BinlogFile, index: EventIndex, bad: np.ndarray, message: str
     """Raise for the first event where ``bad`` is True."""
     i = int(np.flatnonzero(bad)[0])
     raise cls(
-        message, path=file.path, offset=int(index.offset[i]), event_type=event_type_name(int(index.type_code[i]))
+        message, path=file.path, offset=int(index.pos[i]), event_type=event_type_name(int(index.type_code[i]))
     )
 
 
@@ -111,19 +111,25 @@ class TableMaps:
                 )
             except UnsupportedError as exc:
                 if exc.offset is None:
-                    raise UnsupportedError(exc.message, path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT") from exc
-                raise
+                    exc = UnsupportedError(exc.message, path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT")
+                raise getattr(self.file, "relocate", lambda e: e)(exc) from exc
+            except MalformedEventError as exc:
+                raise getattr(self.file, "relocate", lambda e: e)(exc) from exc
             lid = len(self.layouts)
             self.layouts.append(tm)
             self._by_bytes[key] = lid
         return table_id, lid
 
-    def resolve(self, index: EventIndex) -> tuple[np.ndarray, np.ndarray]:
+    def resolve(self, index: EventIndex, src=None) -> tuple[np.ndarray, np.ndarray]:
         """For the rows events of a segment: their positions in ``index`` and their layout ids.
 
         Each rows event uses the last TABLE_MAP with its table id before it (in this segment,
         or carried over from earlier ones). A table id no TABLE_MAP defined is an error.
+        ``src`` is what the segment's events are read from when it is not the file itself
+        (a segment whose compressed events were unpacked, see compression.py).
         """
+        if src is not None:
+            self.file = src
         tc = index.type_code
         tm_pos = np.flatnonzero(tc == EventType.TABLE_MAP_EVENT)
         rows_pos = np.flatnonzero(np.isin(tc, ROWS_TYPE_CODES))
@@ -159,7 +165,7 @@ class TableMaps:
                 i = int(rows_pos[k])
                 raise MalformedEventError(
                     f"rows event for table id {int(rows_ids[k])}, which no TABLE_MAP_EVENT before it defines",
-                    path=self.file.path, offset=int(index.offset[i]), event_type=event_type_name(int(tc[i])),
+                    path=self.file.path, offset=int(index.pos[i]), event_type=event_type_name(int(tc[i])),
                 )
         self._carry(tm_ids, tm_layout)
         return rows_pos, layout.astype(np.int64)
@@ -200,7 +206,9 @@ class RowImages:
 
     table_map: TableMap
     file: BinlogFile
-    event_pos: np.ndarray  #: int64 (n,) offset of the rows event
+    event_pos: np.ndarray  #: int64 (n,) offset in the file of the rows event (or of its compressed event)
+    event: np.ndarray  #: int64 (n,) which of the located rows events the row is in
+    inner: np.ndarray  #: int64 (n,) offset of the rows event inside a transaction payload, or -1
     timestamp: np.ndarray  #: uint32 (n,) header timestamp of the rows event
     change: np.ndarray  #: int8 (n,) index into CHANGE_TYPES
     event_row: np.ndarray  #: int32 (n,) row number within its event
@@ -212,6 +220,14 @@ class RowImages:
 
     def __len__(self) -> int:
         return len(self.event_pos)
+
+    def take(self, keep: np.ndarray) -> RowImages:
+        """The rows where ``keep`` (a boolean mask or positions) selects."""
+        per_row = ("event_pos", "event", "inner", "timestamp", "change", "event_row", "offsets", "valid", "absent")
+        out = RowImages(table_map=self.table_map, file=self.file, storage=self.storage,
+                        **{name: getattr(self, name)[keep] for name in per_row})
+        out.lengths = {c: v[keep] for c, v in self.lengths.items()}
+        return out
 
 
 def _rows_bodies(file: BinlogFile, maps: TableMaps, rows: EventIndex, ncols: int):
@@ -312,7 +328,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             storage.append(spec.storage())
         except UnsupportedError as exc:
             raise UnsupportedError(
-                f"{table_map.name}: {exc.message}", path=file.path, offset=int(rows.offset[0]),
+                f"{table_map.name}: {exc.message}", path=file.path, offset=int(rows.pos[0]),
                 event_type=event_type_name(int(rows.type_code[0])),
             ) from exc
     kind, present, cur = _rows_bodies(file, maps, rows, ncols)
@@ -359,7 +375,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             raise MalformedEventError(
                 f"the row images of {table_map.name} would decode to more than {budget} cells from "
                 f"{int(rows.event_size.sum())} bytes of rows events (over {MAX_CELLS_PER_BYTE} per byte)",
-                path=file.path, offset=int(rows.offset[0]), event_type=event_type_name(int(rows.type_code[0])),
+                path=file.path, offset=int(rows.pos[0]), event_type=event_type_name(int(rows.type_code[0])),
             )
 
     cells = sum(len(e) for e in steps_ev) * ncols
@@ -448,7 +464,9 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
     return RowImages(
         table_map=table_map,
         file=file,
-        event_pos=rows.offset[ev],
+        event_pos=rows.pos[ev],
+        event=ev,
+        inner=rows.inner[ev],
         timestamp=rows.timestamp[ev],
         change=change,
         event_row=event_row,

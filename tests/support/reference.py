@@ -20,9 +20,13 @@ values: ``decode_decimal``, ``decode_timestamp2``, ``decode_datetime2``,
 ``decode_time2`` (checked against mariadb-binlog's output).
 
 Scope: v4 binlogs (FDE, CRC32), TABLE_MAP, rows events v1 (23-25) and v2
-(30-32), pre-GA rows events (20-22: header and bitmap only).  Not decoded:
-PARTIAL_UPDATE_ROWS (39), TRANSACTION_PAYLOAD (40, zstd), MariaDB compressed
-events; they are listed in ``RefBinlog.skipped_rows_events``.
+(30-32), pre-GA rows events (20-22: header and bitmap only), and the events
+inside TRANSACTION_PAYLOAD (40; zstd, via pyarrow's codec): those are in
+``RefBinlog.payload_events`` and their TABLE_MAPs / rows events in
+``table_maps`` / ``rows_events`` with ``pos`` = the payload event's offset and
+``inner`` = their offset inside the payload.  Not decoded: PARTIAL_UPDATE_ROWS
+(39), MariaDB compressed events; they are listed in
+``RefBinlog.skipped_rows_events``.
 
 Row images are lists over *all* table columns of ``ABSENT`` (column not in the
 image), ``None`` (SQL NULL) or the raw ``bytes`` of the value exactly as stored
@@ -345,6 +349,7 @@ class RefRowsEvent:
     flags: int = 0
     extra_data: bytes | None = None  # v2 extra row info (without its length)
     rows_data: bytes = b""        # the raw bytes after the bitmap(s)
+    inner: int | None = None      # offset inside a TRANSACTION_PAYLOAD (pos is the payload's)
 
     @property
     def rows(self) -> list[tuple]:
@@ -371,6 +376,7 @@ class RefBinlog:
     table_maps: dict[int, RefTableMap] = field(default_factory=dict)  # by pos
     rows_events: list[RefRowsEvent] = field(default_factory=list)
     skipped_rows_events: list[tuple[int, str]] = field(default_factory=list)
+    payload_events: list[tuple[int, int, RefEvent]] = field(default_factory=list)  # (payload pos, inner, event)
     stop: RefStop | None = None
     crc_checked: int = 0
     crc_mismatches: list[int] = field(default_factory=list)  # event positions
@@ -973,8 +979,18 @@ def decode_bytes(data: bytes, strict: bool = True) -> RefBinlog:
                 raise
             out.skipped_rows_events.append((pos, exc.message))
             ev, payload = _decode_header_only(event, pos, fmt), None
-        if ev.logical_type in (PARTIAL_UPDATE_ROWS_EVENT, TRANSACTION_PAYLOAD_EVENT):
+        if ev.logical_type == PARTIAL_UPDATE_ROWS_EVENT:
             out.skipped_rows_events.append((pos, f"{ev.name} not decoded by the reference"))
+        if ev.logical_type == TRANSACTION_PAYLOAD_EVENT and fmt is not None:
+            body_end = size - (CHECKSUM_LEN if fmt.has_crc32 else 0)
+            for inner, (iev, ipayload) in _payload_events(event[COMMON_HEADER_LEN:body_end], pos, fmt, by_id):
+                out.payload_events.append((pos, inner, iev))
+                if isinstance(ipayload, RefTableMap):
+                    out.table_maps[(pos, inner)] = ipayload
+                    by_id[ipayload.table_id] = ipayload
+                elif isinstance(ipayload, RefRowsEvent):
+                    ipayload.inner = inner
+                    out.rows_events.append(ipayload)
         out.events.append(ev)
         if ev.crc_ok is not None:
             out.crc_checked += 1
@@ -989,6 +1005,39 @@ def decode_bytes(data: bytes, strict: bool = True) -> RefBinlog:
             out.rows_events.append(payload)
         pos += size
     return out
+
+
+def _payload_events(body: bytes, pos: int, fmt: RefFormat, by_id: dict[int, RefTableMap]):
+    """The events of a TRANSACTION_PAYLOAD_EVENT body (control_events.h,
+    Transaction_payload_event): fields (type, length, value as packed ints) up to
+    type 0, then the payload, zstd-compressed (type 0) or not (255); the events
+    in it have common headers and no checksums."""
+    import pyarrow as pa  # only for its zstd codec
+
+    fields = {}
+    off = 0
+    while True:
+        kind, used = _packed_int(body, off, pos, "payload field type")
+        off += used
+        if kind == 0:
+            break
+        length, used = _packed_int(body, off, pos, "payload field length")
+        off += used
+        fields[kind], _ = _packed_int(body[off:off + length], 0, pos, "payload field value")
+        off += length
+    data = body[off:]
+    if fields.get(2, 255) == 0:
+        data = pa.Codec("zstd").decompress(data, decompressed_size=fields[3], asbytes=True)
+    inner_fmt = RefFormat(fmt.pos, fmt.binlog_version, fmt.server_version, fmt.create_timestamp,
+                          fmt.header_length, fmt.post_header_len, 0, fmt.permutation)
+    at = 0
+    while at < len(data):
+        size = _header(data, at)[3]
+        if size < COMMON_HEADER_LEN or at + size > len(data):
+            raise RefDecodeError(f"payload event at {at} of size {size} does not fit", pos)
+        ev, payload, _ = _decode_one(data[at:at + size], pos, inner_fmt, by_id)
+        yield at, (ev, payload)
+        at += size
 
 
 def decode_file(path: str | Path, strict: bool = True) -> RefBinlog:

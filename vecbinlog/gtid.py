@@ -1,0 +1,216 @@
+"""Global transaction identifiers: the GTID events, as text, for many events at once.
+
+Layouts (libs/mysql/binlog/event/control_events.h; MariaDB sql/log_event.h)::
+
+    GTID_LOG_EVENT (33), ANONYMOUS_GTID_LOG_EVENT (34)
+        body  flags uint8, sid 16 bytes (a UUID), gno int64, ... (logical clock, timestamps)
+        text  "3e11fa47-71ca-11e1-9e33-c80aa9429562:23"; anonymous ones have none
+    GTID_TAGGED_LOG_EVENT (42, MySQL 8.3+)   MySQL serialization library format:
+        version uint8, payload_size varlen, last_non_ignorable_field_id varlen, then
+        fields as (id varlen, value): 0 flags, 1 sid (16 varlen bytes), 2 gno (zig-zag
+        varlen), 3 tag (varlen length + bytes), 4.. logical clock, timestamps, ...
+        text  "uuid:tag:gno"
+    varlen (libs/mysql/serialization/variable_length_integers.h)
+        the number n of trailing 1 bits of the first byte says n more bytes follow;
+        value = the n + 1 bytes little-endian >> (n + 1); n = 8: the next 8 bytes
+    MariaDB GTID_EVENT (162)
+        body  seq_no uint64, domain_id uint32, flags2 uint8 (1 = FL_STANDALONE: no
+              BEGIN/COMMIT around it, 64/128 XA), ...; server_id is the header's
+        text  "domain-server-seq", e.g. "0-1-27"
+    PREVIOUS_GTIDS_LOG_EVENT (35): the GTID set before this file
+        n_sids uint64 (top byte 1 = tagged format: n_sids in bytes 1..6), then per sid:
+        uuid 16 bytes, [tag: varlen length + bytes], n_intervals uint64, intervals
+        (start, end exclusive) as 2 x int64
+    MariaDB GTID_LIST_EVENT (163): the binlog state before this file
+        count uint32 (low 28 bits), then count x (domain_id uint32, server_id uint32,
+        seq_no uint64)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .constants import EventType
+from .errors import MalformedEventError
+from .index import EventIndex
+from .layout import COMMON_HEADER_LEN, Cursor
+
+__all__ = ["GTID_EVENTS", "gtid_texts", "mariadb_gtid_flags", "previous_gtids", "GtidSummary"]
+
+GTID_EVENTS = frozenset({
+    EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT,
+    EventType.GTID_EVENT,
+})
+#: MariaDB Gtid_log_event flags2
+FL_STANDALONE = 1
+
+_MYSQL_GTID_BODY = 1 + 16 + 8
+_MARIADB_GTID_BODY = 8 + 4 + 1
+
+
+def _uuid_text(raw: bytes) -> str:
+    h = raw.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _need(src, index: EventIndex, sel: np.ndarray, size: int, name: str) -> None:
+    short = index.offset[sel] + COMMON_HEADER_LEN + size > index.body_end[sel]
+    if short.any():
+        i = int(sel[np.flatnonzero(short)[0]])
+        raise MalformedEventError(
+            f"event is shorter than the {size} bytes of its GTID", path=src.path, offset=int(index.pos[i]),
+            event_type=name,
+        )
+
+
+def gtid_texts(src, index: EventIndex, sel: np.ndarray) -> pa.Array:
+    """The GTID text of each event ``index[sel]`` (GTID events); null for anonymous ones."""
+    tc = index.type_code[sel]
+    out = np.empty(len(sel), object)
+    out[:] = None
+    buf = src.buf
+    body = index.offset[sel] + COMMON_HEADER_LEN
+
+    mysql = np.flatnonzero(tc == EventType.GTID_LOG_EVENT)
+    if len(mysql):
+        _need(src, index, sel[mysql], _MYSQL_GTID_BODY, "GTID_LOG_EVENT")
+        raw = np.take(buf, body[mysql, None] + np.arange(1, _MYSQL_GTID_BODY))
+        sids, codes = np.unique(raw[:, :16], axis=0, return_inverse=True)
+        gno = np.ascontiguousarray(raw[:, 16:24]).view("<i8").ravel()
+        prefix = pa.array([_uuid_text(s.tobytes()) + ":" for s in sids], pa.string())
+        text = pc.binary_join_element_wise(prefix.take(pa.array(codes.ravel())), pc.cast(pa.array(gno), pa.string()), "")
+        out[mysql] = text.to_numpy(zero_copy_only=False)
+
+    maria = np.flatnonzero(tc == EventType.GTID_EVENT)
+    if len(maria):
+        _need(src, index, sel[maria], _MARIADB_GTID_BODY, "GTID_EVENT")
+        raw = np.take(buf, body[maria, None] + np.arange(12))
+        seq = np.ascontiguousarray(raw[:, :8]).view("<u8").ravel()
+        domain = np.ascontiguousarray(raw[:, 8:12]).view("<u4").ravel()
+        server = index.server_id[sel[maria]]
+        parts = [pc.cast(pa.array(a), pa.string()) for a in (domain, server, seq)]
+        out[maria] = pc.binary_join_element_wise(*parts, "-").to_numpy(zero_copy_only=False)
+
+    for k in np.flatnonzero(tc == EventType.GTID_TAGGED_LOG_EVENT).tolist():
+        i = int(sel[k])
+        out[k] = _tagged_text(src, int(index.offset[i]) + COMMON_HEADER_LEN, int(index.body_end[i]), int(index.pos[i]))
+    return pa.array(out, pa.string())
+
+
+def mariadb_gtid_flags(src, index: EventIndex, sel: np.ndarray) -> np.ndarray:
+    """flags2 of MariaDB GTID events ``index[sel]`` (uint8)."""
+    _need(src, index, sel, _MARIADB_GTID_BODY, "GTID_EVENT")
+    return np.take(src.buf, index.offset[sel] + COMMON_HEADER_LEN + 12)
+
+
+def _varlen(cur: Cursor, what: str) -> int:
+    first = cur.u8(what)
+    n = 0
+    while n < 8 and first >> n & 1:
+        n += 1
+    if n == 8:
+        return cur.uint(8, what)
+    rest = cur.uint(n, what) if n else 0
+    return (first | rest << 8) >> (n + 1)
+
+
+def _tagged_text(src, start: int, end: int, pos: int) -> str:
+    """``uuid:tag:gno`` (or ``uuid:gno`` when the tag is empty) of a GTID_TAGGED_LOG_EVENT."""
+    cur = Cursor(src.buf, start, end, path=src.path, event_type="GTID_TAGGED_LOG_EVENT")
+    cur.u8("serialization version")
+    _varlen(cur, "payload size")
+    _varlen(cur, "last non-ignorable field id")
+    sid = gno = None
+    tag = ""
+    while cur.remaining() and (sid is None or gno is None or not tag):
+        field = _varlen(cur, "field id")
+        if field == 0:
+            _varlen(cur, "flags")
+        elif field == 1:
+            sid = bytes(_varlen(cur, "sid byte") & 0xFF for _ in range(16))
+        elif field == 2:
+            z = _varlen(cur, "gno")
+            gno = (z >> 1) ^ -(z & 1)
+        elif field == 3:
+            tag = cur.take(_varlen(cur, "tag length"), "tag").decode("ascii", "replace")
+        else:
+            break  # later fields (logical clock, timestamps...) are not needed
+    if sid is None or gno is None:
+        raise MalformedEventError("tagged GTID without a sid or gno field", path=src.path, offset=pos,
+                                  event_type="GTID_TAGGED_LOG_EVENT")
+    return f"{_uuid_text(sid)}:{tag}:{gno}" if tag else f"{_uuid_text(sid)}:{gno}"
+
+
+def previous_gtids(src, offset: int, end: int, type_code: int) -> str:
+    """The GTID set of a PREVIOUS_GTIDS (MySQL) or GTID_LIST (MariaDB) event, as the server prints it."""
+    if type_code == EventType.GTID_LIST_EVENT:
+        cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, end, path=src.path, event_type="GTID_LIST_EVENT")
+        count = cur.u32("count") & 0x0FFFFFFF
+        cur.need(16 * count, "GTIDs")
+        return ",".join(f"{cur.u32('domain')}-{cur.u32('server')}-{cur.uint(8, 'seq')}" for _ in range(count))
+    cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, end, path=src.path, event_type="PREVIOUS_GTIDS_LOG_EVENT")
+    head = cur.uint(8, "n_sids")
+    tagged = head >> 56 == 1
+    n_sids = (head >> 8) & ((1 << 48) - 1) if tagged else head
+    cur.need(16 * min(n_sids, 1 << 20), "sids")
+    parts: dict[str, list[str]] = {}
+    for _ in range(n_sids):
+        uuid = _uuid_text(cur.take(16, "sid"))
+        tag = cur.take(_varlen(cur, "tag length"), "tag").decode("ascii", "replace") if tagged else ""
+        n = cur.uint(8, "n_intervals")
+        cur.need(16 * n, "intervals")
+        ivs = []
+        for _ in range(n):
+            a, b = cur.uint(8, "start"), cur.uint(8, "end")
+            ivs.append(str(a) if b == a + 1 else f"{a}-{b - 1}")
+        parts.setdefault(uuid, []).append(":".join(([tag] if tag else []) + ivs))
+    return ",".join(f"{u}:{':'.join(p)}" for u, p in parts.items())
+
+
+class GtidSummary:
+    """The GTIDs of a file's transactions, summed up as the server would print the set.
+
+    MySQL: ``uuid:1-5:7`` (tags as ``uuid:tag:1-3``); MariaDB: the last ``domain-server-seq``
+    of each domain and server (the form of ``gtid_binlog_state``).
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: str | None = None
+        self.last: str | None = None
+        self._texts: list[pa.Array] = []
+
+    def add(self, texts: pa.Array) -> None:
+        texts = texts.drop_null()
+        if not len(texts):
+            return
+        self.count += len(texts)
+        self.first = self.first or texts[0].as_py()
+        self.last = texts[-1].as_py()
+        self._texts.append(texts)
+
+    def gtid_set(self) -> str | None:
+        if not self._texts:
+            return None
+        texts = pa.concat_arrays(self._texts)
+        if not pc.any(pc.match_substring(texts, ":")).as_py():  # MariaDB domain-server-seq
+            parts = pc.split_pattern(texts, "-").flatten().to_numpy(zero_copy_only=False).reshape(-1, 3)
+            dom, srv, seq = (parts[:, j].astype(np.uint64) for j in range(3))
+            order = np.lexsort((seq, srv, dom))
+            dom, srv, seq = dom[order], srv[order], seq[order]
+            last = np.ones(len(dom), bool)
+            last[:-1] = (dom[1:] != dom[:-1]) | (srv[1:] != srv[:-1])
+            return ",".join(f"{d}-{s}-{q}" for d, s, q in zip(dom[last].tolist(), srv[last].tolist(), seq[last].tolist()))
+        parts = pc.split_pattern(texts, ":", max_splits=1, reverse=True).flatten()
+        pairs = parts.to_numpy(zero_copy_only=False).reshape(-1, 2)
+        key, gno = pairs[:, 0], pairs[:, 1].astype(np.int64)
+        out: dict[str, list[str]] = {}
+        for k in dict.fromkeys(key.tolist()):
+            g = np.unique(gno[key == k])
+            cuts = np.flatnonzero(np.diff(g) != 1) + 1
+            ivs = [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in np.split(g, cuts)]
+            uuid, _, tag = k.partition(":")
+            out.setdefault(uuid, []).append(":".join(([tag] if tag else []) + ivs))
+        return ",".join(f"{u}:{':'.join(p)}" for u, p in out.items())
