@@ -116,7 +116,8 @@ class RowTransactions:
     def outcome(self) -> np.ndarray:
         """int8 (n,) code into OUTCOMES of each row (rows outside a transaction: commit)."""
         t = self.txn
-        code = np.where(t >= 0, self.context.outcome[np.maximum(t, 0)], COMMIT).astype(np.int8)
+        per_slot = self.context.outcome
+        code = np.where(t >= 0, per_slot[np.maximum(t, 0)] if len(per_slot) else COMMIT, COMMIT).astype(np.int8)
         code[self.undone] = ROLLBACK
         return code
 
