@@ -14,10 +14,21 @@ column                 Arrow type                      meaning
 ``_absent``            list<string>                    names of the table's columns that are not in
                                                        this row image (binlog_row_image MINIMAL or
                                                        NOBLOB); empty for full images
+``_json_diffs``         list<struct<column, operation,  only for tables with a MySQL JSON column: the
+                       path, value: string>>           partial JSON updates logged in this after image
+                                                       (PARTIAL_UPDATE_ROWS_EVENT), in order; empty
+                                                       for every other image
 =====================  ==============================  =============================================
 
 A column absent from an image is null in its own column *and* listed in ``_absent``; a
 NULL value is null and not listed.
+
+Partial JSON updates (``binlog_row_value_options=PARTIAL_JSON``): when the before image
+holds the column's document, the diffs are applied and the post-image holds the full new
+JSON text. When it does not (``binlog_row_image=MINIMAL``/``NOBLOB``, or a NULL before
+value) the new document is not in the binlog: the column is null *and* listed in
+``_absent`` (so replaying by primary key keeps the old value), its diffs are in
+``_json_diffs`` to be applied to it, and a DecodeWarning counts such values.
 """
 
 from __future__ import annotations
@@ -25,11 +36,13 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from .constants import ColumnType
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
+from .decoders.jsondiff import JsonDiff, apply_partial
 from .rows import CHANGE_TYPES, RowImages
 from .table_map import TableMap
 
-__all__ = ["METADATA_FIELDS", "table_schema", "build_batch"]
+__all__ = ["METADATA_FIELDS", "JSON_DIFFS_FIELD", "table_schema", "build_batch"]
 
 CHANGE_TYPE = pa.dictionary(pa.int8(), pa.string())
 LOG_FILE = pa.dictionary(pa.int32(), pa.string())
@@ -43,6 +56,13 @@ METADATA_FIELDS: tuple[pa.Field, ...] = (
     pa.field("_event_row", pa.int32(), nullable=False),
     pa.field("_absent", pa.list_(pa.string()), nullable=False),
 )
+#: Present only for tables with a MySQL JSON column, so that the schema of a table depends
+#: on its layout alone (never on whether a batch happens to hold partial updates).
+JSON_DIFF = pa.struct(
+    [pa.field("column", pa.string(), nullable=False), pa.field("operation", pa.string(), nullable=False),
+     pa.field("path", pa.string(), nullable=False), pa.field("value", pa.string())]
+)
+JSON_DIFFS_FIELD = pa.field("_json_diffs", pa.list_(pa.field("item", JSON_DIFF, nullable=False)), nullable=False)
 _CHANGE_DICT = pa.array(CHANGE_TYPES, pa.string())
 #: TIMESTAMP, TIME, DATETIME type codes: MariaDB 5.3-10.0 wrote them with fractional seconds
 #: and no metadata, so their size in a MariaDB binlog is a guess (MySQL's are exact).
@@ -61,11 +81,20 @@ def column_names(table_map: TableMap, options: DecodeOptions) -> list[str]:
     return list(options.names)
 
 
+def has_json(table_map: TableMap) -> bool:
+    """Whether the table has a MySQL JSON column (and so a ``_json_diffs`` column)."""
+    return any(spec.type == ColumnType.MYSQL_TYPE_JSON for spec in table_map.columns)
+
+
+def metadata_fields(table_map: TableMap) -> list[pa.Field]:
+    return list(METADATA_FIELDS) + ([JSON_DIFFS_FIELD] if has_json(table_map) else [])
+
+
 def table_schema(table_map: TableMap, options: DecodeOptions) -> pa.Schema:
     """The schema a table's change log decodes to (data may turn an undecodable text column to binary)."""
     names = column_names(table_map, options)
     fields = [arrow_field(spec, name, options) for spec, name in zip(table_map.columns, names)]
-    return pa.schema(fields + list(METADATA_FIELDS), metadata={b"vecbinlog.table": table_map.name.encode()})
+    return pa.schema(fields + metadata_fields(table_map), metadata={b"vecbinlog.table": table_map.name.encode()})
 
 
 def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tuple[pa.RecordBatch, list[str]]:
@@ -76,8 +105,11 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
     arrays: list[pa.Array] = []
     fields: list[pa.Field] = []
     warnings: list[str] = []
+    absent = images.absent
+    diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
         how, width = images.storage[c]
+        partial = images.partial[:, c] if images.partial is not None and images.partial[:, c].any() else None
         col = ColumnData(
             spec=spec,
             name=name,
@@ -85,11 +117,24 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
             offsets=np.ascontiguousarray(images.offsets[:, c]),
             lengths=images.lengths.get(c),
             width=width if how == "fixed" else 0,
-            valid=np.ascontiguousarray(images.valid[:, c]),
+            valid=np.ascontiguousarray(images.valid[:, c] if partial is None else images.valid[:, c] & ~partial),
             options=options,
             path=images.file.path,
         )
         arr = decode_column(col)
+        if partial is not None:  # diff vectors: decoded and applied value by value
+            col.valid = np.ascontiguousarray(images.valid[:, c])
+            arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
+            for r, ds in column_diffs.items():
+                diffs.setdefault(r, []).extend((name, d) for d in ds)
+            if unapplied.any():
+                absent = absent.copy() if absent is images.absent else absent
+                absent[unapplied, c] = True
+                col.warnings.append(
+                    f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
+                    "before image does not hold its value (binlog_row_image=MINIMAL or NOBLOB) or it is NULL; "
+                    "the column is null and listed in _absent, and its diffs are in _json_diffs"
+                )
         warnings.extend(col.warnings)
         if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and len(images):
             warnings.append(
@@ -108,8 +153,10 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
     arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([log_file])))
     arrays.append(pa.array(images.event_pos, pa.int64()))
     arrays.append(pa.array(images.event_row, pa.int32()))
-    arrays.append(_absent_lists(images.absent, names))
-    fields.extend(METADATA_FIELDS)
+    arrays.append(_absent_lists(absent, names))
+    if has_json(tm):
+        arrays.append(_json_diff_lists(diffs, n))
+    fields.extend(metadata_fields(tm))
     schema = pa.schema(fields, metadata={b"vecbinlog.table": tm.name.encode()})
     return pa.RecordBatch.from_arrays(arrays, schema=schema), warnings
 
@@ -122,3 +169,19 @@ def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
     _, cols = np.nonzero(absent)  # row-major: each row's columns in order
     values = pa.array(names, pa.string()).take(pa.array(cols.astype(np.int32)))
     return pa.ListArray.from_arrays(pa.array(offsets), values)
+
+
+def _json_diff_lists(diffs: dict[int, list[tuple[str, JsonDiff]]], n: int) -> pa.Array:
+    """``_json_diffs``: the (column, diff) pairs of each row; empty lists where there are none."""
+    counts = np.zeros(n, np.int32)
+    for r, ds in diffs.items():
+        counts[r] = len(ds)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    flat = [pair for r in sorted(diffs) for pair in diffs[r]]
+    values = pa.StructArray.from_arrays(
+        [pa.array([c for c, _ in flat], pa.string()), pa.array([d.operation for _, d in flat], pa.string()),
+         pa.array([d.path for _, d in flat], pa.string()), pa.array([d.value for _, d in flat], pa.string())],
+        fields=list(JSON_DIFF),
+    )
+    return pa.ListArray.from_arrays(pa.array(offsets), values, type=JSON_DIFFS_FIELD.type)
