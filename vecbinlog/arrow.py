@@ -87,6 +87,7 @@ def has_json(table_map: TableMap) -> bool:
 
 
 def metadata_fields(table_map: TableMap) -> list[pa.Field]:
+    """The metadata columns of a table: METADATA_FIELDS, then ``_json_diffs`` when it has JSON."""
     return list(METADATA_FIELDS) + ([JSON_DIFFS_FIELD] if has_json(table_map) else [])
 
 
@@ -123,7 +124,6 @@ def build_batch(images: RowImages, options: DecodeOptions, log_file: str) -> tup
         )
         arr = decode_column(col)
         if partial is not None:  # diff vectors: decoded and applied value by value
-            col.valid = np.ascontiguousarray(images.valid[:, c])
             arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
             for r, ds in column_diffs.items():
                 diffs.setdefault(r, []).extend((name, d) for d in ds)
