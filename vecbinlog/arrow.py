@@ -35,10 +35,21 @@ column                 Arrow type                      meaning
                                                        end in the file); see transactions.py
 ``_query``             dictionary<int32, string>,      only with ``queries=True``: the statement
                        nullable                        (ROWS_QUERY / MariaDB ANNOTATE_ROWS event)
+``_json_diffs``         list<struct<column, operation,  only for tables with a MySQL JSON column: the
+                       path, value: string>>           partial JSON updates logged in this after image
+                                                       (PARTIAL_UPDATE_ROWS_EVENT), in order; empty
+                                                       for every other image
 =====================  ==============================  =============================================
 
 A column absent from an image is null in its own column *and* listed in ``_absent``; a
 NULL value is null and not listed.
+
+Partial JSON updates (``binlog_row_value_options=PARTIAL_JSON``): when the before image
+holds the column's document, the diffs are applied and the post-image holds the full new
+JSON text. When it does not (``binlog_row_image=MINIMAL``/``NOBLOB``, or a NULL before
+value) the new document is not in the binlog: the column is null *and* listed in
+``_absent`` (so replaying by primary key keeps the old value), its diffs are in
+``_json_diffs`` to be applied to it, and a DecodeWarning counts such values.
 """
 
 from __future__ import annotations
@@ -48,13 +59,15 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from .constants import ColumnType
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
 from .errors import BinlogError
+from .decoders.jsondiff import JsonDiff, apply_partial
 from .rows import CHANGE_TYPES, RowImages
 from .table_map import TableMap
 from .transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
 
-__all__ = ["METADATA_FIELDS", "table_schema", "build_batch"]
+__all__ = ["METADATA_FIELDS", "JSON_DIFFS_FIELD", "table_schema", "build_batch"]
 
 CHANGE_TYPE = pa.dictionary(pa.int8(), pa.string())
 LOG_FILE = pa.dictionary(pa.int32(), pa.string())
@@ -74,6 +87,13 @@ METADATA_FIELDS: tuple[pa.Field, ...] = (
     pa.field("_outcome", pa.dictionary(pa.int8(), pa.string()), nullable=False),
 )
 QUERY_FIELD = pa.field("_query", pa.dictionary(pa.int32(), pa.string()))
+#: Present only for tables with a MySQL JSON column, so that the schema of a table depends
+#: on its layout alone (never on whether a batch happens to hold partial updates).
+JSON_DIFF = pa.struct(
+    [pa.field("column", pa.string(), nullable=False), pa.field("operation", pa.string(), nullable=False),
+     pa.field("path", pa.string(), nullable=False), pa.field("value", pa.string())]
+)
+JSON_DIFFS_FIELD = pa.field("_json_diffs", pa.list_(pa.field("item", JSON_DIFF, nullable=False)), nullable=False)
 _CHANGE_DICT = pa.array(CHANGE_TYPES, pa.string())
 _OUTCOME_DICT = pa.array(OUTCOMES, pa.string())
 #: TIMESTAMP, TIME, DATETIME type codes: MariaDB 5.3-10.0 wrote them with fractional seconds
@@ -93,15 +113,23 @@ def column_names(table_map: TableMap, options: DecodeOptions) -> list[str]:
     return list(options.names)
 
 
-def metadata_fields(queries: bool) -> list[pa.Field]:
-    return list(METADATA_FIELDS) + ([QUERY_FIELD] if queries else [])
+def has_json(table_map: TableMap) -> bool:
+    """Whether the table has a MySQL JSON column (and so a ``_json_diffs`` column)."""
+    return any(spec.type == ColumnType.MYSQL_TYPE_JSON for spec in table_map.columns)
+
+
+def metadata_fields(table_map: TableMap, queries: bool = False) -> list[pa.Field]:
+    """The metadata columns of a table: METADATA_FIELDS, ``_json_diffs`` when it has JSON,
+    ``_query`` when asked for."""
+    return (list(METADATA_FIELDS) + ([JSON_DIFFS_FIELD] if has_json(table_map) else [])
+            + ([QUERY_FIELD] if queries else []))
 
 
 def table_schema(table_map: TableMap, options: DecodeOptions, queries: bool = False) -> pa.Schema:
     """The schema a table's change log decodes to (data may turn an undecodable text column to binary)."""
     names = column_names(table_map, options)
     fields = [arrow_field(spec, name, options) for spec, name in zip(table_map.columns, names)]
-    return pa.schema(fields + metadata_fields(queries), metadata={b"vecbinlog.table": table_map.name.encode()})
+    return pa.schema(fields + metadata_fields(table_map, queries), metadata={b"vecbinlog.table": table_map.name.encode()})
 
 
 @dataclass
@@ -144,8 +172,11 @@ def build_batch(
     arrays: list[pa.Array] = []
     fields: list[pa.Field] = []
     warnings: list[str] = []
+    absent = images.absent
+    diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
         how, width = images.storage[c]
+        partial = images.partial[:, c] if images.partial is not None and images.partial[:, c].any() else None
         col = ColumnData(
             spec=spec,
             name=name,
@@ -153,7 +184,7 @@ def build_batch(
             offsets=np.ascontiguousarray(images.offsets[:, c]),
             lengths=images.lengths.get(c),
             width=width if how == "fixed" else 0,
-            valid=np.ascontiguousarray(images.valid[:, c]),
+            valid=np.ascontiguousarray(images.valid[:, c] if partial is None else images.valid[:, c] & ~partial),
             options=options,
             path=images.file.path,
         )
@@ -161,6 +192,18 @@ def build_batch(
             arr = decode_column(col)
         except BinlogError as exc:
             raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
+        if partial is not None:  # diff vectors: decoded and applied value by value
+            arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
+            for r, ds in column_diffs.items():
+                diffs.setdefault(r, []).extend((name, d) for d in ds)
+            if unapplied.any():
+                absent = absent.copy() if absent is images.absent else absent
+                absent[unapplied, c] = True
+                col.warnings.append(
+                    f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
+                    "before image does not hold its value (binlog_row_image=MINIMAL or NOBLOB) or it is NULL; "
+                    "the column is null and listed in _absent, and its diffs are in _json_diffs"
+                )
         warnings.extend(col.warnings)
         if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and len(images):
             warnings.append(
@@ -179,7 +222,7 @@ def build_batch(
     arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([log_file])))
     arrays.append(pa.array(images.event_pos, pa.int64()))
     arrays.append(pa.array(images.event_row, pa.int32()))
-    arrays.append(_absent_lists(images.absent, names))
+    arrays.append(_absent_lists(absent, names))
     arrays.append(pa.array(images.inner, pa.int64(), mask=images.inner < 0))
     if txn is None:  # no transaction context: every row outside a transaction
         txn = RowTransactions(_NO_TXN, np.full(n, -1, np.int32), np.zeros(n, bool), np.full(n, -1, np.int32))
@@ -190,10 +233,12 @@ def build_batch(
     has_xid = (t >= 0) & (ctx.has_xid[safe] if len(ctx.has_xid) else False)
     arrays.append(pa.array(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), mask=~has_xid))
     arrays.append(pa.DictionaryArray.from_arrays(pa.array(txn.outcome(), pa.int8()), _OUTCOME_DICT))
+    if has_json(tm):
+        arrays.append(_json_diff_lists(diffs, n))
     if queries:
         texts = ctx.queries if ctx.queries is not None else pa.array([], pa.string())
         arrays.append(_dictionary(texts, txn.query.astype(np.int64), pa.int32()))
-    fields.extend(metadata_fields(queries))
+    fields.extend(metadata_fields(tm, queries))
     schema = pa.schema(fields, metadata={b"vecbinlog.table": tm.name.encode()})
     return pa.RecordBatch.from_arrays(arrays, schema=schema), warnings
 
@@ -213,3 +258,19 @@ def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
     _, cols = np.nonzero(absent)  # row-major: each row's columns in order
     values = pa.array(names, pa.string()).take(pa.array(cols.astype(np.int32)))
     return pa.ListArray.from_arrays(pa.array(offsets), values)
+
+
+def _json_diff_lists(diffs: dict[int, list[tuple[str, JsonDiff]]], n: int) -> pa.Array:
+    """``_json_diffs``: the (column, diff) pairs of each row; empty lists where there are none."""
+    counts = np.zeros(n, np.int32)
+    for r, ds in diffs.items():
+        counts[r] = len(ds)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    flat = [pair for r in sorted(diffs) for pair in diffs[r]]
+    values = pa.StructArray.from_arrays(
+        [pa.array([c for c, _ in flat], pa.string()), pa.array([d.operation for _, d in flat], pa.string()),
+         pa.array([d.path for _, d in flat], pa.string()), pa.array([d.value for _, d in flat], pa.string())],
+        fields=list(JSON_DIFF),
+    )
+    return pa.ListArray.from_arrays(pa.array(offsets), values, type=JSON_DIFFS_FIELD.type)

@@ -96,6 +96,8 @@ ROWS_EVENTS: dict[int, tuple[RowsKind, int]] = {
     EventType.WRITE_ROWS_EVENT: (RowsKind.WRITE, 2),
     EventType.UPDATE_ROWS_EVENT: (RowsKind.UPDATE, 2),
     EventType.DELETE_ROWS_EVENT: (RowsKind.DELETE, 2),
+    # UPDATE_ROWS v2 whose after images may hold JSON diffs (rows.py, decoders/jsondiff.py)
+    EventType.PARTIAL_UPDATE_ROWS_EVENT: (RowsKind.UPDATE, 2),
 }
 
 #: Rows events that this version recognises but cannot decode yet: they raise
@@ -106,7 +108,6 @@ UNDECODED_ROWS_EVENTS: frozenset[int] = frozenset(
         EventType.PRE_GA_WRITE_ROWS_EVENT,
         EventType.PRE_GA_UPDATE_ROWS_EVENT,
         EventType.PRE_GA_DELETE_ROWS_EVENT,
-        EventType.PARTIAL_UPDATE_ROWS_EVENT,
     }
 )
 

@@ -15,6 +15,11 @@ Layout (rows_event.h, Rows_event; sql/log_event.cc, unpack_row)::
     row image    null bits   (present + 7) / 8 bytes, LSB first, one bit per *present* column
                  values      one per present, non-NULL column, in column order
 
+PARTIAL_UPDATE_ROWS_EVENT (39) is UPDATE_ROWS v2 whose after images start with
+``value_options`` and, with PARTIAL_JSON_UPDATES, one bit per JSON column of the table: the
+JSON values whose bit is set are diff vectors, stored like a JSON value (see
+``decoders/jsondiff.py``). They are placed as any value and marked in ``RowImages.partial``.
+
 Rows inside one event are chained (each image's size depends on its null bits and its
 lengths), but events are independent: the images are walked with one cursor per event, all
 events advancing in lock-step, one image per step, and each step is a handful of NumPy
@@ -28,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .constants import ROWS_EVENTS, EventType, RowsKind, event_type_name
+from .constants import ROWS_EVENTS, ColumnType, EventType, RowsKind, event_type_name
 from .errors import MalformedEventError, UnsupportedError
 from .file import BinlogFile
 from .index import EventIndex
@@ -217,6 +222,9 @@ class RowImages:
     absent: np.ndarray  #: bool (n, ncols)
     lengths: dict[int, np.ndarray] = field(default_factory=dict)  #: column -> int64 (n,)
     storage: list[tuple[str, int]] = field(default_factory=list)
+    #: bool (n, ncols): the value is a JSON diff vector (PARTIAL_UPDATE_ROWS_EVENT after
+    #: images), not a document; None when the run has no PARTIAL_UPDATE_ROWS_EVENT
+    partial: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.event_pos)
@@ -227,6 +235,7 @@ class RowImages:
         out = RowImages(table_map=self.table_map, file=self.file, storage=self.storage,
                         **{name: getattr(self, name)[keep] for name in per_row})
         out.lengths = {c: v[keep] for c, v in self.lengths.items()}
+        out.partial = None if self.partial is None else self.partial[keep]
         return out
 
 
@@ -272,6 +281,37 @@ def _rows_bodies(file: BinlogFile, maps: TableMaps, rows: EventIndex, ncols: int
         axis=1,
     ).astype(bool)
     return kind, present, need
+
+
+def _value_options(file: BinlogFile, rows: EventIndex, p: np.ndarray, end: np.ndarray, mask: np.ndarray,
+                   json_cols: np.ndarray, step: int) -> tuple[np.ndarray, np.ndarray]:
+    """The prefix of PARTIAL_UPDATE_ROWS_EVENT after images (where ``mask``): value_options,
+    a packed integer, then with PARTIAL_JSON_UPDATES (bit 0x1) one bit per JSON column of the
+    table, LSB first (log_event.cc, print_verbose_one_row). Returns the positions after the
+    prefix and the (A, ncols) partial bits."""
+    buf = file.buf
+    partial = np.zeros((len(p), len(json_cols)), bool)
+    if (mask & (p + 1 > end)).any():
+        _raise_at(file, rows, mask & (p + 1 > end), f"row image {step} ends before its value_options")
+    first = np.where(mask, np.take(buf, np.where(mask, p, 0)), 0).astype(np.int64)
+    lenlen = np.select([first < 251, first == 252, first == 253, first == 254], [0, 2, 3, 8], -1)
+    if (mask & (lenlen < 0)).any():
+        _raise_at(file, rows, mask & (lenlen < 0), f"row image {step}: value_options is not a packed integer")
+    lenlen = np.where(mask, lenlen, 0)
+    if (mask & (p + 1 + lenlen > end)).any():
+        _raise_at(file, rows, mask & (p + 1 + lenlen > end), f"row image {step}: value_options runs past the event")
+    options = np.where(lenlen == 0, first, read_uint(buf, np.where(mask, p + 1, 0), lenlen).astype(np.int64))
+    p = p + mask * (1 + lenlen)
+    has_bits = mask & (options & 1 == 1)  # PARTIAL_JSON_UPDATES
+    nbytes = (int(json_cols.sum()) + 7) // 8
+    if has_bits.any() and nbytes:
+        if (has_bits & (p + nbytes > end)).any():
+            _raise_at(file, rows, has_bits & (p + nbytes > end), f"row image {step}: partial-JSON bits run past the event")
+        raw = np.take(buf, np.where(has_bits[:, None], p[:, None] + np.arange(nbytes), 0))
+        bits = np.unpackbits(raw, axis=1, bitorder="little")[:, : int(json_cols.sum())].astype(bool)
+        partial[:, json_cols] = bits & has_bits[:, None]
+        p = p + has_bits * nbytes
+    return p, partial
 
 
 def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
@@ -333,6 +373,8 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             ) from exc
     kind, present, cur = _rows_bodies(file, maps, rows, ncols)
     end = rows.body_end
+    partial_ev = rows.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT  # (E,)
+    json_cols = np.array([spec.type == ColumnType.MYSQL_TYPE_JSON for spec in table_map.columns], bool)
     n_events = len(rows)
     is_update = (kind == RowsKind.UPDATE).astype(np.int64)
     nullbytes = (present.sum(axis=2) + 7) // 8  # (E, 2)
@@ -350,13 +392,14 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             runs.append(("prefixed", c, w))
     runs = [(r[0], r[1], r[2], np.array(r[3], np.int64)) if r[0] == "fixed" else r for r in runs]
 
-    steps_ev, steps_img, steps_off, steps_valid, steps_absent = [], [], [], [], []
+    steps_ev, steps_img, steps_off, steps_valid, steps_absent, steps_partial = [], [], [], [], [], []
     steps_len: dict[int, list[np.ndarray]] = {r[1]: [] for r in runs if r[0] == "prefixed"}
     if (cur > end).any():
         _raise_at(file, rows, cur > end, "rows event ends inside its header")
     slow = cur < end
     if all(how == "fixed" for how, _ in storage):
-        fast = _place_fixed_images(buf, cur, end, present, nullbytes, is_update,
+        # (after images of PARTIAL_UPDATE_ROWS_EVENT have a prefix: left to the walk)
+        fast = _place_fixed_images(buf, cur, np.where(partial_ev, cur, end), present, nullbytes, is_update,
                                    np.array([w for _, w in storage], np.int64))
         if fast is not None:
             f_ev, f_img, f_off, f_valid, fast_events = fast
@@ -366,6 +409,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             steps_off.append(f_off)
             steps_valid.append(f_valid)
             steps_absent.append(~f_valid)
+            steps_partial.append(np.zeros_like(f_valid))
     act = np.flatnonzero(slow)
     step = 0
     budget = MAX_CELLS_PER_BYTE * int(rows.event_size.sum()) + MIN_CELLS_BUDGET
@@ -389,6 +433,11 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         par = (step & 1) * is_update[act]
         pres = present[act, par]  # (A, C)
         nb = nullbytes[act, par]
+        prefixed = partial_ev[act] & (par == 1)
+        if prefixed.any():
+            p, part = _value_options(file, rows.take(act), p, e_end, prefixed, json_cols, step)
+        else:
+            part = np.zeros((A, ncols), bool)
         if (p + nb > e_end).any():
             _raise_at(file, rows.take(act), p + nb > e_end, f"row image {step} ends inside its null bitmap")
         maxnb = int(nb.max()) if A else 0
@@ -425,7 +474,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         over = pos > e_end
         if over.any():
             _raise_at(file, rows.take(act), over, f"row image {step} runs past the end of the event")
-        stuck = pos == p
+        stuck = pos == cur[act]
         if stuck.any():
             _raise_at(file, rows.take(act), stuck, f"row image {step} is empty: no column is present")
         cur[act] = pos
@@ -434,6 +483,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         steps_off.append(offs)
         steps_valid.append(hasval)
         steps_absent.append(~pres)
+        steps_partial.append(part & hasval)
         step += 1
         act = act[pos < e_end]
 
@@ -475,4 +525,5 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         absent=np.concatenate(steps_absent)[order] if steps_absent else np.zeros((0, ncols), bool),
         lengths={c: np.concatenate(v)[order] for c, v in steps_len.items()} if steps_ev else {c: np.zeros(0, np.int64) for c in steps_len},
         storage=storage,
+        partial=np.concatenate(steps_partial)[order] if partial_ev.any() and steps_partial else None,
     )

@@ -20,17 +20,20 @@ values: ``decode_decimal``, ``decode_timestamp2``, ``decode_datetime2``,
 ``decode_time2`` (checked against mariadb-binlog's output).
 
 Scope: v4 binlogs (FDE, CRC32), TABLE_MAP, rows events v1 (23-25) and v2
-(30-32), pre-GA rows events (20-22: header and bitmap only), and the events
+(30-32), PARTIAL_UPDATE_ROWS (39; its JSON diffs as :class:`PartialJson`),
+pre-GA rows events (20-22: header and bitmap only), and the events
 inside TRANSACTION_PAYLOAD (40; zstd, via pyarrow's codec): those are in
 ``RefBinlog.payload_events`` and their TABLE_MAPs / rows events in
 ``table_maps`` / ``rows_events`` with ``pos`` = the payload event's offset and
-``inner`` = their offset inside the payload.  Not decoded: PARTIAL_UPDATE_ROWS
-(39), MariaDB compressed events; they are listed in
+``inner`` = their offset inside the payload.  Not decoded: MariaDB compressed
+events; they are listed in
 ``RefBinlog.skipped_rows_events``.
 
 Row images are lists over *all* table columns of ``ABSENT`` (column not in the
 image), ``None`` (SQL NULL) or the raw ``bytes`` of the value exactly as stored
-in the event, with the length prefix of variable-length types removed.
+in the event, with the length prefix of variable-length types removed; a JSON
+value of a PARTIAL_UPDATE_ROWS after image whose partial bit is set is a
+:class:`PartialJson` (its diffs, read by ``read_json_diffs``).
 """
 
 from __future__ import annotations
@@ -42,6 +45,8 @@ from pathlib import Path
 
 __all__ = [
     "ABSENT",
+    "PartialJson",
+    "read_json_diffs",
     "RefDecodeError",
     "RefEvent",
     "RefFormat",
@@ -143,6 +148,7 @@ ROWS_EVENTS = {
     WRITE_ROWS_EVENT: ("insert", 2),
     UPDATE_ROWS_EVENT: ("update", 2),
     DELETE_ROWS_EVENT: ("delete", 2),
+    PARTIAL_UPDATE_ROWS_EVENT: ("update", 2),
 }
 
 # Event-type permutation of the pre-GA "wl2325 / drop5 / drop6" source trees
@@ -244,6 +250,42 @@ class _Absent:
 
 
 ABSENT = _Absent()
+
+
+@dataclass(frozen=True)
+class PartialJson:
+    """A JSON diff vector in place of a document (PARTIAL_UPDATE_ROWS after images).
+
+    ``diffs``: (operation byte, path text, binary JSON value or None for REMOVE), in order."""
+
+    raw: bytes
+    diffs: tuple[tuple[int, str, bytes | None], ...]
+
+
+def read_json_diffs(raw: bytes, base: int = 0) -> PartialJson:
+    """Json_diff_vector::read_binary (sql/json_diff.cc) over the bytes after the 4-byte
+    length: operation byte, packed path length and path, then unless REMOVE (2) a packed
+    value length and a binary JSON value; until the bytes end."""
+    diffs = []
+    off = 0
+    while off < len(raw):
+        op = raw[off]
+        if op > 2:
+            raise RefDecodeError(f"JSON diff operation {op}", base + off)
+        n, k = _packed_int(raw, off + 1, base, "JSON diff path length")
+        off += 1 + k
+        _need(raw, off, n, base, "JSON diff path")
+        path = raw[off:off + n].decode("utf-8")
+        off += n
+        value = None
+        if op != 2:
+            n, k = _packed_int(raw, off, base, "JSON diff value length")
+            off += k
+            _need(raw, off, n, base, "JSON diff value")
+            value = bytes(raw[off:off + n])
+            off += n
+        diffs.append((op, path, value))
+    return PartialJson(bytes(raw), tuple(diffs))
 
 
 @dataclass(frozen=True)
@@ -776,8 +818,24 @@ def value_size(ctype: int, meta: int, buf: bytes, off: int, base: int = 0) -> tu
 
 
 def _read_image(data: bytes, off: int, tm: RefTableMap, present: list[bool],
-                base: int) -> tuple[list, int]:
-    """One row image: null bitmap over the present columns, then the values."""
+                base: int, partial_ai: bool = False) -> tuple[list, int]:
+    """One row image: null bitmap over the present columns, then the values.
+
+    ``partial_ai``: an after image of PARTIAL_UPDATE_ROWS, which starts with
+    value_options (packed int) and, when it has PARTIAL_JSON_UPDATES (1), one bit
+    per JSON column of the table, present or not (log_event.cc,
+    print_verbose_one_row)."""
+    partial = [False] * tm.ncols
+    if partial_ai:
+        options, k = _packed_int(data, off, base, "value_options")
+        off += k
+        if options & 1:
+            json_cols = [c for c in range(tm.ncols) if tm.column_types[c] == T_JSON]
+            nb = (len(json_cols) + 7) // 8
+            _need(data, off, nb, base, "partial JSON bits")
+            for c, bit in zip(json_cols, _bits(data[off:off + nb], len(json_cols))):
+                partial[c] = bit
+            off += nb
     npresent = sum(present)
     nbytes = (npresent + 7) // 8
     _need(data, off, nbytes, base, "row null bitmap")
@@ -795,7 +853,8 @@ def _read_image(data: bytes, off: int, tm: RefTableMap, present: list[bool],
             plen, dlen = value_size(tm.column_types[col], tm.column_meta[col], data, off, base)
             _need(data, off + plen, dlen, base,
                   f"value of column {col + 1} ({COLUMN_TYPE_NAMES.get(tm.column_types[col])})")
-            image.append(bytes(data[off + plen:off + plen + dlen]))
+            raw = bytes(data[off + plen:off + plen + dlen])
+            image.append(read_json_diffs(raw, base + off + plen) if partial[col] else raw)
             off += plen + dlen
         k += 1
     return image, off
@@ -855,7 +914,8 @@ def _parse_rows(body: bytes, body_pos: int, logical_type: int, post_header_len: 
         img, off = _read_image(body, off, tm, before, body_pos)
         images.append(img)
         if kind == "update":
-            img, off = _read_image(body, off, tm, after, body_pos)
+            img, off = _read_image(body, off, tm, after, body_pos,
+                                   partial_ai=logical_type == PARTIAL_UPDATE_ROWS_EVENT)
             images.append(img)
     ev.images = images
     return ev
@@ -949,8 +1009,8 @@ def decode_bytes(data: bytes, strict: bool = True) -> RefBinlog:
     rows event whose *body* cannot be decoded is recorded in
     ``skipped_rows_events`` as ``(pos, message)`` and the walk goes on (the
     event itself is still listed in ``events``).  Rows events this reference
-    does not decode at all (PARTIAL_UPDATE_ROWS 39, rows inside
-    TRANSACTION_PAYLOAD 40) are listed in ``skipped_rows_events`` too."""
+    does not decode at all (rows inside TRANSACTION_PAYLOAD 40) are listed in
+    ``skipped_rows_events`` too."""
     out = RefBinlog(size=len(data))
     if len(data) < 4 or data[:4] != BINLOG_MAGIC:
         raise RefDecodeError("not a binlog: bad magic", 0)
@@ -979,8 +1039,6 @@ def decode_bytes(data: bytes, strict: bool = True) -> RefBinlog:
                 raise
             out.skipped_rows_events.append((pos, exc.message))
             ev, payload = _decode_header_only(event, pos, fmt), None
-        if ev.logical_type == PARTIAL_UPDATE_ROWS_EVENT:
-            out.skipped_rows_events.append((pos, f"{ev.name} not decoded by the reference"))
         if ev.logical_type == TRANSACTION_PAYLOAD_EVENT and fmt is not None:
             body_end = size - (CHECKSUM_LEN if fmt.has_crc32 else 0)
             for inner, (iev, ipayload) in _payload_events(event[COMMON_HEADER_LEN:body_end], pos, fmt, by_id):

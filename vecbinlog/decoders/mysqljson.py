@@ -72,7 +72,7 @@ from ..errors import MalformedEventError
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, binary_like, gather_var
 
-__all__ = ["arrow_type", "decode", "to_text", "render", "format_double", "MAX_DEPTH"]
+__all__ = ["arrow_type", "decode", "to_text", "render", "quote", "format_double", "MAX_DEPTH"]
 
 #: JSON_DOCUMENT_MAX_DEPTH (sql-common/json_syntax_check.cc)
 MAX_DEPTH = 100
@@ -148,6 +148,11 @@ def _quote(raw: bytes) -> bytes:
     if _SPECIAL.search(raw) is None:
         return b'"' + raw + b'"'
     return b'"' + _SPECIAL.sub(lambda m: _ESCAPES[m.group()], raw) + b'"'
+
+
+def quote(text: str) -> str:
+    """A JSON string or key as MySQL prints it (double_quote())."""
+    return _quote(text.encode("utf-8")).decode("utf-8")
 
 
 def format_double(x: float) -> bytes:
