@@ -11,6 +11,7 @@ import datetime as dt
 import decimal
 import io
 import json
+import re
 import shutil
 import struct
 import subprocess
@@ -234,6 +235,18 @@ def test_info_text_sample():
     counts = {line.split()[0]: line.split()[1] for line in p.stdout.splitlines() if line.startswith("    ")}
     assert counts == {TYPE_NAMES[c]: str(n) for c, n in walk.items()}
     assert "shop.orders" in p.stdout and "shop.customers" in p.stdout
+    # the GTIDs of the file's transactions, first and last as mariadb-binlog printed them
+    printed = re.findall(r"\tGTID (\d+-\d+-\d+)", (SAMPLE.parent / "mariadb-binlog-vv.txt").read_text())
+    assert f"gtids            {printed[-1]}  ({len(printed)} transactions, {printed[0]} .. {printed[-1]})" in p.stdout
+
+
+def test_info_compressed_transactions():
+    """Events inside MySQL compressed transactions are counted as the corpus MANIFEST lists them."""
+    p = run("info", str(corpus_path("blackbeam__rust_mysql_common/transaction_compression.000001")))
+    inner = p.stdout.split("inside compressed transactions ")[1].split("\n\n")[0]
+    assert inner.split()[0] == "4"
+    counts = {line.split()[0]: int(line.split()[1]) for line in inner.splitlines()[1:] if line.startswith("    ")}
+    assert counts == {"QUERY_EVENT": 1, "XID_EVENT": 1, "TABLE_MAP_EVENT": 1, "WRITE_ROWS_EVENT": 1}
 
 
 # -- tables -----------------------------------------------------------------------------

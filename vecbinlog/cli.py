@@ -314,6 +314,12 @@ def _reading() -> argparse.ArgumentParser:
     d.add_argument("--invalid-dates", choices=("null", "string"), default="null",
                    help="zero dates ('0000-00-00'): null (default), or every temporal column "
                         "as MySQL's text")
+    d.add_argument("--rolled-back", choices=("exclude", "keep"), default="exclude",
+                   help="changes that did not take effect (their transaction rolled back, or was cut "
+                        "off): left out with a warning (default), or kept, marked by _outcome")
+    d.add_argument("--queries", action="store_true",
+                   help="add the _query column: the SQL statement of each change, when logged "
+                        "(MySQL ROWS_QUERY / MariaDB ANNOTATE_ROWS events)")
     return p
 
 
@@ -391,6 +397,7 @@ def _open(args: argparse.Namespace):
         args.files, strict=args.strict, verify_checksums=not args.no_verify_checksums,
         invalid_dates=args.invalid_dates, tables=tables, start=args.start, stop=args.stop,
         since=args.since, until=args.until, change_types=args.change_types,
+        rolled_back=args.rolled_back, queries=args.queries,
     )
 
 
@@ -465,6 +472,11 @@ def _print_info(out: dict[str, Any], args: argparse.Namespace) -> None:
         ]
         if f.get("format_descriptions", 1) != 1:
             rows.append(("format descriptions", str(f["format_descriptions"])))
+        g = f.get("gtids") or {}
+        if g.get("previous"):
+            rows.append(("gtids before", g["previous"]))
+        if g.get("count"):
+            rows.append(("gtids", f"{g['set']}  ({g['count']:,} transactions, {g['first']} .. {g['last']})"))
         stop = f["stopped_at"]
         rows.append(("stopped at", "end of file (complete)" if stop is None
                      else f"offset {stop['offset']}: {stop['reason']}"))
@@ -475,6 +487,11 @@ def _print_info(out: dict[str, Any], args: argparse.Namespace) -> None:
         width = max((len(k) for k in ev), default=0)
         for k, v in sorted(ev.items(), key=lambda kv: (-kv[1], kv[0])):
             w(f"    {k:<{width}}  {v:>8,}\n")
+        inner = f.get("events_in_payloads") or {}
+        if inner:
+            w(f"  inside compressed transactions {sum(inner.values()):,}\n")
+            for k, v in sorted(inner.items(), key=lambda kv: (-kv[1], kv[0])):
+                w(f"    {k:<{width}}  {v:>8,}\n")
         nd = f.get("events_not_decoded", {})
         for what, label in (("skipped", "skipped (walked over, counted)"), ("unsupported", "not decoded yet (reading their tables raises)")):
             if nd.get(what):
