@@ -235,9 +235,10 @@ def test_tagged_gtid():
     assert table.column("_gtid").to_pylist() == [f"{uuid}:mytag:3"] * table.num_rows
 
 
-def test_mariadb_corpus_gtids():
-    """MariaDB 10.0 (zalora fixture): each group's GTID as mariadb-binlog prints it."""
-    path = CORPUS / "zalora__binlog-parser/fixtures/mysql-bin.07"
+@pytest.mark.parametrize("name", ["zalora__binlog-parser/fixtures/mysql-bin.07", "blackbeam__rust_mysql_common/mariadb-bin.000001"])
+def test_mariadb_corpus_gtids(name):
+    """MariaDB 10.0 and 10.5 files: each group's GTID and Xid as mariadb-binlog prints them."""
+    path = CORPUS / name
     gtid_of, xid_of, _ = _listing(path)
     tables, _ = _read(path)
     seen = Counter()
@@ -247,6 +248,21 @@ def test_mariadb_corpus_gtids():
             assert row["_xid"] == xid_of.get(row["_log_pos"])
             seen[row["_gtid"]] += 1
     assert sum(seen.values()) > 0
+
+
+def test_xa_prepared_transaction():
+    """AliSQL (PolarDB-X) XA transaction: XA START ... XA END, XA_PREPARE: its rows are kept,
+    outcome 'prepare' (a later XA COMMIT/ROLLBACK decides), in the transaction opened by XA START."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
+        with vecbinlog.open(CORPUS / "polardb__polardbx-cdc/mysql_bin.1") as log:
+            (table,) = log.read_all().values()
+            events = log.events().to_pylist()
+    xa_start = next(e["pos"] for e in events if (e["info"] or "").startswith("XA START"))
+    assert [e["type"] for e in events].count("XA_PREPARE_LOG_EVENT") == 1
+    assert set(table.column("_outcome").to_pylist()) == {"prepare"}
+    assert set(table.column("_transaction_pos").to_pylist()) == {xa_start}
+    assert table.column("_xid").null_count == table.num_rows
 
 
 def test_vendor_events_counted():

@@ -59,6 +59,8 @@ ROWS_TYPE_CODES = np.array(sorted(ROWS_EVENTS), np.uint8)
 MAX_CELLS_PER_BYTE = 1024
 #: ... plus this many cells whatever the size, so that small inputs are never refused.
 MIN_CELLS_BUDGET = 1 << 24
+#: TABLE_MAP bytes compared per np.unique round (bounds the temporary (maps, bytes) array).
+_KEY_BYTES_PER_ROUND = 16 << 20
 
 
 def _raise_at(file: BinlogFile, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
@@ -95,35 +97,70 @@ class TableMaps:
         self._by_bytes: dict[bytes, int] = {}
         self.current: dict[int, int] = {}  #: table id -> layout id, as of the end of the last segment
 
-    def _layout_id(self, off: int, size: int, fmt: int, body_end: int) -> tuple[int, int]:
-        fde = self.file.formats[fmt]
-        ph = fde.post_header_len(EventType.TABLE_MAP_EVENT)
-        id_len = 4 if ph == 6 else 6
-        start = off + COMMON_HEADER_LEN
-        if start + ph > body_end:
+    def _layout_ids(self, index: EventIndex, tm_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Table id and layout id of the TABLE_MAP events ``index[tm_pos]``.
+
+        Maps are grouped by their bytes with NumPy (same length, then np.unique over the raw
+        bytes), so only distinct layouts reach Python: a busy server repeats the same few maps
+        in every transaction.
+        """
+        n = len(tm_pos)
+        ids = np.zeros(n, np.int64)
+        lids = np.zeros(n, np.int64)
+        if n == 0:
+            return ids, lids
+        ev = index.take(tm_pos)
+        ph = np.array([f.post_header_len(EventType.TABLE_MAP_EVENT) for f in self.file.formats], np.int64)[ev.fmt]
+        start = ev.offset + COMMON_HEADER_LEN
+        short = start + ph > ev.body_end
+        if short.any():
+            k = int(np.flatnonzero(short)[0])
             raise MalformedEventError(
-                f"event of {size} bytes is shorter than its {ph}-byte post-header",
-                path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT",
+                f"event of {int(ev.event_size[k])} bytes is shorter than its {int(ph[k])}-byte post-header",
+                path=self.file.path, offset=int(ev.pos[k]), event_type="TABLE_MAP_EVENT",
             )
-        table_id = int.from_bytes(self.file.buf[start : start + id_len].tobytes(), "little")
-        key = self.file.buf[start + id_len : body_end].tobytes()
+        id_len = np.where(ph == 6, 4, 6)
+        ids[:] = read_uint(self.file.buf, start, id_len).astype(np.int64)
+        key_start = start + id_len
+        key_len = ev.body_end - key_start
+        for length in np.unique(key_len).tolist():
+            group = np.flatnonzero(key_len == length)
+            step = max(1, _KEY_BYTES_PER_ROUND // max(length, 1))
+            for lo in range(0, len(group), step):
+                sel = group[lo : lo + step]
+                raw = np.take(self.file.buf, key_start[sel, None] + np.arange(length))
+                keys = np.ascontiguousarray(raw).view(f"V{length}").ravel() if length else np.zeros(len(sel), "V1")
+                _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+                uniq = np.zeros(len(first), np.int64)
+                for u in np.argsort(first).tolist():  # new layouts in order of appearance
+                    f = int(first[u])
+                    uniq[u] = self._layout_for(ev, int(sel[f]), raw[f].tobytes(), int(ph[sel[f]]))
+                lids[sel] = uniq[inverse.ravel()]
+        return ids, lids
+
+    def _layout_for(self, ev: EventIndex, k: int, key: bytes, ph: int) -> int:
+        """The layout id of a TABLE_MAP's bytes, parsing it the first time they are seen."""
         lid = self._by_bytes.get(key)
-        if lid is None:
-            major = version_tuple(fde.server_version)[0]
-            try:
-                _, tm = parse_table_map(
-                    self.file.buf, off, start, body_end, ph, path=self.file.path, flavor=fde.flavor, server_major=major
-                )
-            except UnsupportedError as exc:
-                if exc.offset is None:
-                    exc = UnsupportedError(exc.message, path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT")
-                raise getattr(self.file, "relocate", lambda e: e)(exc) from exc
-            except MalformedEventError as exc:
-                raise getattr(self.file, "relocate", lambda e: e)(exc) from exc
-            lid = len(self.layouts)
-            self.layouts.append(tm)
-            self._by_bytes[key] = lid
-        return table_id, lid
+        if lid is not None:
+            return lid
+        off, body_end = int(ev.offset[k]), int(ev.body_end[k])
+        fde = self.file.formats[int(ev.fmt[k])]
+        major = version_tuple(fde.server_version)[0]
+        try:
+            _, tm = parse_table_map(
+                self.file.buf, off, off + COMMON_HEADER_LEN, body_end, ph, path=self.file.path, flavor=fde.flavor,
+                server_major=major,
+            )
+        except UnsupportedError as exc:
+            if exc.offset is None:
+                exc = UnsupportedError(exc.message, path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT")
+            raise getattr(self.file, "relocate", lambda e: e)(exc) from exc
+        except MalformedEventError as exc:
+            raise getattr(self.file, "relocate", lambda e: e)(exc) from exc
+        lid = len(self.layouts)
+        self.layouts.append(tm)
+        self._by_bytes[key] = lid
+        return lid
 
     def resolve(self, index: EventIndex, src=None) -> tuple[np.ndarray, np.ndarray]:
         """For the rows events of a segment: their positions in ``index`` and their layout ids.
@@ -138,12 +175,7 @@ class TableMaps:
         tc = index.type_code
         tm_pos = np.flatnonzero(tc == EventType.TABLE_MAP_EVENT)
         rows_pos = np.flatnonzero(np.isin(tc, ROWS_TYPE_CODES))
-        tm_ids = np.zeros(len(tm_pos), np.int64)
-        tm_layout = np.zeros(len(tm_pos), np.int64)
-        for j, i in enumerate(tm_pos.tolist()):
-            tm_ids[j], tm_layout[j] = self._layout_id(
-                int(index.offset[i]), int(index.event_size[i]), int(index.fmt[i]), int(index.body_end[i])
-            )
+        tm_ids, tm_layout = self._layout_ids(index, tm_pos)
         if len(rows_pos) == 0:
             self._carry(tm_ids, tm_layout)
             return rows_pos, np.zeros(0, np.int64)
