@@ -20,6 +20,7 @@ from .errors import UnsupportedError
 from .events import describe_events
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
 from .index import EventIndex
+from .layout import MAGIC_LEN
 from .rows import CHANGE_TYPES, TableMaps, locate_images
 from .table_map import TableMap
 
@@ -43,7 +44,9 @@ class RowsFilter:
     * ``tables``: ``db.table`` glob patterns (``"shop.*"``); a table matching any is kept.
     * ``start``/``stop``: byte offsets, as ``mysqlbinlog --start-position/--stop-position``:
       ``start`` applies to the first file, ``stop`` to the last; a rows event is kept when it
-      starts at or after ``start`` and before ``stop``.
+      starts at or after ``start`` and before ``stop``. The walk itself starts at ``start``,
+      which must be an event's offset (``Binlog.events()`` lists them), and the rows events
+      after it need their TABLE_MAP after it too (a transaction's start is always safe).
     * ``since``/``until``: datetimes (naive ones are UTC): rows events whose header timestamp
       is at or after ``since`` and before ``until``, as ``--start-datetime/--stop-datetime``.
     * ``change_types``: some of ``"insert"``, ``"update"``, ``"delete"``.
@@ -227,7 +230,10 @@ class Binlog:
         """Every segment of every file, with its rows events and their layout ids."""
         for f in self.files:
             maps = TableMaps(f)
-            for seg in f.segments(self.segment_bytes):
+            # start/stop bound the walk itself: a range of a large file costs only the range
+            start = max(self.filter.start or 0, MAGIC_LEN) if f is self.files[0] else MAGIC_LEN
+            stop = self.filter.stop if f is self.files[-1] else None
+            for seg in f.segments(self.segment_bytes, start, stop):
                 rows_pos, layout = maps.resolve(seg.index)
                 yield f, maps, seg, rows_pos, layout
 
