@@ -28,10 +28,13 @@ except ImportError:
 
 import vecbinlog
 from vecbinlog import spark as vspark
+from vecbinlog.splits import plan_splits
 
 from .conftest import DATA, ROOT, corpus_path
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
+#: pyspark 4.0's toArrow() leaves a socket to the JVM for the garbage collector
+pytestmark = pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning")
 
 
 @pytest.fixture(scope="session")
@@ -226,11 +229,12 @@ def test_without_table_option_the_tables_are_listed(spark, mariadb_files):
 def test_helpers_map_and_apply_in_arrow(spark, mariadb_files):
     paths = [str(p) for p in mariadb_files]
     expected = vecbinlog.read_table(paths, "spark_types.t")
-    splits = vspark.splits_dataframe(spark, paths, split_bytes=1)
+    splits = vspark.splits_dataframe(spark, paths, split_bytes=4096)
     planned = splits.toArrow().sort_by([("file", "ascending"), ("start", "ascending")]).to_pylist()
     assert [(r["file"], r["start"], r["stop"]) for r in planned] == [
-        (s.path, s.start, s.stop) for s in vecbinlog.splits.plan_splits(paths, 1)
+        (s.path, s.start, s.stop) for s in plan_splits(paths, 4096)
     ]
+    assert len(planned) > len(paths)
     assert_same_rows(expected, vspark.map_splits(splits, "spark_types.t").toArrow(), ordered=False)
     applied = vspark.apply_splits(splits, "spark_types.t").toArrow()
     assert_same_rows(expected, applied, ordered=False)
@@ -286,5 +290,4 @@ def test_corpus_tables_equal_read_table(spark, name):
     assert tables
     for table in tables:
         expected = vecbinlog.read_table(path, table)
-        df = read(spark, path, table, split_bytes="1")
-        assert_same_rows(expected, df.toArrow())
+        assert_same_rows(expected, read(spark, path, table).toArrow())

@@ -202,7 +202,8 @@ def split_paths(paths: str | Iterable[str]) -> list[str]:
     """Local binlog files from a path, a glob or a comma-separated list of them, sorted by name
     within each glob (binlog names sort in log order: ``mysql-bin.000001``, ...).
 
-    ``file:`` URIs are accepted; a pattern that matches nothing is an error.
+    ``file:`` URIs are accepted; a pattern that matches nothing is an error. Paths come back
+    absolute, so that a process with another working directory (a Spark worker) finds them.
     """
     import glob
 
@@ -221,9 +222,9 @@ def split_paths(paths: str | Iterable[str]) -> list[str]:
                 found = sorted(p for p in glob.glob(part) if os.path.isfile(p))
                 if not found:
                     raise FileNotFoundError(f"{part}: no binlog file matches")
-                out.extend(found)
+                out.extend(os.path.abspath(p) for p in found)
             elif os.path.isfile(part):
-                out.append(part)
+                out.append(os.path.abspath(part))
             else:
                 raise FileNotFoundError(f"{part}: no such binlog file")
     if not out:
