@@ -251,18 +251,23 @@ def test_sample_and_filters(spark):
     assert [r["_change_type"] for r in got.to_pylist()] == ["insert"] * 4 + ["delete"]
 
 
-def test_apply_in_arrow_per_file_example(spark):
-    """The README's applyInArrow example: rows per change type and file, equal to read_table's counts."""
-    df = read(spark, str(SAMPLE), "shop.orders")
+def test_readme_apply_in_arrow_example(spark):
+    """The README's example: map_splits, then an Arrow function per file; counts and sums as read_table's."""
+    orders = vspark.map_splits(vspark.splits_dataframe(spark, str(SAMPLE), split_bytes=1024), "shop.orders")
+    assert orders.rdd.getNumPartitions() == 3
 
-    def per_file(table: pa.Table) -> pa.Table:
-        counts = table.group_by(["_log_file", "_change_type"]).aggregate([("_log_pos", "count")])
-        return counts.rename_columns(["_log_file", "_change_type", "rows"])
+    def summary(t: pa.Table) -> pa.Table:
+        return (t.group_by(["_log_file", "_change_type"])
+                 .aggregate([("_log_pos", "count"), ("quantity", "sum")])
+                 .rename_columns(["_log_file", "_change_type", "rows", "quantity"]))
 
-    got = df.groupBy("_log_file").applyInArrow(per_file, "_log_file string, _change_type string, rows long")
-    counts = {r["_change_type"]: r["rows"] for r in got.toArrow().to_pylist()}
-    expected = vecbinlog.read_table(SAMPLE, "shop.orders").column("_change_type").to_pylist()
-    assert counts == {c: expected.count(c) for c in set(expected)}
+    got = orders.groupBy("_log_file").applyInArrow(
+        summary, "_log_file string, _change_type string, rows long, quantity long").toArrow().to_pylist()
+    expected = vecbinlog.read_table(SAMPLE, "shop.orders").to_pylist()
+    assert {r["_change_type"]: (r["rows"], r["quantity"]) for r in got} == {
+        c: (sum(1 for e in expected if e["_change_type"] == c), sum(e["quantity"] for e in expected if e["_change_type"] == c))
+        for c in {e["_change_type"] for e in expected}
+    }
 
 
 # -- corpus files: the types other servers write ----------------------------------------------
