@@ -209,7 +209,7 @@ def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None) 
                     f"(text that is invalid in its charset comes back as binary: see the charsets option): {exc}"
                 ) from exc
         elif field.name == TABLE_COLUMN and table is not None:
-            arrays.append(pa.array([table] * batch.num_rows, field.type))
+            arrays.append(pa.repeat(pa.scalar(table, field.type), batch.num_rows))
         else:
             arrays.append(pa.nulls(batch.num_rows, field.type))
     return pa.RecordBatch.from_arrays(arrays, schema=target)
