@@ -95,6 +95,14 @@ def test_start_and_stop_bound_the_plan():
     assert splits[-1].stop == hi
 
 
+def test_start_must_be_a_transaction_start():
+    starts = [p for p in expected_starts(SAMPLE) if p > 4]
+    with vecbinlog.open(SAMPLE) as log:
+        inside = [e["pos"] for e in log.events().to_pylist() if e["pos"] > starts[1]][0]  # the event after a GTID
+    with pytest.raises(ValueError, match="not where a transaction starts"):
+        plan_splits(SAMPLE, 1, start=inside)
+
+
 def test_relay_log_is_not_cut_after_its_second_format_description():
     path = corpus_path("percona__percona-toolkit/relay-binlog001")
     with vecbinlog.open(path) as log:
@@ -140,8 +148,8 @@ def test_corpus_split_at_every_transaction_gives_the_same_rows(path):
         assert got.get(name, []) == table.to_pylist(), name
 
 
-def test_the_walk_starts_at_start(tmp_path):
-    """Binlog(start=...) reads nothing before start: an event made unreadable before it does not matter."""
+def test_seek_walks_from_start(tmp_path):
+    """Binlog(start=..., seek=True) reads nothing before start: an event made unreadable before it does not matter."""
     path = tmp_path / "mariadb-bin.000001"
     shutil.copy(SAMPLE, path)
     with vecbinlog.open(path) as log:
@@ -154,7 +162,9 @@ def test_the_walk_starts_at_start(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(vecbinlog.MalformedEventError):
         vecbinlog.read_table(path, "shop.orders", verify_checksums=False)
-    got = vecbinlog.read_table(path, "shop.orders", start=start)
+    with pytest.raises(vecbinlog.MalformedEventError):  # without seek, start only filters rows events
+        vecbinlog.read_table(path, "shop.orders", start=start, verify_checksums=False)
+    got = vecbinlog.read_table(path, "shop.orders", start=start, seek=True)
     assert got.num_rows == expected.num_rows > 0
     assert got.to_pylist() == expected.to_pylist()
 

@@ -44,9 +44,7 @@ class RowsFilter:
     * ``tables``: ``db.table`` glob patterns (``"shop.*"``); a table matching any is kept.
     * ``start``/``stop``: byte offsets, as ``mysqlbinlog --start-position/--stop-position``:
       ``start`` applies to the first file, ``stop`` to the last; a rows event is kept when it
-      starts at or after ``start`` and before ``stop``. The walk itself starts at ``start``,
-      which must be an event's offset (``Binlog.events()`` lists them), and the rows events
-      after it need their TABLE_MAP after it too (a transaction's start is always safe).
+      starts at or after ``start`` and before ``stop``.
     * ``since``/``until``: datetimes (naive ones are UTC): rows events whose header timestamp
       is at or after ``since`` and before ``until``, as ``--start-datetime/--stop-datetime``.
     * ``change_types``: some of ``"insert"``, ``"update"``, ``"delete"``.
@@ -153,6 +151,10 @@ class Binlog:
     tables, start, stop, since, until, change_types : filters applied before decoding, so
         that what they leave out is never decoded (see :class:`RowsFilter`).
     segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
+    seek : walk only ``[start, stop)`` (``start`` in the first file, ``stop`` in the last)
+        instead of whole files, so that a range of a large file costs only the range.
+        ``start`` must then be where a transaction starts, as ``vecbinlog.splits.plan_splits``
+        gives: the walk does not see the events before it (TABLE_MAPs included).
 
     Examples
     --------
@@ -180,6 +182,7 @@ class Binlog:
         until: datetime | None = None,
         change_types: Iterable[str] | None = None,
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+        seek: bool = False,
     ) -> None:
         self.paths = _as_paths(paths)
         self.strict = strict
@@ -191,6 +194,7 @@ class Binlog:
             raise ValueError(f"invalid_dates must be 'null' or 'string', not {invalid_dates!r}")
         self._invalid_dates = invalid_dates
         self.filter = RowsFilter.make(tables, start, stop, since, until, change_types)
+        self._seek = seek
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -230,9 +234,10 @@ class Binlog:
         """Every segment of every file, with its rows events and their layout ids."""
         for f in self.files:
             maps = TableMaps(f)
-            # start/stop bound the walk itself: a range of a large file costs only the range
-            start = max(self.filter.start or 0, MAGIC_LEN) if f is self.files[0] else MAGIC_LEN
-            stop = self.filter.stop if f is self.files[-1] else None
+            start, stop = MAGIC_LEN, None
+            if self._seek:  # start/stop bound the walk itself, not only the rows events kept
+                start = max(self.filter.start or 0, MAGIC_LEN) if f is self.files[0] else MAGIC_LEN
+                stop = self.filter.stop if f is self.files[-1] else None
             for seg in f.segments(self.segment_bytes, start, stop):
                 rows_pos, layout = maps.resolve(seg.index)
                 yield f, maps, seg, rows_pos, layout

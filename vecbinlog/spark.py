@@ -385,7 +385,8 @@ class BinlogDataSource(DataSource):
     ``table``           ``db.table``, a glob (``shop_*.orders``) or a comma-separated list;
                         without it the files must hold exactly one table. Several
                         matching tables must share their columns; ``_table`` says which.
-    ``start``/``stop``  byte offsets: ``start`` in the first file, ``stop`` in the last
+    ``start``/``stop``  byte offsets: ``start`` in the first file (where a transaction
+                        starts), ``stop`` in the last
     ``since``/``until`` ISO 8601 datetimes (no time zone = UTC)
     ``change_types``    ``insert,update,delete`` (some of)
     ``signedness``, ``charsets``, ``names``   JSON, as the Python options of ``vecbinlog.open``

@@ -132,8 +132,8 @@ def plan_splits(
     split_bytes : the size to aim at: a split ends at the first transaction start at or
         after ``split_bytes`` from its own start, so it is larger when a transaction is.
         A file smaller than that is one split.
-    start, stop : byte offsets as :class:`~vecbinlog.Binlog` takes them: ``start`` in the
-        first file (an event's offset), ``stop`` in the last.
+    start, stop : byte offsets: ``start`` in the first file, where a transaction starts
+        (ValueError otherwise), ``stop`` in the last (any offset: the rows events before it).
     verify_checksums : check the CRC32 of the FORMAT_DESCRIPTION_EVENT of each file.
 
     Returns
@@ -162,6 +162,11 @@ def plan_splits(
             if lo >= hi:
                 continue
             cuts = transaction_starts(f, lo, hi)
+            if k == 0 and start is not None and start > MAGIC_LEN and (len(cuts) == 0 or cuts[0] != start):
+                raise ValueError(
+                    f"{path}: start={start} is not where a transaction starts (a GTID event, or a BEGIN "
+                    "query without one): a split must hold its transactions' TABLE_MAP events"
+                )
             if len(f.formats) > 1:  # a relay log: no cut after its second FDE
                 cuts = cuts[cuts < f.formats[1].offset]
             bounds = _cut(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
@@ -191,10 +196,10 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, **option
     **options : the options of :class:`~vecbinlog.Binlog` (``signedness``, ``since``,
         ``change_types``...), except ``start``/``stop``, which the split gives.
     """
-    for bad in ("start", "stop", "tables"):
+    for bad in ("start", "stop", "tables", "seek"):
         if bad in options:
             raise ValueError(f"read_split takes {bad!r} from the split and its own arguments, not as an option")
-    with Binlog(split.path, start=split.start, stop=split.stop, tables=tables, **options) as log:
+    with Binlog(split.path, start=split.start, stop=split.stop, tables=tables, seek=True, **options) as log:
         yield from log._batches(lambda name: True)
 
 
