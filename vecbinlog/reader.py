@@ -22,6 +22,7 @@ from .events import describe_events
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import GTID_EVENTS, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
+from .layout import MAGIC_LEN
 from .rows import CHANGE_TYPES, TableMaps, locate_images
 from .table_map import TableMap
 from .transactions import INCOMPLETE, OUTCOMES, ROLLBACK, TransactionTracker, TxnContext
@@ -97,9 +98,9 @@ class RowsFilter:
         """Boolean mask of the events (rows events, in practice) the filter keeps."""
         keep = np.ones(len(index), bool)
         if first and self.start is not None:
-            keep &= index.offset >= self.start
+            keep &= index.pos >= self.start  # file offsets (of the compressed event, for unpacked ones)
         if last and self.stop is not None:
-            keep &= index.offset < self.stop
+            keep &= index.pos < self.stop
         if self.since is not None:
             keep &= index.timestamp.astype(np.int64) >= self.since
         if self.until is not None:
@@ -180,6 +181,10 @@ class Binlog:
     queries : add the ``_query`` column: the SQL statement each change came from, when the
         server logged it (MySQL ``binlog_rows_query_log_events``, MariaDB
         ``binlog_annotate_row_events``).
+    seek : walk only ``[start, stop)`` (``start`` in the first file, ``stop`` in the last)
+        instead of whole files, so that a range of a large file costs only the range.
+        ``start`` must then be where a transaction starts, as ``vecbinlog.splits.plan_splits``
+        gives: the walk does not see the events before it (TABLE_MAPs included).
 
     Examples
     --------
@@ -210,6 +215,7 @@ class Binlog:
         rolled_back: str = "exclude",
         non_transactional: str | Sequence[str] = (),
         queries: bool = False,
+        seek: bool = False,
     ) -> None:
         self.paths = _as_paths(paths)
         self.strict = strict
@@ -226,6 +232,7 @@ class Binlog:
         self.rolled_back = rolled_back
         self.non_transactional = (non_transactional,) if isinstance(non_transactional, str) else tuple(non_transactional)
         self.queries = queries
+        self._seek = seek
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -266,7 +273,11 @@ class Binlog:
         for f in self.files:
             maps = TableMaps(f)
             tracker = TransactionTracker(f, queries=self.queries) if transactions else None
-            for seg in f.segments(self.segment_bytes):
+            start, stop = MAGIC_LEN, None
+            if self._seek:  # start/stop bound the walk itself, not only the rows events kept
+                start = max(self.filter.start or 0, MAGIC_LEN) if f is self.files[0] else MAGIC_LEN
+                stop = self.filter.stop if f is self.files[-1] else None
+            for seg in f.segments(self.segment_bytes, start, stop):
                 unpacked = unpack_segment(f, seg.index)
                 src, index = unpacked if unpacked is not None else (f, seg.index)
                 txn = tracker.assign(src, index, seg.end) if tracker is not None else None
