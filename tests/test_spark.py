@@ -252,6 +252,17 @@ def test_sample_and_filters(spark):
     assert [r["_change_type"] for r in got.to_pylist()] == ["insert"] * 4 + ["delete"]
 
 
+def test_queries_and_rolled_back_options(spark):
+    """The statements (MariaDB ANNOTATE_ROWS, printed by mariadb-binlog as '#Q>') come through Spark."""
+    expected = vecbinlog.read_table(SAMPLE, "shop.orders", queries=True, rolled_back="keep")
+    got = read(spark, str(SAMPLE), "shop.orders", queries="true", rolled_back="keep").toArrow()
+    assert_same_rows(expected, got)
+    printed = [line[4:] for line in (SAMPLE.parent / "mariadb-binlog-vv.txt").read_text().splitlines()
+               if line.startswith("#Q> ")]
+    assert set(got.column("_query").to_pylist()) <= set(printed)
+    assert any("orders" in q for q in got.column("_query").to_pylist())
+
+
 def test_readme_apply_in_arrow_example(spark):
     """The README's example: map_splits, then an Arrow function per file; counts and sums as read_table's."""
     orders = vspark.map_splits(vspark.splits_dataframe(spark, str(SAMPLE), split_bytes=1024), "shop.orders")

@@ -661,6 +661,23 @@ def _cat_table(batches: Iterable[pa.RecordBatch], progress: Progress, max_width:
             print("  ".join(_pad(_cut(s, wd), wd, rj) for s, wd, rj in zip(row, widths, right)).rstrip())
 
 
+#: Dictionary columns whose dictionary is made per batch (one entry per transaction or
+#: statement of the batch): an Arrow IPC file cannot change a dictionary, so there they are
+#: written as plain strings instead of starting a new part file at every batch.
+PER_BATCH_DICTIONARIES = ("_gtid", "_query")
+
+
+def plain_per_batch_dictionaries(batch: pa.RecordBatch) -> pa.RecordBatch:
+    names = [n for n in PER_BATCH_DICTIONARIES if n in batch.schema.names]
+    if not names:
+        return batch
+    schema = batch.schema
+    for n in names:
+        i = schema.get_field_index(n)
+        schema = schema.set(i, schema.field(i).with_type(schema.field(i).type.value_type))
+    return batch.cast(schema)
+
+
 class _PartWriter:
     """The part files of one table: a new part whenever the schema (or, for Arrow IPC files,
     a dictionary) changes."""
@@ -687,6 +704,8 @@ class _PartWriter:
     def write(self, batch: pa.RecordBatch) -> None:
         if self.fmt == "csv":
             batch = csv_ready(batch)
+        elif self.fmt == "arrow":
+            batch = plain_per_batch_dictionaries(batch)
         if not self._fits(batch):
             self.close()
             self._open(batch)

@@ -217,7 +217,7 @@ def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None) 
 
 # -- options -------------------------------------------------------------------------------
 _JSON_OPTIONS = ("signedness", "charsets", "names")
-_BOOL_OPTIONS = ("strict", "verify_checksums")
+_BOOL_OPTIONS = ("strict", "verify_checksums", "queries")
 
 
 def _parse_bool(name: str, value: str) -> bool:
@@ -256,7 +256,8 @@ class ReadOptions:
         """Spark options (case-insensitive strings) to typed ones; a bad value is a ValueError."""
         opts = {k.lower(): v for k, v in options.items()}
         known = {"path", "paths", "table", "tables", "split_bytes", "start", "stop", "since", "until",
-                 "change_types", "invalid_dates", "segment_bytes", *_JSON_OPTIONS, *_BOOL_OPTIONS}
+                 "change_types", "invalid_dates", "segment_bytes", "rolled_back", "non_transactional",
+                 *_JSON_OPTIONS, *_BOOL_OPTIONS}
         unknown = set(opts) - known
         if unknown:
             raise ValueError(f"unknown binlog option(s) {sorted(unknown)}; known: {sorted(known)}")
@@ -285,6 +286,10 @@ class ReadOptions:
             decode["change_types"] = [c.strip() for c in opts["change_types"].split(",") if c.strip()]
         if "invalid_dates" in opts:
             decode["invalid_dates"] = opts["invalid_dates"]
+        if "rolled_back" in opts:
+            decode["rolled_back"] = opts["rolled_back"]
+        if "non_transactional" in opts:
+            decode["non_transactional"] = [t.strip() for t in opts["non_transactional"].split(",") if t.strip()]
         if "segment_bytes" in opts:
             decode["segment_bytes"] = _parse_bytes("segment_bytes", opts["segment_bytes"])
         return cls(
@@ -392,6 +397,8 @@ class BinlogDataSource(DataSource):
     ``signedness``, ``charsets``, ``names``   JSON, as the Python options of ``vecbinlog.open``
     ``invalid_dates``   ``null`` (default) or ``string``
     ``strict``, ``verify_checksums``          ``true``/``false``
+    ``rolled_back``     ``exclude`` (default) or ``keep``; ``non_transactional``: table globs
+    ``queries``         ``true`` adds the ``_query`` column
     ``split_bytes``     bytes of binlog per task (default 128m; ``64m``, ``1g``... accepted)
     ==================  ==============================================================
 
