@@ -34,6 +34,7 @@ import vecbinlog
 from vecbinlog.decoders import jsondiff
 
 from .support import reference as ref
+from .test_fuzz import packed  # net_store_length()
 from .test_json import encode, loads, same_json
 
 PARTIAL_FILE = "blackbeam__rust_mysql_common/json.binlog.000001"
@@ -94,17 +95,6 @@ def apply_json_diffs(value, diffs):
 
 
 # -- builders --------------------------------------------------------------------------------
-
-
-def packed(n: int) -> bytes:
-    """net_store_length()."""
-    if n < 251:
-        return bytes([n])
-    if n < 1 << 16:
-        return b"\xfc" + n.to_bytes(2, "little")
-    if n < 1 << 24:
-        return b"\xfd" + n.to_bytes(3, "little")
-    return b"\xfe" + n.to_bytes(8, "little")
 
 
 def diff_bytes(operation: str, path: str, value=None) -> bytes:
