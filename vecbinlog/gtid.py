@@ -66,12 +66,16 @@ def _need(src, index: EventIndex, sel: np.ndarray, size: int, name: str) -> None
 
 
 def gtid_texts(src, index: EventIndex, sel: np.ndarray) -> pa.Array:
-    """The GTID text of each event ``index[sel]`` (GTID events); null for anonymous ones."""
+    """The GTID text of each event ``index[sel]`` (GTID events); null for anonymous ones.
+
+    Built with Arrow kernels per event type (one Python string per distinct server UUID),
+    then put back in the order of ``sel``.
+    """
     tc = index.type_code[sel]
-    out = np.empty(len(sel), object)
-    out[:] = None
     buf = src.buf
     body = index.offset[sel] + COMMON_HEADER_LEN
+    positions: list[np.ndarray] = []
+    texts: list[pa.Array] = []
 
     mysql = np.flatnonzero(tc == EventType.GTID_LOG_EVENT)
     if len(mysql):
@@ -80,8 +84,8 @@ def gtid_texts(src, index: EventIndex, sel: np.ndarray) -> pa.Array:
         sids, codes = np.unique(raw[:, :16], axis=0, return_inverse=True)
         gno = np.ascontiguousarray(raw[:, 16:24]).view("<i8").ravel()
         prefix = pa.array([_uuid_text(s.tobytes()) + ":" for s in sids], pa.string())
-        text = pc.binary_join_element_wise(prefix.take(pa.array(codes.ravel())), pc.cast(pa.array(gno), pa.string()), "")
-        out[mysql] = text.to_numpy(zero_copy_only=False)
+        positions.append(mysql)
+        texts.append(pc.binary_join_element_wise(prefix.take(pa.array(codes.ravel())), pc.cast(pa.array(gno), pa.string()), ""))
 
     maria = np.flatnonzero(tc == EventType.GTID_EVENT)
     if len(maria):
@@ -90,13 +94,24 @@ def gtid_texts(src, index: EventIndex, sel: np.ndarray) -> pa.Array:
         seq = np.ascontiguousarray(raw[:, :8]).view("<u8").ravel()
         domain = np.ascontiguousarray(raw[:, 8:12]).view("<u4").ravel()
         server = index.server_id[sel[maria]]
-        parts = [pc.cast(pa.array(a), pa.string()) for a in (domain, server, seq)]
-        out[maria] = pc.binary_join_element_wise(*parts, "-").to_numpy(zero_copy_only=False)
+        positions.append(maria)
+        texts.append(pc.binary_join_element_wise(*[pc.cast(pa.array(a), pa.string()) for a in (domain, server, seq)], "-"))
 
-    for k in np.flatnonzero(tc == EventType.GTID_TAGGED_LOG_EVENT).tolist():
-        i = int(sel[k])
-        out[k] = _tagged_text(src, int(index.offset[i]) + COMMON_HEADER_LEN, int(index.body_end[i]), int(index.pos[i]))
-    return pa.array(out, pa.string())
+    tagged = np.flatnonzero(tc == EventType.GTID_TAGGED_LOG_EVENT)
+    if len(tagged):  # MySQL 8.3+ only for tagged transactions: one Python parse each
+        positions.append(tagged)
+        texts.append(pa.array([
+            _tagged_text(src, int(index.offset[i]) + COMMON_HEADER_LEN, int(index.body_end[i]), int(index.pos[i]))
+            for i in sel[tagged].tolist()
+        ], pa.string()))
+
+    rest = np.setdiff1d(np.arange(len(sel)), np.concatenate(positions)) if positions else np.arange(len(sel))
+    positions.append(rest)
+    texts.append(pa.nulls(len(rest), pa.string()))
+    where = np.concatenate(positions)
+    order = np.empty(len(sel), np.int64)
+    order[where] = np.arange(len(where))
+    return pa.concat_arrays(texts).take(pa.array(order))
 
 
 def mariadb_gtid_flags(src, index: EventIndex, sel: np.ndarray) -> np.ndarray:

@@ -46,6 +46,10 @@ COMMIT, ROLLBACK, PREPARE, INCOMPLETE = range(4)
 NONE, GTID, BEGIN, XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q, SAVEPOINT, ROLLBACK_TO, OTHER, ANNOTATE = range(11)
 _ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q])
 _OUTCOME_OF_END = {XID: COMMIT, COMMIT_Q: COMMIT, OTHER: COMMIT, ROLLBACK_Q: ROLLBACK, PREPARE_Q: PREPARE}
+#: control kind of a transaction's last event -> outcome code
+_OUTCOME_OF_KIND = np.full(ANNOTATE + 1, INCOMPLETE, np.int8)
+for _k, _o in _OUTCOME_OF_END.items():
+    _OUTCOME_OF_KIND[_k] = _o
 
 _GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
 _CHANGE_CODES = np.array(sorted({*ROWS_EVENTS, *UNDECODED_ROWS_EVENTS}), np.uint8)
@@ -225,7 +229,7 @@ class TransactionTracker:
         slot_first = np.concatenate([[0] if carry is not None else [], starts]).astype(np.int64)
         after_first = np.concatenate([[0] if carry is not None else [], starts + 1]).astype(np.int64)
         end_of = np.where(slot_first < E, next_end[np.minimum(slot_first, E - 1)] if E else 0, E)
-        nxt = np.array([next_start[a] if a < E else E for a in after_first.tolist()], np.int64)
+        nxt = np.where(after_first < E, next_start[np.minimum(after_first, max(E - 1, 0))] if E else E, E)
         if carry is not None and E:
             nxt[0] = next_start[0]
         ended = end_of < nxt
@@ -234,7 +238,7 @@ class TransactionTracker:
         has_xid = np.zeros(n_slots, bool)
         if ended.any():
             e = end_of[ended]
-            outcome[ended] = np.vectorize(_OUTCOME_OF_END.get, otypes=[np.int8])(kind[e]) if len(e) else []
+            outcome[ended] = _OUTCOME_OF_KIND[kind[e]]
             is_xid = kind[e] == XID
             if is_xid.any():
                 xe = e[is_xid]
@@ -252,11 +256,9 @@ class TransactionTracker:
         changes = np.isin(index.type_code, _CHANGE_CODES)
 
         start_pos = np.concatenate([[carry.start_pos] if carry is not None else [], index.pos[starts]]).astype(np.int64)
-        gt = gtid_texts(src, index, starts[kind[starts] == GTID]) if len(starts) else pa.array([], pa.string())
-        gtid_of_start = np.empty(len(starts), object)
-        gtid_of_start[:] = None
-        gtid_of_start[kind[starts] == GTID] = gt.to_numpy(zero_copy_only=False)
-        gtid = pa.array(([carry.gtid] if carry is not None else []) + gtid_of_start.tolist(), pa.string())
+        gtid = gtid_texts(src, index, starts)  # null for the BEGIN starts
+        if carry is not None:
+            gtid = pa.concat_arrays([pa.array([carry.gtid], pa.string()), gtid])
 
         ahead = None
         if open_slot is not None and (changes & (txn == open_slot)).any():
