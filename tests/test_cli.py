@@ -169,7 +169,7 @@ def test_to_parquet_csv_row_counts(tmp_path):
 def test_to_parquet_filters_and_two_files(tmp_path):
     """Two files (copies of the sample under two names): one part per table in Parquet; the
     Arrow IPC file format cannot change a dictionary (`_log_file`), so a part per file."""
-    a, b = tmp_path / "bin.000001", tmp_path / "bin.000002"
+    a, b = tmp_path / "mysql-bin.000002", tmp_path / "mysql-bin.000003"  # the sample rotates to mysql-bin.000003
     shutil.copy(SAMPLE, a)
     shutil.copy(SAMPLE, b)
     ref = reference([a, b], "shop.orders", change_types=["update", "delete"])

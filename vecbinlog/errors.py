@@ -21,6 +21,7 @@ __all__ = [
     "EncryptedBinlogError",
     "TruncatedWarning",
     "MalformedEventWarning",
+    "BinlogSetWarning",
 ]
 
 
@@ -129,3 +130,8 @@ class TruncatedWarning(UserWarning):
 class MalformedEventWarning(UserWarning):
     """An event that is not needed for the rows asked for is malformed and was passed over
     (e.g. a corrupt statement in a QUERY_EVENT: it is not taken as a transaction boundary)."""
+
+
+class BinlogSetWarning(UserWarning):
+    """The files given as one binlog set do not chain: a file's ROTATE_EVENT names another
+    next file than the one given (a file missing, or the files out of order)."""

@@ -12,18 +12,21 @@ from typing import Any, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .arrow import RowTransactions, build_batch, table_schema
 from .compression import COMPRESSED_EVENTS, unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
-from .errors import UnsupportedError
-from .events import describe_events
+from .errors import BinlogError, BinlogSetWarning, UnsupportedError
+from .events import describe_events, parse_rotate
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import GTID_EVENTS, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
+from .logset import binlog_files
 from .rows import CHANGE_TYPES, TableMaps, locate_images
+from .snapshot import replay
 from .table_map import TableMap
 from .transactions import INCOMPLETE, OUTCOMES, ROLLBACK, TransactionTracker, TxnContext
 
@@ -133,12 +136,7 @@ class DecodeWarning(UserWarning):
 
 
 def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[str]:
-    if isinstance(paths, (str, os.PathLike)):
-        return [os.fspath(paths)]
-    out = [os.fspath(p) for p in paths]
-    if not out:
-        raise ValueError("no binlog files given")
-    return out
+    return binlog_files(paths)
 
 
 class Binlog:
@@ -149,7 +147,9 @@ class Binlog:
 
     Parameters
     ----------
-    paths : a binlog file, or a list of them in log order.
+    paths : a binlog file, a list of them in log order, a glob (``"archive/mysql-bin.*"``,
+        sorted by number) or the server's ``mysql-bin.index``. Table ids are per file; a
+        file's last ROTATE_EVENT should name the next file (a warning says when not).
     strict : raise :class:`~vecbinlog.TruncatedError` at a truncated last event (a file
         still being written, or a partial copy) instead of warning and decoding every
         complete event before it.
@@ -233,6 +233,7 @@ class Binlog:
         self.non_transactional = (non_transactional,) if isinstance(non_transactional, str) else tuple(non_transactional)
         self.queries = queries
         self._seek = seek
+        self._chain_warned: set[int] = set()
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -277,12 +278,36 @@ class Binlog:
             if self._seek:  # start/stop bound the walk itself, not only the rows events kept
                 start = max(self.filter.start or 0, MAGIC_LEN) if f is self.files[0] else MAGIC_LEN
                 stop = self.filter.stop if f is self.files[-1] else None
+            rotate = None  # the last ROTATE_EVENT seen: (offset, body end)
             for seg in f.segments(self.segment_bytes, start, stop):
                 unpacked = unpack_segment(f, seg.index)
                 src, index = unpacked if unpacked is not None else (f, seg.index)
                 txn = tracker.assign(src, index, seg.end) if tracker is not None else None
                 rows_pos, layout = maps.resolve(index, src)
+                rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
+                if len(rot):
+                    rotate = (int(seg.index.offset[rot[-1]]), int(seg.index.body_end[rot[-1]]))
                 yield _Step(f, src, maps, index, rows_pos, layout, txn)
+            self._check_chain(f, rotate)
+
+    def _check_chain(self, f: BinlogFile, rotate: tuple[int, int] | None) -> None:
+        """Warn when the file after ``f`` is not the one its last ROTATE_EVENT names."""
+        k = self.files.index(f)
+        if k + 1 >= len(self.files) or rotate is None or self._seek:
+            return
+        nxt = self.files[k + 1]
+        try:
+            name, _ = parse_rotate(f, rotate[0], rotate[1], f.formats[-1].post_header_len(EventType.ROTATE_EVENT))
+        except BinlogError:
+            return  # events() / info() show the event; the rows do not depend on it
+        if name != nxt.name and k not in self._chain_warned:
+            self._chain_warned.add(k)
+            warnings.warn(
+                f"{f.path} rotates to {name!r} but the next file given is {nxt.name!r}: files may be "
+                "missing or out of order (transactions and table ids do not cross files, so each file "
+                "still decodes alone)",
+                BinlogSetWarning, stacklevel=4,
+            )
 
     @property
     def tables(self) -> list[str]:
@@ -402,6 +427,69 @@ class Binlog:
         for name, batch in self._batches(lambda n: True):
             out.setdefault(name, []).append(batch)
         return {name: _concat(b, name, self._paths_by_name()) for name, b in out.items()}
+
+    def snapshot(
+        self, table: str, until: int | tuple[str, int] | datetime | str | None = None,
+        key: Sequence[str] | None = None,
+    ) -> pa.Table:
+        """The rows of ``table`` as of a point in the log, by replaying its change log by key.
+
+        Parameters
+        ----------
+        until : where to stop (the changes before it count): None for the end of the files;
+            a byte offset in the last file, or ``(file name, offset)``; a datetime (rows events
+            before it); or a GTID text (``uuid:N``, ``uuid:tag:N``, ``d-s-n``): every
+            transaction up to and including that one.
+        key : the key columns; by default the primary key the binlog gives (TABLE_MAP
+            SIMPLE_PRIMARY_KEY / PRIMARY_KEY_WITH_PREFIX, ``binlog_row_metadata=FULL``).
+
+        Changes that did not take effect are not replayed (``rolled_back``); the table's own
+        columns come back, one row per key, in the log order of each key's last change. Needs
+        FULL row images. See :mod:`vecbinlog.snapshot`.
+        """
+        changes = self.read_table(table)
+        if key is None:
+            maps = self.table_maps(table)
+            pk = maps[-1].primary_key if maps else None
+            if not pk:
+                raise ValueError(
+                    f"{table}: the binlog gives no primary key (binlog_row_metadata=FULL writes it); "
+                    "name the key columns: snapshot(table, key=[...])"
+                )
+            key = [changes.column_names[c] for c in pk]
+        if until is not None and changes.num_rows:
+            changes = changes.filter(self._before(changes, until))
+        return replay(changes, list(key), table)
+
+    def _before(self, changes: pa.Table, until) -> pa.Array:
+        """Mask of the changes before ``until`` (see snapshot())."""
+        names = [f.name for f in self.files]
+        file_no = pc.index_in(changes.column("_log_file").cast(pa.string()), value_set=pa.array(names))
+        if isinstance(until, datetime):
+            when = until if until.tzinfo else until.replace(tzinfo=timezone.utc)
+            return pc.less(changes.column("_commit_timestamp"), pa.scalar(when, changes.schema.field("_commit_timestamp").type))
+        if isinstance(until, (int, tuple)):
+            name, pos = (names[-1], until) if isinstance(until, int) else until
+            if name not in names:
+                raise ValueError(f"until: {name!r} is not one of the files {names}")
+            f = names.index(name)
+            return pc.or_(pc.less(file_no, f), pc.and_(pc.equal(file_no, f), pc.less(changes.column("_log_pos"), pos)))
+        if isinstance(until, str):
+            f, pos = self._gtid_position(until)
+            tpos = changes.column("_transaction_pos")
+            return pc.or_(pc.less(file_no, f), pc.and_(pc.equal(file_no, f), pc.less_equal(tpos, pos)))
+        raise TypeError(f"until: an offset, (file, offset), a datetime or a GTID, not {until!r}")
+
+    def _gtid_position(self, gtid: str) -> tuple[int, int]:
+        """(file number, offset) of the GTID event of ``gtid``."""
+        for k, f in enumerate(self.files):
+            for seg in f.segments(self.segment_bytes):
+                sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
+                if len(sel):
+                    hit = pc.index(gtid_texts(f, seg.index, sel), gtid).as_py()
+                    if hit >= 0:
+                        return k, int(seg.index.offset[sel[hit]])
+        raise ValueError(f"until: GTID {gtid!r} is not in the files {[f.name for f in self.files]}")
 
     def table_maps(self, table: str) -> list[TableMap]:
         """Every distinct TABLE_MAP layout of ``table`` used by its rows events, in log order.

@@ -31,6 +31,7 @@ import pyarrow as pa
 from .constants import EventType
 from .file import BinlogFile
 from .layout import MAGIC_LEN
+from .logset import binlog_files
 from .reader import Binlog, PathLike, _as_paths
 from .transactions import BEGIN, GTID, classify
 
@@ -163,14 +164,12 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, **option
 
 
 def split_paths(paths: str | Iterable[str]) -> list[str]:
-    """Local binlog files from a path, a glob or a comma-separated list of them, sorted by name
-    within each glob (binlog names sort in log order: ``mysql-bin.000001``, ...).
+    """Local binlog files from a path, a glob, a ``mysql-bin.index`` or a comma-separated list
+    of them, each glob in log order (:func:`vecbinlog.logset.log_order_key`).
 
     ``file:`` URIs are accepted; a pattern that matches nothing is an error. Paths come back
     absolute, so that a process with another working directory (a Spark worker) finds them.
     """
-    import glob
-
     items = [paths] if isinstance(paths, str) else list(paths)
     out: list[str] = []
     for item in items:
@@ -182,15 +181,11 @@ def split_paths(paths: str | Iterable[str]) -> list[str]:
                 part = part[len("file://"):]
             elif part.startswith("file:"):
                 part = part[len("file:"):]
-            if glob.has_magic(part):
-                found = sorted(p for p in glob.glob(part) if os.path.isfile(p))
-                if not found:
-                    raise FileNotFoundError(f"{part}: no binlog file matches")
-                out.extend(os.path.abspath(p) for p in found)
-            elif os.path.isfile(part):
-                out.append(os.path.abspath(part))
-            else:
-                raise FileNotFoundError(f"{part}: no such binlog file")
+            files = binlog_files(part)  # a file, a glob (log order) or a mysql-bin.index
+            missing = [f for f in files if not os.path.isfile(f)]
+            if missing:
+                raise FileNotFoundError(f"{missing[0]}: no such binlog file")
+            out.extend(os.path.abspath(f) for f in files)
     if not out:
         raise ValueError("no binlog files given")
     return out
