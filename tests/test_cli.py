@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.dataset as ds
+import pyarrow.parquet as pq
 import pytest
 
 import vecbinlog
@@ -395,3 +396,25 @@ def test_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
     _assert_same(_read_back(tmp_path / "o", "shop.orders", "parquet"), reference(SAMPLE, "shop.orders"))
     assert cli.main(["to-parquet", str(SAMPLE), str(tmp_path / "q"), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+# -- snapshot ---------------------------------------------------------------------------
+def test_snapshot_command(tmp_path):
+    """The sample's final state is the server's SELECT (expected.json); --until a GTID, a
+    FILE:OFFSET or an offset gives the state before the later changes."""
+    expected = json.loads((SAMPLE.parent / "expected.json").read_text())["shop.orders"]
+    out = tmp_path / "orders.parquet"
+    p = run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders")
+    assert "shop.orders: 3 rows" in p.stderr
+    got = pq.read_table(out)
+    assert sorted(map(list, zip(*got.to_pydict().values()))) == sorted(expected)
+    with vecbinlog.open(SAMPLE) as log:
+        before_update = log.snapshot("shop.orders", until="0-1-6")
+    assert sorted(before_update.column("id").to_pylist()) == [1001, 1002, 1003, 1004]
+    for until in ("0-1-6", f"{SAMPLE.name}:2494", "2494"):
+        run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders", "--until", until, "-q")
+        assert pq.read_table(out).equals(before_update), until
+    bad = run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders", "--key", "nope", check=2)
+    assert bad.stderr.strip().splitlines()[-1] == (
+        "vecbinlog snapshot: error: shop.orders: key column(s) ['nope'] are not among its columns "
+        "['id', 'customer_id', 'quantity', 'price', 'note']")

@@ -27,6 +27,7 @@ import decimal
 import json
 import math
 import os
+import re
 import sys
 import time
 import traceback
@@ -284,7 +285,7 @@ def _common(debug_default: Any = False) -> argparse.ArgumentParser:
     return p
 
 
-def _reading() -> argparse.ArgumentParser:
+def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument("files", metavar="FILE", nargs="+",
                    help="binlog files, in log order (read as one change log)")
@@ -302,8 +303,13 @@ def _reading() -> argparse.ArgumentParser:
                         "(as mysqlbinlog --stop-position)")
     f.add_argument("--since", metavar="DATETIME", type=_iso_datetime,
                    help="only rows events at or after this ISO date-time (no time zone = UTC)")
-    f.add_argument("--until", metavar="DATETIME", type=_iso_datetime,
-                   help="only rows events before this ISO date-time (no time zone = UTC)")
+    if snapshot:
+        f.add_argument("--until", metavar="POS|FILE:POS|TIME|GTID", type=_until,
+                       help="the snapshot's point: a byte offset in the last file, FILE:OFFSET, an ISO "
+                            "date-time (UTC without a zone), or a GTID (that transaction included)")
+    else:
+        f.add_argument("--until", metavar="DATETIME", type=_iso_datetime,
+                       help="only rows events before this ISO date-time (no time zone = UTC)")
     f.add_argument("--change-types", metavar="TYPES", type=_change_types,
                    help="only these changes: some of insert,update,delete (comma-separated)")
     d = p.add_argument_group("decoding")
@@ -337,7 +343,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = [_common(argparse.SUPPRESS), _reading()]
 
     def add(name: str, help: str, description: str) -> argparse.ArgumentParser:
-        return sub.add_parser(name, help=help, description=description, parents=common,
+        parents = [_common(argparse.SUPPRESS), _reading(snapshot=True)] if name == "snapshot" else common
+        return sub.add_parser(name, help=help, description=description, parents=parents,
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
 
     p = add("info", "versions, checksum, time range, events by type, tables and their row changes",
@@ -384,6 +391,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true",
                    help="replace the part files of tables already in OUTDIR (otherwise an error)")
     p.set_defaults(func=cmd_to_parquet, parser=p)
+
+    p = add("snapshot", "write a table's rows as of a point in the log (replayed by primary key)",
+            "Replay the change log of one table by its primary key (or --key) up to --until: a "
+            "byte offset in the last file, FILE:OFFSET, an ISO date-time (UTC without a zone), "
+            "or a GTID (uuid:N, uuid:tag:N, domain-server-seq; that transaction included); the "
+            "end of the files without it. Writes Parquet (zstd), or CSV when OUT ends in .csv. "
+            "Needs FULL row images.")
+    p.add_argument("out", metavar="OUT", help="the output file (.parquet, or .csv)")
+    p.add_argument("--table", "-t", required=True, metavar="DB.TABLE", help="the table")
+    p.add_argument("--key", metavar="COLUMNS", help="key columns, comma-separated (default: the primary key)")
+    p.set_defaults(func=cmd_snapshot, parser=p)
     return parser
 
 
@@ -396,7 +414,7 @@ def _open(args: argparse.Namespace):
     return vecbinlog.open(
         args.files, strict=args.strict, verify_checksums=not args.no_verify_checksums,
         invalid_dates=args.invalid_dates, tables=tables, start=args.start, stop=args.stop,
-        since=args.since, until=args.until, change_types=args.change_types,
+        since=args.since, until=None if args.command == "snapshot" else args.until, change_types=args.change_types,
         rolled_back=args.rolled_back, queries=args.queries,
     )
 
@@ -577,6 +595,47 @@ def _limited(batches: Iterable[pa.RecordBatch], limit: int | None) -> Iterator[p
         yield b
         if left is not None and left <= 0:
             return
+
+
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def _until(text: str | None):
+    """--until: an offset, FILE:OFFSET, an ISO date-time, or a GTID."""
+    if text is None:
+        return None
+    if text.isdigit():
+        return int(text)
+    if re.fullmatch(r"\d+-\d+-\d+|" + _UUID + r"(:[A-Za-z_][A-Za-z0-9_]*)?:\d+", text):
+        return text  # a GTID: MariaDB domain-server-seq, MySQL uuid[:tag]:gno
+    name, sep, pos = text.rpartition(":")
+    if sep and pos.isdigit() and not re.fullmatch(r"[\d\-T :.+]*", name):
+        return (name, int(pos))  # mysql-bin.000002:1234
+    return _iso_datetime(text)
+
+
+def cmd_snapshot(args: argparse.Namespace) -> int:
+    key = [k.strip() for k in args.key.split(",")] if args.key else None
+    with _open(args) as log:
+        _check_table(log, args.table)
+        try:
+            table = log.snapshot(args.table, until=args.until, key=key)
+        except ValueError as exc:
+            if isinstance(exc, BinlogError):
+                raise
+            raise UsageError(str(exc)) from exc
+    if args.out.endswith(".csv"):
+        import pyarrow.csv as pacsv
+
+        batches = [csv_ready(b) for b in table.to_batches()]
+        pacsv.write_csv(pa.Table.from_batches(batches) if batches else table, args.out)
+    else:
+        import pyarrow.parquet as pq
+
+        pq.write_table(table, args.out, compression="zstd")
+    if not args.quiet:
+        print(f"{args.table}: {table.num_rows:,} rows -> {args.out}", file=sys.stderr)
+    return 0
 
 
 def cmd_cat(args: argparse.Namespace) -> int:
