@@ -164,13 +164,15 @@ def mariadb_files(mariadb_server):
         "DROP DATABASE IF EXISTS shard_b", "CREATE DATABASE shard_b", "USE shard_b", *SHARDS,
         "INSERT INTO orders VALUES (1, 'b1')",
     )
-    second = s.capture_binlog(
+    second = s.current_binlog()  # the file right after the first: they chain (ROTATE)
+    s.execute(
         "USE spark_types",
         "BEGIN", "INSERT INTO t (id, vc, biu) VALUES (4, 'four', 4)", "INSERT INTO t (id, vc) VALUES (5, 'five')", "COMMIT",
         "DELETE FROM t WHERE id = 2",
         "UPDATE shard_b.orders SET v = 'b1!'",
         *(f"INSERT INTO t (id, i) VALUES ({k}, {k})" for k in range(10, 30)),
     )
+    s.flush_binary_logs()
     return [first, second]
 
 
