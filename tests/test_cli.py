@@ -418,3 +418,15 @@ def test_snapshot_command(tmp_path):
     assert bad.stderr.strip().splitlines()[-1] == (
         "vecbinlog snapshot: error: shop.orders: key column(s) ['nope'] are not among its columns "
         "['id', 'customer_id', 'quantity', 'price', 'note']")
+
+
+def test_gtids_filter_command():
+    """--gtids keeps the sample's update transaction only, as the API's gtids= does; the GTID
+    is the one mariadb-binlog prints before that UPDATE's rows event."""
+    listing = (SAMPLE.parent / "mariadb-binlog-vv.txt").read_text()
+    gtid = re.findall(r"\tGTID (\d+-\d+-\d+)", listing.split("Update_rows")[0])[-1]
+    rows = [json.loads(line) for line in run("cat", str(SAMPLE), "-t", "shop.orders", "--gtids", gtid, "-f", "jsonl").stdout.splitlines()]
+    assert [r["_change_type"] for r in rows] == ["update_preimage", "update_postimage"]
+    assert {r["_gtid"] for r in rows} == {gtid}
+    bad = run("cat", str(SAMPLE), "-t", "shop.orders", "--gtids", "nonsense", check=2)
+    assert "neither uuid:intervals nor domain-server-seq" in bad.stderr

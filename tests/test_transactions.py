@@ -18,7 +18,7 @@ import pytest
 import vecbinlog
 from vecbinlog.transactions import OUTCOMES
 
-from .conftest import CORPUS
+from .conftest import CORPUS, DATA
 from .support.mariadb import run_mariadb_binlog_vv
 from .test_reference import manifest_rows
 
@@ -274,3 +274,20 @@ def test_vendor_events_counted():
             with vecbinlog.open(CORPUS / name) as log:
                 skipped = log.info()["files"][0]["events_not_decoded"]["skipped"]
         assert {int(k[8:-1]): v for k, v in skipped.items() if k.startswith("UNKNOWN(")} == codes
+
+
+def test_gtid_filter():
+    """gtids= keeps the transactions of a GTID set (MySQL intervals, MariaDB items and ranges)."""
+    path = CORPUS / PAYLOAD_FILES[2]
+    uuid = "76f3e7be-6720-11ed-9cad-0242ac110002"
+    with vecbinlog.open(path, gtids=f"{uuid}:13") as log:
+        assert {n: t.num_rows for n, t in log.read_all().items()} == {"a.b": 0, "a.test_table_3": 3}
+    with vecbinlog.open(path, gtids=f"{uuid}:1-12") as log:
+        assert {n: t.num_rows for n, t in log.read_all().items() if t.num_rows} == {"a.b": 1}
+    sample = DATA / "sample" / "mariadb-bin.000001"
+    full = vecbinlog.read_table(sample, "shop.orders")
+    for spec, keep in (("0-1-5..6", {"0-1-5", "0-1-6"}), ("0-1-7,0-1-8", {"0-1-7", "0-1-8"}), ("9-9-1", set())):
+        got = vecbinlog.read_table(sample, "shop.orders", gtids=spec)
+        assert got.to_pylist() == [r for r in full.to_pylist() if r["_gtid"] in keep], spec
+    with pytest.raises(ValueError, match="neither"):
+        vecbinlog.open(sample, gtids="not a gtid")

@@ -310,6 +310,9 @@ def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
     else:
         f.add_argument("--until", metavar="DATETIME", type=_iso_datetime,
                        help="only rows events before this ISO date-time (no time zone = UTC)")
+    f.add_argument("--gtids", metavar="SET", type=_gtid_set,
+                   help="only transactions in this GTID set: MySQL uuid:1-5:7 (tags uuid:tag:1-3), "
+                        "MariaDB domain-server-seq or domain-server-first..last; comma-separated")
     f.add_argument("--change-types", metavar="TYPES", type=_change_types,
                    help="only these changes: some of insert,update,delete (comma-separated)")
     d = p.add_argument_group("decoding")
@@ -415,7 +418,7 @@ def _open(args: argparse.Namespace):
         args.files, strict=args.strict, verify_checksums=not args.no_verify_checksums,
         invalid_dates=args.invalid_dates, tables=tables, start=args.start, stop=args.stop,
         since=args.since, until=None if args.command == "snapshot" else args.until, change_types=args.change_types,
-        rolled_back=args.rolled_back, queries=args.queries,
+        rolled_back=args.rolled_back, queries=args.queries, gtids=args.gtids,
     )
 
 
@@ -598,6 +601,17 @@ def _limited(batches: Iterable[pa.RecordBatch], limit: int | None) -> Iterator[p
 
 
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+
+
+def _gtid_set(text: str) -> str:
+    """--gtids: checked here, so that a bad set is a usage error."""
+    from .gtid import GtidSet
+
+    try:
+        GtidSet(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+    return text
 
 
 def _until(text: str | None):

@@ -28,6 +28,8 @@ Layouts (libs/mysql/binlog/event/control_events.h; MariaDB sql/log_event.h)::
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -37,7 +39,7 @@ from .errors import MalformedEventError
 from .index import EventIndex
 from .layout import COMMON_HEADER_LEN, Cursor
 
-__all__ = ["GTID_EVENTS", "gtid_texts", "mariadb_gtid_flags", "previous_gtids", "GtidSummary"]
+__all__ = ["GTID_EVENTS", "gtid_texts", "mariadb_gtid_flags", "previous_gtids", "GtidSummary", "GtidSet"]
 
 GTID_EVENTS = frozenset({
     EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT,
@@ -229,3 +231,77 @@ class GtidSummary:
             uuid, _, tag = k.partition(":")
             out.setdefault(uuid, []).append(":".join(([tag] if tag else []) + ivs))
         return ",".join(f"{u}:{':'.join(p)}" for u, p in out.items())
+
+
+class GtidSet:
+    """A set of GTIDs to keep, in the servers' notation: MySQL ``uuid:1-5:7`` (several sets
+    comma-separated, tags as ``uuid:tag:1-3``) or MariaDB ``domain-server-seq`` items, with
+    ``domain-server-first..last`` for a range (MariaDB itself has no range notation).
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.intervals: dict[str, list[tuple[int, int]]] = {}
+        for item in (t.strip() for t in text.split(",")):
+            if not item:
+                continue
+            maria = re.fullmatch(r"(\d+)-(\d+)-(\d+)(?:\.\.(\d+))?", item)
+            if maria:
+                lo = int(maria.group(3))
+                hi = int(maria.group(4)) if maria.group(4) else lo
+                self._add(f"{maria.group(1)}-{maria.group(2)}", lo, hi, item)
+                continue
+            parts = item.split(":")
+            if len(parts) < 2 or not re.fullmatch(r"[0-9a-fA-F-]{36}", parts[0]):
+                raise ValueError(f"gtids: {item!r} is neither uuid:intervals nor domain-server-seq")
+            key = parts[0].lower()
+            for part in parts[1:]:
+                m = re.fullmatch(r"(\d+)(?:-(\d+))?", part)
+                if m:
+                    self._add(key, int(m.group(1)), int(m.group(2) or m.group(1)), item)
+                elif re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,31}", part):
+                    key = f"{parts[0].lower()}:{part.lower()}"  # the intervals after a tag are the tag's
+                else:
+                    raise ValueError(f"gtids: {part!r} in {item!r} is not an interval (N or N-M) or a tag")
+        if not self.intervals:
+            raise ValueError("gtids: an empty GTID set")
+
+    def _add(self, key: str, lo: int, hi: int, item: str) -> None:
+        if hi < lo:
+            raise ValueError(f"gtids: {item!r}: the range ends before it starts")
+        self.intervals.setdefault(key, []).append((lo, hi))
+
+    def contains(self, texts: pa.Array) -> np.ndarray:
+        """bool per GTID text (null: False)."""
+        n = len(texts)
+        out = np.zeros(n, bool)
+        valid = texts.is_valid().to_numpy(zero_copy_only=False)
+        if not valid.any():
+            return out
+        idx = np.flatnonzero(valid)
+        t = texts.filter(pa.array(valid))
+        colon = pc.match_substring(t, ":").to_numpy(zero_copy_only=False)
+        key = np.empty(len(t), object)
+        seq = np.zeros(len(t), np.int64)
+        if colon.any():  # MySQL: the number after the last colon
+            pairs = pc.split_pattern(t.filter(pa.array(colon)), ":", max_splits=1, reverse=True).flatten()
+            kv = pairs.to_numpy(zero_copy_only=False).reshape(-1, 2)
+            key[colon] = np.char.lower(kv[:, 0].astype(str))
+            seq[colon] = kv[:, 1].astype(np.int64)
+        if (~colon).any():  # MariaDB d-s-n
+            parts = pc.split_pattern(t.filter(pa.array(~colon)), "-", max_splits=2).flatten()
+            dsn = parts.to_numpy(zero_copy_only=False).reshape(-1, 3)
+            key[~colon] = np.char.add(np.char.add(dsn[:, 0].astype(str), "-"), dsn[:, 1].astype(str))
+            seq[~colon] = dsn[:, 2].astype(np.int64)
+        hit = np.zeros(len(t), bool)
+        for k, ivs in self.intervals.items():
+            mine = key == k
+            if not mine.any():
+                continue
+            ivs = sorted(ivs)
+            lo = np.array([a for a, _ in ivs], np.int64)
+            hi = np.array([b for _, b in ivs], np.int64)
+            j = np.searchsorted(lo, seq[mine], side="right") - 1
+            hit[mine] = (j >= 0) & (seq[mine] <= hi[np.maximum(j, 0)])
+        out[idx] = hit
+        return out

@@ -21,7 +21,7 @@ from .decoders import DecodeOptions
 from .errors import BinlogError, BinlogSetWarning, UnsupportedError
 from .events import describe_events, parse_rotate
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .gtid import GTID_EVENTS, GtidSummary, gtid_texts, previous_gtids
+from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
 from .logset import binlog_files
@@ -178,6 +178,9 @@ class Binlog:
         Aria, MEMORY): their changes always took effect, so ``rolled_back="exclude"`` keeps
         them whatever their transaction's outcome (only MySQL 5.1 and older wrote such rows
         inside a rolled-back transaction).
+    gtids : keep only the changes of transactions in this GTID set: MySQL ``uuid:1-5:7``
+        (comma-separated sets, tags as ``uuid:tag:1-3``) or MariaDB ``domain-server-seq``
+        items, ``domain-server-first..last`` for a range; changes without a GTID are left out.
     queries : add the ``_query`` column: the SQL statement each change came from, when the
         server logged it (MySQL ``binlog_rows_query_log_events``, MariaDB
         ``binlog_annotate_row_events``).
@@ -215,6 +218,7 @@ class Binlog:
         rolled_back: str = "exclude",
         non_transactional: str | Sequence[str] = (),
         queries: bool = False,
+        gtids: str | None = None,
         seek: bool = False,
     ) -> None:
         self.paths = _as_paths(paths)
@@ -232,6 +236,7 @@ class Binlog:
         self.rolled_back = rolled_back
         self.non_transactional = (non_transactional,) if isinstance(non_transactional, str) else tuple(non_transactional)
         self.queries = queries
+        self._gtids = GtidSet(gtids) if gtids is not None else None
         self._seek = seek
         self._chain_warned: set[int] = set()
         self.files: list[BinlogFile] = []
@@ -357,6 +362,7 @@ class Binlog:
             src.verify_checksums_of(index.take(rows_pos))
             src.verify_checksums_of(index.take(index.type_code == EventType.TABLE_MAP_EVENT))
             # One batch per run of consecutive events of the same layout, per table, in log order.
+            gtid_ok = None
             by_name: dict[str, list[int]] = {}
             for lid in dict.fromkeys(layout.tolist()):
                 by_name.setdefault(name_of[lid], []).append(lid)
@@ -369,18 +375,25 @@ class Binlog:
                     tm = maps.layouts[int(run_lay[0])]
                     images = locate_images(src, maps, index.take(run_pos), tm)
                     txn = self._row_transactions(step.txn, run_pos, images.event)
+                    keep_rows = np.ones(len(images), bool)
                     if not effective:
                         took_effect = ~np.isin(txn.outcome(), _NOT_TAKEN_EFFECT)
-                        if not took_effect.all():
-                            dropped[name] += int((~took_effect).sum())
-                            images = images.take(took_effect)
-                            txn = RowTransactions(txn.context, txn.txn[took_effect], txn.undone[took_effect],
-                                                  txn.query[took_effect])
+                        dropped[name] += int((~took_effect).sum())
+                        keep_rows &= took_effect
+                    if self._gtids is not None:
+                        if gtid_ok is None:  # per transaction of the segment, once
+                            gtid_ok = self._gtids.contains(step.txn.gtid)
+                        keep_rows &= (txn.txn >= 0) & gtid_ok[np.maximum(txn.txn, 0)] if len(gtid_ok) else False
+                    if not keep_rows.all():
+                        images = images.take(keep_rows)
+                        txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
                     batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name, txn, self.queries)
                     for note in notes:
                         warnings.warn(f"{f.path}: {name}: {note}", DecodeWarning, stacklevel=3)
                     yield name, batch
         for name, n in dropped.items():
+            if not n:
+                continue
             warnings.warn(
                 f"{name}: {n} row images left out: their transaction rolled back (or was undone by ROLLBACK TO "
                 "SAVEPOINT, or has no end in the files), so they did not take effect; rolled_back='keep' keeps "

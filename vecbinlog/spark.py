@@ -256,7 +256,7 @@ class ReadOptions:
         """Spark options (case-insensitive strings) to typed ones; a bad value is a ValueError."""
         opts = {k.lower(): v for k, v in options.items()}
         known = {"path", "paths", "table", "tables", "split_bytes", "start", "stop", "since", "until",
-                 "change_types", "invalid_dates", "segment_bytes", "rolled_back", "non_transactional",
+                 "change_types", "invalid_dates", "segment_bytes", "rolled_back", "non_transactional", "gtids",
                  *_JSON_OPTIONS, *_BOOL_OPTIONS}
         unknown = set(opts) - known
         if unknown:
@@ -288,6 +288,8 @@ class ReadOptions:
             decode["invalid_dates"] = opts["invalid_dates"]
         if "rolled_back" in opts:
             decode["rolled_back"] = opts["rolled_back"]
+        if "gtids" in opts:
+            decode["gtids"] = opts["gtids"]
         if "non_transactional" in opts:
             decode["non_transactional"] = [t.strip() for t in opts["non_transactional"].split(",") if t.strip()]
         if "segment_bytes" in opts:
@@ -399,6 +401,7 @@ class BinlogDataSource(DataSource):
     ``strict``, ``verify_checksums``          ``true``/``false``
     ``rolled_back``     ``exclude`` (default) or ``keep``; ``non_transactional``: table globs
     ``queries``         ``true`` adds the ``_query`` column
+    ``gtids``           only transactions in this GTID set (as ``vecbinlog.open(gtids=)``)
     ``split_bytes``     bytes of binlog per task (default 128m; ``64m``, ``1g``... accepted)
     ==================  ==============================================================
 
