@@ -290,7 +290,7 @@ CORPUS_FILES = [
     "osheroff__mysql-binlog-connector-java/mysql-bin.checksum-crc32",  # FLOAT/DOUBLE, DATETIME2, DECIMAL
     "rusuly__MySqlCdc/mysql-bin.000001",  # BIT, YEAR, JSON, FLOAT
     "blackbeam__rust_mysql_common/json-opaque.binlog",  # MySQL binary JSON
-    "blackbeam__rust_mysql_common/vector.binlog",  # VECTOR: fixed_size_list<float32>
+    "blackbeam__rust_mysql_common/vector.binlog",  # VECTOR: list<float32>
     "blackbeam__rust_mysql_common/mysql_type_bit.000001",
     "blackbeam__rust_mysql_common/mysql-enum-string-set.000001",  # ENUM/SET with labels
     "blackbeam__rust_mysql_common/minimal_row_metadata.000001",  # UNSIGNED from SIGNEDNESS

@@ -67,6 +67,8 @@ def arrow_field(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.Field
         metadata[b"geometry_type"] = str(spec.geometry_type).encode()
     if module is raw:
         metadata[raw.UNDECODED_KEY] = spec.type_name.encode()
+    if spec.vector_dimensionality:
+        metadata[b"mysql_vector_dimensionality"] = str(spec.vector_dimensionality).encode()
     return pa.field(name, module.arrow_type(spec, name, options), nullable=True, metadata=metadata)
 
 

@@ -1,5 +1,10 @@
-"""VECTOR (MySQL 9) -> ``fixed_size_list<float32>[d]`` when VECTOR_DIMENSIONALITY gives d and
-every value has d entries, else ``list<float32>``; values are little-endian float32."""
+"""VECTOR (MySQL 9) -> ``list<float32>``; values are little-endian float32.
+
+Not ``fixed_size_list<float32>[d]``, although VECTOR_DIMENSIONALITY may give d: a fixed-size
+list keeps d slots for every NULL row (64 KB for VECTOR(16383)), so a column of mostly NULL
+vectors would decode to thousands of times the file's size. The dimensionality is kept in the
+field's metadata (``mysql_vector_dimensionality``).
+"""
 
 from __future__ import annotations
 
@@ -11,8 +16,6 @@ from .common import ColumnData, DecodeOptions, gather_var
 
 
 def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
-    if spec.vector_dimensionality:
-        return pa.list_(pa.float32(), spec.vector_dimensionality)
     return pa.list_(pa.float32())
 
 
@@ -24,12 +27,4 @@ def decode(col: ColumnData) -> pa.Array:
         raise col.error(f"VECTOR value of {int(col.lengths[i])} bytes is not a whole number of float32", i)
     offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
     floats = pa.array(data.view("<f4"), pa.float32())
-    mask = pa.array(~col.valid)
-    dim = col.spec.vector_dimensionality
-    counts = np.diff(offsets) // 4
-    if dim and (counts[col.valid] == dim).all():
-        # fixed-size lists need dim slots for null rows too: insert zeros there
-        full = np.zeros((n, dim), np.float32)
-        full[col.valid] = data.view("<f4").reshape(-1, dim)
-        return pa.FixedSizeListArray.from_arrays(pa.array(full.reshape(-1), pa.float32()), dim, mask=mask)
-    return pa.ListArray.from_arrays(pa.array((offsets // 4).astype(np.int32)), floats, mask=mask)
+    return pa.ListArray.from_arrays(pa.array((offsets // 4).astype(np.int32)), floats, mask=pa.array(~col.valid))
