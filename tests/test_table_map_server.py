@@ -118,8 +118,11 @@ def test_vector_file():
         ddl = [e["info"] for e in log.events().to_pylist() if e["type"] == "QUERY_EVENT"]
         assert "use `dtb`; CREATE TABLE foo(id SERIAL, vector_column VECTOR(3) NOT NULL)" in ddl
         foo, bar = log.read_table("dtb.foo"), log.read_table("dtb.bar")
-    assert foo.schema.field("vector_column").type == pa.list_(pa.float32(), 3)
-    assert bar.schema.field("vector_column").type == pa.list_(pa.float32(), 2)
-    assert bar.schema.field("vector_column2").type == pa.list_(pa.float32(), 4)
+    dims = {(t, c): int(tab.schema.field(c).metadata[b"mysql_vector_dimensionality"])
+            for t, tab, cols in (("foo", foo, ["vector_column"]), ("bar", bar, ["vector_column", "vector_column2"]))
+            for c in cols}
+    assert dims == {("foo", "vector_column"): 3, ("bar", "vector_column"): 2, ("bar", "vector_column2"): 4}
+    assert {foo.schema.field("vector_column").type, bar.schema.field("vector_column2").type} == {pa.list_(pa.float32())}
+    assert [len(v) for v in bar.column("vector_column2").to_pylist() if v is not None] == [4] * bar.num_rows
     assert foo.column("vector_column")[0].as_py() == [float(np.float32(x)) for x in (1.1, 2.2, 3.3)]
     assert foo.column("id").type == pa.uint64()  # SERIAL = BIGINT UNSIGNED
