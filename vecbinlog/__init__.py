@@ -11,6 +11,7 @@ from .errors import (
     TruncatedError,
     TruncatedWarning,
     MalformedEventWarning,
+    SchemaWarning,
     UnsupportedError,
     UnsupportedVersionError,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "TruncatedError",
     "TruncatedWarning",
     "MalformedEventWarning",
+    "SchemaWarning",
     "ChecksumError",
     "MalformedEventError",
     "UnsupportedError",

@@ -21,6 +21,7 @@ __all__ = [
     "EncryptedBinlogError",
     "TruncatedWarning",
     "MalformedEventWarning",
+    "SchemaWarning",
 ]
 
 
@@ -129,3 +130,11 @@ class TruncatedWarning(UserWarning):
 class MalformedEventWarning(UserWarning):
     """An event that is not needed for the rows asked for is malformed and was passed over
     (e.g. a corrupt statement in a QUERY_EVENT: it is not taken as a transaction boundary)."""
+
+
+class SchemaWarning(UserWarning):
+    """A table definition could not be used: a DDL statement in the log that could not be
+    parsed or interpreted (the table it names is no longer tracked), a ``schema=`` statement
+    that could not be read, or a definition whose column count or types do not match the
+    TABLE_MAP (it is not applied to those rows; the TABLE_MAP's types always decide how
+    values are read)."""
