@@ -159,7 +159,7 @@ def unwrap_versioned_comments(sql: str) -> str:
             quote = ch
             out.append(ch)
             i += 1
-        elif sql.startswith("/*!", i) or sql.startswith("/*M!", i):
+        elif (sql.startswith("/*!", i) or sql.startswith("/*M!", i)) and not _client_only(sql, i):
             j = i + (3 if sql[i + 2] == "!" else 4)
             while j < n and sql[j].isdigit():
                 j += 1
@@ -174,6 +174,15 @@ def unwrap_versioned_comments(sql: str) -> str:
             out.append(ch)
             i += 1
     return "".join(out)
+
+
+def _client_only(sql: str, i: int) -> bool:
+    """``/*M!999999\\- enable the sandbox mode */`` (mariadb-dump 10.11+): a command for the
+    client, not SQL; left as a comment."""
+    j = i + 4
+    while j < len(sql) and sql[j].isdigit():
+        j += 1
+    return sql.startswith("/*M!", i) and sql.startswith("\\", j)
 
 
 def _ident(node: exp.Expression | None) -> str | None:
@@ -239,7 +248,10 @@ class Catalog:
     def _command(self, tree: exp.Command, text: str, default_db: str | None) -> list[str]:
         head = str(tree.this).upper()
         body = tree.expression
-        rest = str(body.this) if isinstance(body, exp.Literal) else (body.sql() if body is not None else "")
+        if isinstance(body, exp.Literal):
+            rest = str(body.this)
+        else:
+            rest = body.sql() if isinstance(body, exp.Expression) else str(body or "")
         if head == "RENAME":
             return self._rename_tables(rest, default_db)
         if head in ("CREATE", "ALTER"):
@@ -561,13 +573,13 @@ def _statements(text: str) -> Iterable[str]:
         tokens = _Dialect().tokenize(text)
     except SqlglotError as exc:
         raise DdlError(f"the schema text cannot be read as SQL: {exc}") from exc
-    start = 0
+    start, has_tokens = 0, False  # a chunk of comments only is no statement
     for tok in tokens:
         if tok.token_type == TokenType.SEMICOLON:
-            chunk = text[start : tok.start].strip()
-            if chunk:
-                yield chunk
-            start = tok.end + 1
-    chunk = text[start:].strip()
-    if chunk:
-        yield chunk
+            if has_tokens:
+                yield text[start : tok.start].strip()
+            start, has_tokens = tok.end + 1, False
+        else:
+            has_tokens = True
+    if has_tokens:
+        yield text[start:].strip()
