@@ -354,7 +354,11 @@ class Binlog:
             # event, or schema=, says), and its _schema_version, are found before the row filters
             # so that the versions do not depend on them.
             code, resolved = self._effective(step, sel)
-            version = versions.assign([name_of[lid] for lid in layout[sel].tolist()], code, resolved)
+            # table of each rows event as an int (names compared as Python strings: NumPy would
+            # drop a name's trailing NULs)
+            tables = list(dict.fromkeys(name_of))
+            table_of_layout = np.array([tables.index(n) for n in name_of], np.int64)
+            version = versions.assign(tables, table_of_layout[layout[sel]], code, resolved)
             keep = self.filter.events(index.take(rows_pos[sel]), first=f is self.files[0], last=f is self.files[-1])
             if not keep.any():
                 continue
@@ -363,9 +367,10 @@ class Binlog:
             src.verify_checksums_of(index.take(rows_pos))
             src.verify_checksums_of(index.take(index.type_code == EventType.TABLE_MAP_EVENT))
             # One batch per run of consecutive events of the same effective layout, per table, in log order.
-            names = np.array([name_of[lid] for lid in layout.tolist()], object)
-            for name in dict.fromkeys(names.tolist()):
-                mine = names == name
+            table = table_of_layout[layout]
+            for t in dict.fromkeys(table.tolist()):
+                name = tables[t]
+                mine = table == t
                 pos, run_code, run_version = rows_pos[mine], code[mine], version[mine]
                 cuts = np.flatnonzero((np.diff(run_code) != 0) | (np.diff(run_version) != 0)) + 1
                 effective = self.rolled_back == "keep" or self._non_transactional(name)
@@ -744,12 +749,13 @@ class _SchemaVersions:
     def __init__(self) -> None:
         self.last: dict[str, tuple[TableMap, int]] = {}
 
-    def assign(self, names: list[str], code: np.ndarray, resolved: list[TableMap]) -> np.ndarray:
-        """The version (int32) of rows events in log order, of tables ``names`` and effective layouts ``code``."""
+    def assign(self, tables: list[str], table: np.ndarray, code: np.ndarray, resolved: list[TableMap]) -> np.ndarray:
+        """The version (int32) of rows events in log order, of tables ``tables[table]`` and
+        effective layouts ``code``."""
         out = np.zeros(len(code), np.int32)
-        table = np.array(names, object)
-        for name in dict.fromkeys(names):
-            mine = np.flatnonzero(table == name)
+        for t in dict.fromkeys(table.tolist()):
+            name = tables[t]
+            mine = np.flatnonzero(table == t)
             c = code[mine]
             starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])  # runs of one layout: few
             ordinals = []
