@@ -165,7 +165,7 @@ def write(tmp_path, data: bytes):
 def post_images(path) -> list[dict]:
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        rows = vecbinlog.read_table(path, "mysql.t", start=PARTIAL_POS, rolled_back="keep").to_pylist()  # cut after the event: no XID
+        rows = vecbinlog.read_table(path, "mysql.t", start=PARTIAL_POS, rolled_back="keep", ddl=False).to_pylist()  # cut after the event: no XID
     return rows[1::2]
 
 
@@ -176,7 +176,7 @@ def test_corpus_partial_update_minimal_image(corpus):
     """MINIMAL before images hold only the id: the diffs cannot be applied; the JSON column
     is null and absent, the diffs are exposed, a warning says how many."""
     with pytest.warns(vecbinlog.DecodeWarning, match=r"mysql\.t: 6 partial JSON update\(s\) of column '@2'"):
-        t = vecbinlog.read_table(corpus(PARTIAL_FILE), "mysql.t")
+        t = vecbinlog.read_table(corpus(PARTIAL_FILE), "mysql.t", ddl=False)  # names as the binlog gives them
     rows = [r for r in t.to_pylist() if r["_log_pos"] == PARTIAL_POS]
     assert [r["_change_type"] for r in rows] == ["update_preimage", "update_postimage"] * 6
     before, after = rows[0::2], rows[1::2]
@@ -195,14 +195,14 @@ def test_corpus_partial_update_minimal_image(corpus):
 
 
 def test_schema_has_json_diffs_only_with_json_columns(corpus):
-    with vecbinlog.open(corpus(PARTIAL_FILE)) as log:
+    with vecbinlog.open(corpus(PARTIAL_FILE), ddl=False) as log:
         assert log.schema("mysql.t").names[-1] == "_json_diffs"
     with vecbinlog.open(corpus("blackbeam__rust_mysql_common/mysql_type_bit.000001")) as log:
         assert "_json_diffs" not in log.schema(log.tables[0]).names
 
 
 def test_info_counts_partial_update_images(corpus):
-    with vecbinlog.open(corpus(PARTIAL_FILE)) as log:
+    with vecbinlog.open(corpus(PARTIAL_FILE), ddl=False) as log:
         info = log.info(rows=True)["files"][0]
     assert info["row_images_by_table"]["mysql.t"] == {"insert": 6, "update_preimage": 12, "update_postimage": 12}
     assert "PARTIAL_UPDATE_ROWS_EVENT" not in info["events_not_decoded"]["unsupported"]
@@ -291,7 +291,7 @@ def test_null_before_value_is_not_applied(corpus, tmp_path):
     b, a = before_images(data)[0], after_images(data)[0]
     rows = [([b[0], None, b[2], b[3]], [b[0], a[1].raw, a[2], a[3]])]
     with pytest.warns(vecbinlog.DecodeWarning, match="1 partial JSON update"):
-        t = vecbinlog.read_table(write(tmp_path, with_partial_event(data, rows)), "mysql.t", start=PARTIAL_POS, rolled_back="keep")
+        t = vecbinlog.read_table(write(tmp_path, with_partial_event(data, rows)), "mysql.t", start=PARTIAL_POS, rolled_back="keep", ddl=False)
     after = t.to_pylist()[1]
     assert after["@2"] is None and after["_absent"] == ["@2"]
     assert after["_json_diffs"][0]["value"] == "26"
@@ -323,7 +323,7 @@ def test_rejected_diff_in_a_binlog_is_malformed(corpus, tmp_path):
     rows = [([b[0], b[1], b[2], b[3]], [b[0], diff_bytes("REPLACE", "$.nope", 1), b[2], b[3]])]
     path = write(tmp_path, with_partial_event(data, rows))
     with pytest.raises(vecbinlog.MalformedEventError, match="does not apply") as err:
-        vecbinlog.read_table(path, "mysql.t", rolled_back="keep")
+        vecbinlog.read_table(path, "mysql.t", rolled_back="keep", ddl=False)
     assert err.value.path == str(path) and PARTIAL_POS < err.value.offset < path.stat().st_size
 
 
@@ -360,7 +360,7 @@ def test_cut_after_image_prefix(corpus, tmp_path, cut):
     struct.pack_into("<I", ev, 9, len(ev) + 4)
     bad = data[:PARTIAL_POS] + bytes(ev) + struct.pack("<I", zlib.crc32(ev))
     with pytest.raises(vecbinlog.MalformedEventError):
-        vecbinlog.read_table(write(tmp_path, bad), "mysql.t", rolled_back="keep")
+        vecbinlog.read_table(write(tmp_path, bad), "mysql.t", rolled_back="keep", ddl=False)
 
 
 def test_bad_value_options(corpus, tmp_path):
@@ -371,4 +371,4 @@ def test_bad_value_options(corpus, tmp_path):
     ev = data[PARTIAL_POS : PARTIAL_POS + 230 - 4]
     data[PARTIAL_POS + 226 : PARTIAL_POS + 230] = struct.pack("<I", zlib.crc32(ev))
     with pytest.raises(vecbinlog.MalformedEventError, match="value_options"):
-        vecbinlog.read_table(write(tmp_path, bytes(data)), "mysql.t", rolled_back="keep")
+        vecbinlog.read_table(write(tmp_path, bytes(data)), "mysql.t", rolled_back="keep", ddl=False)

@@ -147,7 +147,7 @@ EXPECTED_SPARK_TYPES = {
     "p": "struct<srid:bigint,wkb:binary>", "i6": "binary", "u": "binary",
     "_change_type": "string", "_commit_timestamp": "timestamp", "_log_file": "string", "_log_pos": "bigint",
     "_event_row": "int", "_absent": "array<string>", "_payload_offset": "bigint", "_gtid": "string",
-    "_transaction_pos": "bigint", "_xid": "decimal(20,0)", "_outcome": "string",
+    "_transaction_pos": "bigint", "_xid": "decimal(20,0)", "_outcome": "string", "_schema_version": "int",
 }
 
 

@@ -66,7 +66,7 @@ def test_bit_enum_set(mariadb_server, mariadb_globals):
         mariadb_globals(binlog_row_metadata=metadata)
         path = s.capture_binlog("SET SESSION sql_mode=''", "DROP DATABASE IF EXISTS bes", "CREATE DATABASE bes",
                                 "USE bes", ddl, "INSERT INTO t VALUES " + ", ".join(rows))
-        t = vecbinlog.read_table(path, "bes.t")
+        t = vecbinlog.read_table(path, "bes.t", ddl=False)  # @N names, as the reference has them
         got = t.to_pylist()
         names = t.schema.names
         bits = s.query("SELECT b1+0, b7+0, b8+0, b9+0, b63+0, b64+0, e+0, e2+0, st+0, s64+0 FROM bes.t ORDER BY id")
@@ -192,7 +192,7 @@ def test_every_image_equals_mariadb_binlog_vv(mariadb_server, mariadb_globals):
         "UPDATE t SET b = b'111', e = 'a', st = 'y', d = 9999.999 WHERE id IN (1, 3)",
         "DELETE FROM t WHERE id = 2",
     )
-    t = vecbinlog.read_table(path, "vvt.t")
+    t = vecbinlog.read_table(path, "vvt.t", ddl=False)  # ENUM/SET as the numbers mariadb-binlog -vv prints
     images = [im for im in parse_vv(run_mariadb_binlog_vv(path)) if im.table == "vvt.t"]
     rows = t.to_pylist()
     assert len(images) == len(rows) == 3 + 4 + 1

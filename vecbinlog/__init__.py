@@ -12,6 +12,7 @@ from .errors import (
     TruncatedWarning,
     MalformedEventWarning,
     BinlogSetWarning,
+    SchemaWarning,
     UnsupportedError,
     UnsupportedVersionError,
 )
@@ -31,6 +32,7 @@ __all__ = [
     "TruncatedWarning",
     "MalformedEventWarning",
     "BinlogSetWarning",
+    "SchemaWarning",
     "ChecksumError",
     "MalformedEventError",
     "UnsupportedError",

@@ -33,6 +33,10 @@ column                 Arrow type                      meaning
                                                        rollback (also: undone by ROLLBACK TO
                                                        SAVEPOINT), prepare (XA), incomplete (no
                                                        end in the file); see transactions.py
+``_schema_version``    int32                           which layout of the table the row was written
+                                                       under: 0 for the first met in the files read,
+                                                       +1 at every change (an ALTER TABLE seen in the
+                                                       DDL or in the TABLE_MAP); see schema.py
 ``_query``             dictionary<int32, string>,      only with ``queries=True``: the statement
                        nullable                        (ROWS_QUERY / MariaDB ANNOTATE_ROWS event)
 ``_json_diffs``         list<struct<column, operation,  only for tables with a MySQL JSON column: the
@@ -85,6 +89,7 @@ METADATA_FIELDS: tuple[pa.Field, ...] = (
     pa.field("_transaction_pos", pa.int64()),
     pa.field("_xid", pa.uint64()),
     pa.field("_outcome", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+    pa.field("_schema_version", pa.int32(), nullable=False),
 )
 QUERY_FIELD = pa.field("_query", pa.dictionary(pa.int32(), pa.string()))
 #: Present only for tables with a MySQL JSON column, so that the schema of a table depends
@@ -163,7 +168,7 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
 
 def build_batch(
     images: RowImages, options: DecodeOptions, log_file: str, txn: RowTransactions | None = None,
-    queries: bool = False,
+    queries: bool = False, schema_version: int = 0,
 ) -> tuple[pa.RecordBatch, list[str]]:
     """Decode every column of ``images`` into one record batch; returns it and any warnings."""
     tm = images.table_map
@@ -233,6 +238,7 @@ def build_batch(
     has_xid = (t >= 0) & (ctx.has_xid[safe] if len(ctx.has_xid) else False)
     arrays.append(pa.array(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), mask=~has_xid))
     arrays.append(pa.DictionaryArray.from_arrays(pa.array(txn.outcome(), pa.int8()), _OUTCOME_DICT))
+    arrays.append(pa.array(np.full(n, schema_version, np.int32), pa.int32()))
     if has_json(tm):
         arrays.append(_json_diff_lists(diffs, n))
     if queries:

@@ -52,6 +52,8 @@ undefined characters").  Python's cp1252 rejects those bytes, hence
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 __all__ = [
     "COLLATIONS",
     "MYSQL_COLLATIONS",
@@ -66,6 +68,7 @@ __all__ = [
     "FLAVORS",
     "charset_for",
     "collation_for",
+    "collation_id",
     "codec_for",
     "decode_table_for",
     "decode_text",
@@ -861,6 +864,41 @@ def charset_for(collation_id: int, flavor: str = "mysql") -> str | None:
     """
     entry = _flavor_table(flavor).get(collation_id)
     return None if entry is None else entry[1]
+
+
+@lru_cache(maxsize=None)
+def _ids_by_name(flavor: str) -> tuple[dict[str, int], dict[str, int]]:
+    """collation name -> id, and charset -> its smallest collation id, for one flavour."""
+    by_name: dict[str, int] = {}
+    by_charset: dict[str, int] = {}
+    for cid, (name, charset) in sorted(_flavor_table(flavor).items()):
+        by_name.setdefault(name.lower(), cid)
+        by_charset.setdefault(charset.lower(), cid)
+    return by_name, by_charset
+
+
+def collation_id(collation: str | None, charset: str | None, flavor: str = "mysql") -> int | None:
+    """The id of a collation named in SQL (``COLLATE latin1_bin``), else of a collation of
+    ``charset`` (``CHARACTER SET latin1``), else None.
+
+    Only the character set of the id matters to the decoders, so for a charset alone the
+    smallest id of that charset stands for it (which is not always the server's default
+    collation). Old names (``utf8_bin``) are read as their current ones (``utf8mb3_bin``).
+    """
+    by_name, by_charset = _ids_by_name(flavor.lower())
+    if collation:
+        name = collation.lower()
+        prefix, _, rest = name.partition("_")
+        for candidate in (name, f"{CHARSET_ALIASES.get(prefix, prefix)}_{rest}"):
+            if candidate in by_name:
+                return by_name[candidate]
+        if charset is None:
+            charset = prefix
+    if charset:
+        if charset.lower() == "binary":
+            return 63
+        return by_charset.get(_canonical(charset))
+    return None
 
 
 def _canonical(charset: str) -> str:

@@ -22,6 +22,7 @@ __all__ = [
     "TruncatedWarning",
     "MalformedEventWarning",
     "BinlogSetWarning",
+    "SchemaWarning",
 ]
 
 
@@ -135,3 +136,11 @@ class MalformedEventWarning(UserWarning):
 class BinlogSetWarning(UserWarning):
     """The files given as one binlog set do not chain: a file's ROTATE_EVENT names another
     next file than the one given (a file missing, or the files out of order)."""
+
+
+class SchemaWarning(UserWarning):
+    """A table definition could not be used: a DDL statement in the log that could not be
+    parsed or interpreted (the table it names is no longer tracked), a ``schema=`` statement
+    that could not be read, or a definition whose column count or types do not match the
+    TABLE_MAP (it is not applied to those rows; the TABLE_MAP's types always decide how
+    values are read)."""

@@ -14,7 +14,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import RowTransactions, build_batch, table_schema
+from .arrow import JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD, RowTransactions, build_batch, table_schema
 from .compression import COMPRESSED_EVENTS, unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
@@ -27,6 +27,7 @@ from .layout import MAGIC_LEN
 from .logset import binlog_files
 from .rows import CHANGE_TYPES, TableMaps, locate_images
 from .snapshot import replay
+from .schema import SchemaSource, SchemaTracker, load_schema
 from .table_map import TableMap
 from .transactions import INCOMPLETE, OUTCOMES, ROLLBACK, TransactionTracker, TxnContext
 
@@ -50,6 +51,8 @@ class _Step:
     rows_pos: np.ndarray
     layout: np.ndarray
     txn: TxnContext | None
+    schema: SchemaTracker  #: the DDL replayed so far (shared by every step of a walk)
+    generation: np.ndarray  #: int64 per rows event: the DDL generation it sees (see schema.py)
 
 _KIND_NAMES = {"insert": RowsKind.WRITE, "update": RowsKind.UPDATE, "delete": RowsKind.DELETE}
 #: event type code -> RowsKind, -1 for events that are not (decoded) rows events
@@ -184,6 +187,15 @@ class Binlog:
     queries : add the ``_query`` column: the SQL statement each change came from, when the
         server logged it (MySQL ``binlog_rows_query_log_events``, MariaDB
         ``binlog_annotate_row_events``).
+    schema : names, signedness, charsets and ENUM/SET labels for binlogs without FULL
+        metadata: a ``mysqldump --no-data`` file, a string of CREATE TABLE statements, or
+        ``{"db.table": [{"name": ..., "type": ..., "unsigned": ..., "charset": ...,
+        "enum": [...], "set": [...]}, ...]}`` (see :func:`vecbinlog.schema.load_schema`).
+        Used for a TABLE_MAP whose column count and types it matches; the binlog's own
+        metadata and the DDL in the log come first (README, "Names and types without FULL
+        metadata").
+    ddl : replay the CREATE/ALTER/RENAME/DROP statements of the log to name and type columns
+        (default True).
     seek : walk only ``[start, stop)`` (``start`` in the first file, ``stop`` in the last)
         instead of whole files, so that a range of a large file costs only the range.
         ``start`` must then be where a transaction starts, as ``vecbinlog.splits.plan_splits``
@@ -220,6 +232,8 @@ class Binlog:
         queries: bool = False,
         gtids: str | None = None,
         seek: bool = False,
+        schema: SchemaSource | None = None,
+        ddl: bool = True,
     ) -> None:
         self.paths = _as_paths(paths)
         self.strict = strict
@@ -239,6 +253,8 @@ class Binlog:
         self._gtids = GtidSet(gtids) if gtids is not None else None
         self._seek = seek
         self._chain_warned: set[int] = set()
+        self._user_schema = load_schema(schema)
+        self._ddl = ddl
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -275,7 +291,12 @@ class Binlog:
 
     # -- walking ---------------------------------------------------------------------
     def _walk(self, transactions: bool = False) -> Iterator[_Step]:
-        """Every segment of every file, unpacked, with its rows events and their layout ids."""
+        """Every segment of every file, unpacked, with its rows events and their layout ids.
+
+        The DDL of the log is replayed on the way, so that each rows event knows the
+        definition of its table as of that event, across segments and files.
+        """
+        schema = SchemaTracker(self._user_schema, track=self._ddl)
         for f in self.files:
             maps = TableMaps(f)
             tracker = TransactionTracker(f, queries=self.queries) if transactions else None
@@ -289,10 +310,11 @@ class Binlog:
                 src, index = unpacked if unpacked is not None else (f, seg.index)
                 txn = tracker.assign(src, index, seg.end) if tracker is not None else None
                 rows_pos, layout = maps.resolve(index, src)
+                generation = schema.scan(src, index)[rows_pos]
                 rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
                 if len(rot):
                     rotate = (int(seg.index.offset[rot[-1]]), int(seg.index.body_end[rot[-1]]))
-                yield _Step(f, src, maps, index, rows_pos, layout, txn)
+                yield _Step(f, src, maps, index, rows_pos, layout, txn, schema, generation)
             self._check_chain(f, rotate)
 
     def _check_chain(self, f: BinlogFile, rotate: tuple[int, int] | None) -> None:
@@ -346,6 +368,7 @@ class Binlog:
     def _batches(self, wanted) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table."""
         dropped: Counter[str] = Counter()
+        versions = _SchemaVersions()
         for step in self._walk(transactions=True):
             f, src, maps, index = step.file, step.src, step.maps, step.index
             rows_pos, layout = step.rows_pos, step.layout
@@ -354,25 +377,36 @@ class Binlog:
                 continue
             # layout id -> table name, kept as Python strings (NumPy would drop trailing NULs)
             name_of = [tm.name for tm in maps.layouts]
-            keep = np.array([wanted(n) and self.filter.table(n) for n in name_of], bool)[layout]
-            keep &= self.filter.events(index.take(rows_pos), first=f is self.files[0], last=f is self.files[-1])
+            sel = np.flatnonzero(np.array([wanted(n) and self.filter.table(n) for n in name_of], bool)[layout])
+            if not len(sel):
+                continue
+            # The effective layout of each rows event (its TABLE_MAP with what the DDL as of that
+            # event, or schema=, says), and its _schema_version, are found before the row filters
+            # so that the versions do not depend on them.
+            code, resolved = self._effective(step, sel)
+            # table of each rows event as an int (names compared as Python strings: NumPy would
+            # drop a name's trailing NULs)
+            tables = list(dict.fromkeys(name_of))
+            table_of_layout = np.array([tables.index(n) for n in name_of], np.int64)
+            version = versions.assign(tables, table_of_layout[layout[sel]], code, resolved)
+            keep = self.filter.events(index.take(rows_pos[sel]), first=f is self.files[0], last=f is self.files[-1])
             if not keep.any():
                 continue
-            rows_pos, layout = rows_pos[keep], layout[keep]
+            sel, code, version = sel[keep], code[keep], version[keep]
+            rows_pos, layout = rows_pos[sel], layout[sel]
             src.verify_checksums_of(index.take(rows_pos))
             src.verify_checksums_of(index.take(index.type_code == EventType.TABLE_MAP_EVENT))
-            # One batch per run of consecutive events of the same layout, per table, in log order.
             gtid_ok = None
-            by_name: dict[str, list[int]] = {}
-            for lid in dict.fromkeys(layout.tolist()):
-                by_name.setdefault(name_of[lid], []).append(lid)
-            for name, lids in by_name.items():
-                mine = np.isin(layout, lids)
-                pos, lay = rows_pos[mine], layout[mine]
-                cuts = np.flatnonzero(np.diff(lay)) + 1
+            # One batch per run of consecutive events of the same effective layout, per table, in log order.
+            table = table_of_layout[layout]
+            for t in dict.fromkeys(table.tolist()):
+                name = tables[t]
+                mine = table == t
+                pos, run_code, run_version = rows_pos[mine], code[mine], version[mine]
+                cuts = np.flatnonzero((np.diff(run_code) != 0) | (np.diff(run_version) != 0)) + 1
                 effective = self.rolled_back == "keep" or self._non_transactional(name)
-                for run_pos, run_lay in zip(np.split(pos, cuts), np.split(lay, cuts)):
-                    tm = maps.layouts[int(run_lay[0])]
+                for run_pos, c, v in zip(np.split(pos, cuts), np.split(run_code, cuts), np.split(run_version, cuts)):
+                    tm = resolved[int(c[0])]
                     images = locate_images(src, maps, index.take(run_pos), tm)
                     txn = self._row_transactions(step.txn, run_pos, images.event)
                     keep_rows = np.ones(len(images), bool)
@@ -387,7 +421,8 @@ class Binlog:
                     if not keep_rows.all():
                         images = images.take(keep_rows)
                         txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
-                    batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name, txn, self.queries)
+                    batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name, txn,
+                                               self.queries, schema_version=int(v[0]))
                     for note in notes:
                         warnings.warn(f"{f.path}: {name}: {note}", DecodeWarning, stacklevel=3)
                     yield name, batch
@@ -400,6 +435,25 @@ class Binlog:
                 "them, marked by _outcome",
                 DecodeWarning, stacklevel=3,
             )
+
+    def _effective(self, step: _Step, sel: np.ndarray) -> tuple[np.ndarray, list[TableMap]]:
+        """The effective layout of rows events ``sel`` of a step: a code per event (int64) and
+        the TABLE_MAP of each code, completed by the table's definition at that event."""
+        lay, gen = step.layout[sel], step.generation[sel]
+        pairs, first, inverse = np.unique(np.stack([lay, gen], axis=1), axis=0, return_index=True, return_inverse=True)
+        flavor = step.file.formats[0].flavor
+        codes: dict[tuple[int, int], int] = {}
+        resolved: list[TableMap] = []
+        of_pair = np.zeros(len(pairs), np.int64)
+        for k, ((lid, g), i) in enumerate(zip(pairs.tolist(), first.tolist())):
+            tm = step.maps.layouts[lid]
+            ver, definition = step.schema.tracked(tm.name, g)
+            if (lid, ver) not in codes:
+                where = f"{step.file.path}: offset {int(step.index.pos[step.rows_pos[sel[i]]])}"
+                codes[(lid, ver)] = len(resolved)
+                resolved.append(step.schema.resolve(tm, definition, flavor, where))
+            of_pair[k] = codes[(lid, ver)]
+        return of_pair[inverse.ravel()], resolved
 
     def _non_transactional(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, pat) for pat in self.non_transactional)
@@ -462,17 +516,27 @@ class Binlog:
         """
         changes = self.read_table(table)
         if key is None:
-            maps = self.table_maps(table)
-            pk = maps[-1].primary_key if maps else None
+            pk = self._primary_key(table)
             if not pk:
                 raise ValueError(
-                    f"{table}: the binlog gives no primary key (binlog_row_metadata=FULL writes it); "
-                    "name the key columns: snapshot(table, key=[...])"
+                    f"{table}: neither the binlog (binlog_row_metadata=FULL), its DDL nor schema= give "
+                    "a primary key; name the key columns: snapshot(table, key=[...])"
                 )
             key = [changes.column_names[c] for c in pk]
         if until is not None and changes.num_rows:
             changes = changes.filter(self._before(changes, until))
         return replay(changes, list(key), table)
+
+    def _primary_key(self, table: str) -> tuple[int, ...] | None:
+        """The primary key (column indexes) of the table's last layout: from its TABLE_MAP, else
+        from the DDL in the log or schema= (see _effective)."""
+        pk = None
+        for step in self._walk():
+            mine = [k for k, lid in enumerate(step.layout.tolist()) if step.maps.layouts[lid].name == table]
+            if mine:
+                _, (tm,) = self._effective(step, np.array(mine[-1:]))
+                pk = tm.primary_key
+        return pk
 
     def _before(self, changes: pa.Table, until) -> pa.Array:
         """Mask of the changes before ``until`` (see snapshot())."""
@@ -520,11 +584,12 @@ class Binlog:
         return out
 
     def schema(self, table: str) -> pa.Schema:
-        """The Arrow schema of ``table`` as its first TABLE_MAP declares it."""
+        """The Arrow schema of ``table`` as its first TABLE_MAP declares it (with the names and
+        types the DDL in the log, or ``schema=``, gives it there)."""
         for step in self._walk():
-            for lid in step.layout.tolist():
-                tm = step.maps.layouts[lid]
-                if tm.name == table:
+            for k, lid in enumerate(step.layout.tolist()):
+                if step.maps.layouts[lid].name == table:
+                    _, (tm,) = self._effective(step, np.array([k]))
                     return table_schema(tm, self._options(table, step.file.formats[0].flavor), self.queries)
         raise KeyError(f"{table!r} has no rows events")
 
@@ -680,24 +745,139 @@ def _not_decoded(counts: Counter[str]) -> dict[str, dict[str, int]]:
 
 
 def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) -> pa.Table:
+    """One table of batches whose layouts may differ (an ALTER TABLE within the log).
+
+    Columns are matched by name: those of the last layout first, in its order, then those
+    only earlier layouts had (dropped, or renamed away), then the metadata columns. A row
+    written before a column existed (or after it was dropped) has a null there. A column
+    whose type changed is widened to a type that holds every value of both exactly
+    (:func:`widen_type`); when there is none, ``UnsupportedError`` names the column.
+    """
     if not batches:
         return pa.table({})
     schemas = {b.schema.remove_metadata() for b in batches}
     if len(schemas) == 1:
         return pa.Table.from_batches(batches)
-    # The layout changed within the log (ALTER TABLE): line columns up by name, null-filling.
-    tables = [pa.Table.from_batches([b]) for b in batches]
-    try:
-        return pa.concat_tables(tables, promote_options="permissive")
-    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-        # where the first layout that does not fit starts
-        first = next(b for b in batches if b.schema.remove_metadata() != batches[0].schema.remove_metadata())
-        raise UnsupportedError(
-            f"{table}: the table's layout changes within the log and a column's type cannot be "
-            f"widened to hold both ({exc}); read it with iter_batches(), one layout per batch",
-            path=paths.get(first.column("_log_file")[0].as_py()), offset=first.column("_log_pos")[0].as_py(),
-            event_type="TABLE_MAP_EVENT",
-        ) from exc
+    meta = [f.name for f in batches[-1].schema if f.name in _METADATA_NAMES]
+    for b in batches:
+        meta += [f.name for f in b.schema if f.name in _METADATA_NAMES and f.name not in meta]
+    meta.sort(key=_METADATA_ORDER.index)
+    data: list[str] = []
+    for b in reversed(batches):
+        data += [f.name for f in b.schema if f.name not in _METADATA_NAMES and f.name not in data]
+    fields: dict[str, pa.Field] = {}
+    for b in batches:
+        for f in b.schema:
+            prev = fields.get(f.name)
+            if prev is None or prev.type == f.type:
+                fields[f.name] = f if prev is None else prev.with_metadata(f.metadata)
+                continue
+            wide = widen_type(prev.type, f.type)
+            if wide is None:
+                raise UnsupportedError(
+                    f"{table}: column {f.name!r} changes type within the log, from {prev.type} to {f.type} "
+                    f"(_schema_version {b.column('_schema_version')[0].as_py()}), and no Arrow type holds both "
+                    "exactly; read it with iter_batches() (one layout per batch)",
+                    path=paths.get(b.column("_log_file")[0].as_py()), offset=b.column("_log_pos")[0].as_py(),
+                    event_type="TABLE_MAP_EVENT",
+                )
+            fields[f.name] = pa.field(f.name, wide, nullable=True, metadata=f.metadata)
+    schema = pa.schema([fields[n] for n in data + meta], metadata=batches[-1].schema.metadata)
+    out = []
+    for b in batches:
+        cols = []
+        for field in schema:
+            i = b.schema.get_field_index(field.name)
+            if i < 0:
+                cols.append(pa.nulls(b.num_rows, field.type))
+            else:
+                col = b.column(i)
+                cols.append(col if col.type == field.type else col.cast(field.type, safe=True))
+        out.append(pa.RecordBatch.from_arrays(cols, schema=schema))
+    return pa.Table.from_batches(out, schema=schema)
+
+
+#: Metadata columns, in their order (every other column is a column of the table).
+_METADATA_ORDER = [f.name for f in METADATA_FIELDS] + [JSON_DIFFS_FIELD.name, QUERY_FIELD.name]
+_METADATA_NAMES = frozenset(_METADATA_ORDER)
+_INT_BITS = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64,
+             pa.uint8(): 8, pa.uint16(): 16, pa.uint32(): 32, pa.uint64(): 64}
+#: decimal digits an integer type needs
+_INT_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20}
+
+
+def widen_type(a: pa.DataType, b: pa.DataType) -> pa.DataType | None:
+    """The narrowest Arrow type that holds every value of ``a`` and of ``b`` exactly, or None.
+
+    Integers widen to a wider integer (signed when either is: int64 and uint64 have none);
+    integers of up to 16 bits and float32 to float32, up to 32 bits and floats to float64;
+    decimals (and integers with decimals) to a decimal with enough integer and fraction
+    digits; string/binary to their large forms. Anything else (text and numbers, dates and
+    timestamps, ENUM labels and their indexes...) has no exact common type.
+    """
+    if a == b:
+        return a
+    if pa.types.is_null(a) or pa.types.is_null(b):
+        return b if pa.types.is_null(a) else a
+    ints = pa.types.is_integer
+    if ints(a) and ints(b):
+        sa, sb = pa.types.is_signed_integer(a), pa.types.is_signed_integer(b)
+        bits = max(_INT_BITS[a] + (sb and not sa), _INT_BITS[b] + (sa and not sb))
+        if sa == sb:
+            bits = max(_INT_BITS[a], _INT_BITS[b])
+        for width in (8, 16, 32, 64):
+            if width >= bits:
+                return getattr(pa, f"{'int' if sa or sb else 'uint'}{width}")()
+        return None
+    if pa.types.is_floating(a) and pa.types.is_floating(b):
+        return pa.float64() if pa.float64() in (a, b) else None
+    for x, y in ((a, b), (b, a)):
+        if ints(x) and pa.types.is_floating(y):
+            if _INT_BITS[x] <= 16 and y == pa.float32():
+                return pa.float32()
+            return pa.float64() if _INT_BITS[x] <= 32 else None
+        if ints(x) and pa.types.is_decimal(y):
+            return _decimal(_INT_DIGITS[_INT_BITS[x]], 0, y.precision - y.scale, y.scale)
+    if pa.types.is_decimal(a) and pa.types.is_decimal(b):
+        return _decimal(a.precision - a.scale, a.scale, b.precision - b.scale, b.scale)
+    for small, large in ((pa.string(), pa.large_string()), (pa.binary(), pa.large_binary())):
+        if {a, b} == {small, large}:
+            return large
+    return None
+
+
+def _decimal(int_a: int, scale_a: int, int_b: int, scale_b: int) -> pa.DataType | None:
+    scale = max(scale_a, scale_b)
+    precision = max(int_a, int_b) + scale
+    if precision <= 38:
+        return pa.decimal128(precision, scale)
+    return pa.decimal256(precision, scale) if precision <= 76 else None
+
+
+class _SchemaVersions:
+    """``_schema_version`` of each table: 0 for the first effective layout met, +1 at every change."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, tuple[TableMap, int]] = {}
+
+    def assign(self, tables: list[str], table: np.ndarray, code: np.ndarray, resolved: list[TableMap]) -> np.ndarray:
+        """The version (int32) of rows events in log order, of tables ``tables[table]`` and
+        effective layouts ``code``."""
+        out = np.zeros(len(code), np.int32)
+        for t in dict.fromkeys(table.tolist()):
+            name = tables[t]
+            mine = np.flatnonzero(table == t)
+            c = code[mine]
+            starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])  # runs of one layout: few
+            ordinals = []
+            for s in starts.tolist():
+                tm = resolved[int(c[s])]
+                prev = self.last.get(name)
+                ordinal = 0 if prev is None else prev[1] + (prev[0] != tm)
+                self.last[name] = (tm, ordinal)
+                ordinals.append(ordinal)
+            out[mine] = np.repeat(np.array(ordinals, np.int32), np.diff(np.r_[starts, len(c)]))
+        return out
 
 
 #: ``vecbinlog.open(paths, **options)`` is the :class:`Binlog` constructor.
