@@ -105,3 +105,20 @@ def test_log_order_is_numeric():
     names = ["mysql-bin.1000000", "mysql-bin.999999", "mysql-bin.000010", "mysql-bin.000002"]
     assert sorted(names, key=log_order_key) == [
         "mysql-bin.000002", "mysql-bin.000010", "mysql-bin.999999", "mysql-bin.1000000"]
+
+
+def test_snapshot_key_from_ddl(mariadb_server, mariadb_globals):
+    """binlog_row_metadata=NO_LOG (MariaDB's default): no names, no key in the TABLE_MAPs; the
+    CREATE TABLE in the log gives both, and the snapshot equals the server's SELECT."""
+    mariadb_globals(binlog_row_metadata="NO_LOG")
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS snap2", "CREATE DATABASE snap2")
+    path = s.capture_binlog(
+        "CREATE TABLE k (a INT, code VARCHAR(8) CHARACTER SET utf8mb4, qty INT UNSIGNED, PRIMARY KEY (code, a))",
+        "INSERT INTO k VALUES (1, 'x', 5), (2, 'x', 6), (1, 'y', 4000000000)",
+        "UPDATE k SET qty = qty + 1 WHERE a = 1", "UPDATE k SET a = 3 WHERE code = 'x' AND a = 2",
+        "DELETE FROM k WHERE code = 'y'", database="snap2")
+    with vecbinlog.open(path) as log:
+        got = log.snapshot("snap2.k")
+    assert got.column_names == ["a", "code", "qty"]
+    assert _rows(got) == sorted(s.query("SELECT a, code, qty FROM snap2.k"))
