@@ -310,3 +310,20 @@ def test_corpus_tables_equal_read_table(spark, name):
     for table in tables:
         expected = vecbinlog.read_table(path, table)
         assert_same_rows(expected, read(spark, path, table).toArrow())
+
+
+@pytest.mark.mariadb
+def test_no_log_binlog_named_by_its_ddl(spark, mariadb_server, mariadb_globals):
+    """A NO_LOG binlog, split in tiny splits: every task knows the DDL before its split, so the
+    names and the UNSIGNED type come from the CREATE TABLE as in read_table."""
+    mariadb_globals(binlog_row_metadata="NO_LOG")
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS spark_nolog", "CREATE DATABASE spark_nolog")
+    path = s.capture_binlog(
+        "CREATE TABLE t (id INT UNSIGNED PRIMARY KEY, v VARCHAR(10) CHARACTER SET utf8mb4)",
+        *(f"INSERT INTO t VALUES ({4000000000 + k}, 'v{k}')" for k in range(5)), database="spark_nolog")
+    expected = vecbinlog.read_table(path, "spark_nolog.t").drop_columns(["_schema_version"])
+    got = read(spark, str(path), "spark_nolog.t", split_bytes="1").drop("_schema_version").toArrow()
+    assert got.column_names[:2] == ["id", "v"]
+    assert got.column("id").to_pylist() == [4000000000 + k for k in range(5)]
+    assert_same_rows(expected.cast(pa.schema([f.with_type(got.schema.field(f.name).type) for f in expected.schema])), got)

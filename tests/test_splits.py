@@ -125,7 +125,7 @@ def test_read_split_refuses_range_options():
 
 def _read_all(path) -> dict[str, pa.Table] | type[vecbinlog.BinlogError]:
     try:
-        with vecbinlog.open(path, ddl=False) as log:
+        with vecbinlog.open(path) as log:
             return log.read_all()
     except vecbinlog.BinlogError as exc:
         return type(exc)
@@ -142,10 +142,11 @@ def test_corpus_split_at_every_transaction_gives_the_same_rows(path):
             with pytest.raises(whole):
                 list(b for s in plan_splits(path, 1) for b in read_split(s))
             return
-        got = rows_of(b for s in plan_splits(path, 1) for b in read_split(s, ddl=False))
+        got = rows_of(b for s in plan_splits(path, 1) for b in read_split(s))
     assert {n: len(r) for n, r in got.items()} == {n: t.num_rows for n, t in whole.items() if t.num_rows}
     for name, table in whole.items():
-        # a split does not see the DDL before it, and counts _schema_version from its start
+        # a split gets the DDL state where it starts (names, signedness from the DDL before it),
+        # and counts _schema_version from its start
         want = table.drop_columns(["_schema_version"]).to_pylist()
         assert [{k: v for k, v in r.items() if k != "_schema_version"} for r in got.get(name, [])] == want, name
 
@@ -179,3 +180,23 @@ def test_split_paths(tmp_path):
     assert split_paths(f"{two},file://{one}") == [two, one]
     with pytest.raises(FileNotFoundError):
         split_paths(str(tmp_path / "nothing.*"))
+
+
+def test_split_gets_the_ddl_before_it(mariadb_server, mariadb_globals):
+    """binlog_row_metadata=NO_LOG: names and UNSIGNED come from the CREATE TABLE, which only the
+    first split holds; every split decodes as the whole file does (4000000000 stays unsigned)."""
+    mariadb_globals(binlog_row_metadata="NO_LOG")
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS spl", "CREATE DATABASE spl")
+    path = s.capture_binlog(
+        "CREATE TABLE t (id INT UNSIGNED PRIMARY KEY, v VARCHAR(10) CHARACTER SET utf8mb4)",
+        "INSERT INTO t VALUES (1, 'a'), (4000000000, 'ü')", "UPDATE t SET v = 'b' WHERE id = 1",
+        "ALTER TABLE t ADD COLUMN w INT AFTER id", "INSERT INTO t VALUES (5, -5, 'c')", database="spl")
+    whole = vecbinlog.read_table(path, "spl.t")
+    splits = plan_splits(path, 1)
+    assert len(splits) >= 4 and splits[0].ddl is None and splits[-1].ddl is not None
+    got = rows_of(b for sp in splits for b in read_split(sp, "spl.t"))["spl.t"]
+    assert [{k: v for k, v in r.items() if k != "_schema_version"} for r in got] == \
+        whole.drop_columns(["_schema_version"]).to_pylist()
+    assert [r["id"] for r in got] == [1, 4000000000, 1, 1, 5]
+    assert sorted(s.query("SELECT id, w, v FROM spl.t")) == [(1, None, "b"), (5, -5, "c"), (4000000000, None, "ü")]

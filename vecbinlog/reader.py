@@ -200,6 +200,9 @@ class Binlog:
         instead of whole files, so that a range of a large file costs only the range.
         ``start`` must then be where a transaction starts, as ``vecbinlog.splits.plan_splits``
         gives: the walk does not see the events before it (TABLE_MAPs included).
+    ddl_state : the DDL state where the walk starts (``Split.ddl`` of
+        :func:`vecbinlog.splits.plan_splits`), so that a range is named and typed as a read of
+        the whole files is, though the DDL before it is not walked.
 
     Examples
     --------
@@ -234,6 +237,7 @@ class Binlog:
         seek: bool = False,
         schema: SchemaSource | None = None,
         ddl: bool = True,
+        ddl_state: Any = None,
     ) -> None:
         self.paths = _as_paths(paths)
         self.strict = strict
@@ -255,6 +259,7 @@ class Binlog:
         self._chain_warned: set[int] = set()
         self._user_schema = load_schema(schema)
         self._ddl = ddl
+        self._ddl_state = ddl_state
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -296,7 +301,7 @@ class Binlog:
         The DDL of the log is replayed on the way, so that each rows event knows the
         definition of its table as of that event, across segments and files.
         """
-        schema = SchemaTracker(self._user_schema, track=self._ddl)
+        schema = SchemaTracker(self._user_schema, track=self._ddl, catalog=self._ddl_state)
         for f in self.files:
             maps = TableMaps(f)
             tracker = TransactionTracker(f, queries=self.queries) if transactions else None

@@ -19,6 +19,7 @@ binlog left empty).
 
 from __future__ import annotations
 
+import copy
 import os
 import warnings
 from dataclasses import replace
@@ -190,13 +191,22 @@ class SchemaTracker:
     event needs only its generation (from a searchsorted over the segment's DDL events).
     """
 
-    def __init__(self, user: Mapping[str, TableDef] | None = None, *, track: bool = True) -> None:
+    def __init__(
+        self, user: Mapping[str, TableDef] | None = None, *, track: bool = True, catalog: Catalog | None = None
+    ) -> None:
         self.user = dict(user or {})
         self.track = track
-        self.catalog = Catalog()
+        self.catalog = copy.deepcopy(catalog) if catalog is not None else Catalog()
         self.generation = 0
-        self.history: dict[str, list[tuple[int, TableDef | None]]] = {}
+        # a catalog given (the DDL state where a split starts): its tables as of generation 0
+        self.history: dict[str, list[tuple[int, TableDef | None]]] = {
+            name: [(0, d)] for name, d in self.catalog.tables.items()
+        }
         self._warned: set[tuple] = set()
+
+    def state(self) -> Catalog:
+        """A copy of the DDL state now (what :func:`vecbinlog.splits.plan_splits` gives each split)."""
+        return copy.deepcopy(self.catalog)
 
     def scan(self, src: Any, index: EventIndex) -> np.ndarray:
         """Replay the DDL statements of one segment (in order); returns, for every event of

@@ -22,7 +22,8 @@ scheduler (Dask, Ray, a process pool).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from typing import Any, Iterable, Iterator
 
 import numpy as np
@@ -33,6 +34,8 @@ from .file import BinlogFile
 from .layout import MAGIC_LEN
 from .logset import binlog_files
 from .reader import Binlog, PathLike, _as_paths
+from .errors import SchemaWarning
+from .schema import SchemaTracker, ddl_candidates
 from .transactions import BEGIN, GTID, classify
 
 __all__ = ["Split", "plan_splits", "read_split", "DEFAULT_SPLIT_BYTES", "transaction_starts"]
@@ -51,6 +54,10 @@ class Split:
     path: str
     start: int
     stop: int
+    #: the DDL state where the split starts (tables defined by the DDL before it, in this file
+    #: and the earlier ones of the set), so that a split names and types columns as a read of
+    #: the whole set does; None: no DDL before it
+    ddl: Any = field(default=None, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -115,10 +122,12 @@ def plan_splits(
         raise ValueError(f"split_bytes must be at least 1, not {split_bytes}")
     files = _as_paths(paths)
     out: list[Split] = []
+    tracker = SchemaTracker()  # the DDL state along the files, for each split's start
     for k, path in enumerate(files):
         lo = start if k == 0 and start is not None else MAGIC_LEN
         with BinlogFile(path, verify_checksums=verify_checksums) as f:
             hi = f.size if k < len(files) - 1 or stop is None else min(stop, f.size)
+            ddl = _ddl_states(f, tracker, MAGIC_LEN, hi)  # from the file's start: DDL before lo counts
             if lo >= hi:
                 continue
             cuts = transaction_starts(f, lo, hi)
@@ -130,8 +139,29 @@ def plan_splits(
             if len(f.formats) > 1:  # a relay log: no cut after its second FDE
                 cuts = cuts[cuts < f.formats[1].offset]
             bounds = _cut(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
-        out.extend(Split(path, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]))
+        out.extend(Split(path, int(a), int(b), _state_at(ddl, int(a))) for a, b in zip(bounds[:-1], bounds[1:]))
     return out
+
+
+def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int) -> list[tuple[int, Any]]:
+    """[(offset, DDL state)]: the state before ``start`` (offset -1), then after each DDL
+    statement of ``[start, stop)`` of ``file``. DDL statements are rare: one copy each."""
+    states: list[tuple[int, Any]] = [(-1, tracker.state() if tracker.catalog.tables else None)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SchemaWarning)  # the readers of the splits warn, once each
+        for seg in file.segments(start=start, stop=stop):
+            for i in ddl_candidates(file, seg.index).tolist():
+                before = tracker.generation
+                tracker.scan(file, seg.index.take(np.array([i])))
+                if tracker.generation != before:
+                    states.append((int(seg.index.offset[i]), tracker.state()))
+    return states
+
+
+def _state_at(states: list[tuple[int, Any]], offset: int) -> Any:
+    """The DDL state in force at ``offset`` (after every DDL statement before it)."""
+    k = max(j for j, (at, _) in enumerate(states) if at < offset)
+    return states[k][1]
 
 
 def _cut(candidates: np.ndarray, lo: int, hi: int, split_bytes: int) -> list[int]:
@@ -156,10 +186,11 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, **option
     **options : the options of :class:`~vecbinlog.Binlog` (``signedness``, ``since``,
         ``change_types``...), except ``start``/``stop``, which the split gives.
     """
-    for bad in ("start", "stop", "tables", "seek"):
+    for bad in ("start", "stop", "tables", "seek", "ddl_state"):
         if bad in options:
             raise ValueError(f"read_split takes {bad!r} from the split and its own arguments, not as an option")
-    with Binlog(split.path, start=split.start, stop=split.stop, tables=tables, seek=True, **options) as log:
+    with Binlog(split.path, start=split.start, stop=split.stop, tables=tables, seek=True, ddl_state=split.ddl,
+                **options) as log:
         yield from log._batches(lambda name: True)
 
 
