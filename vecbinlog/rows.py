@@ -397,7 +397,7 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
 #: chain ~10 ns per byte and column of the events' remaining bytes.
 SPECULATIVE_COST_RATIO = 6000
 #: Candidate positions examined per round of the chain (bounds its temporary arrays).
-CHAIN_WINDOW_CELLS = 1 << 23
+CHAIN_WINDOW_CELLS = 1 << 21
 
 
 def _image_sizes(buf, pos, ev, par, present, nullbytes, ordinal, runs):
