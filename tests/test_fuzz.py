@@ -858,15 +858,21 @@ def mutate_table_map_colcount(raw: bytes, draw) -> bytearray:
     return finish(raw, set_event(raw, tm.event, ev[:a] + enc + ev[b:]))
 
 
-def mutate_length_prefix(raw: bytes, draw) -> bytearray:
-    """The length prefix of a VARCHAR/BLOB/CHAR value made to run past the event."""
-    candidates = []
+def first_values(raw: bytes):
+    """(rows event, its TABLE_MAP, first-image values) of every rows event whose map is found."""
     for rows in rows_events(raw):
         try:
             tm = table_map_for(raw, rows)
         except IndexError:
             continue
-        for c, pos, how, n in first_image_values(raw, tm, rows):
+        yield rows, tm, first_image_values(raw, tm, rows)
+
+
+def mutate_length_prefix(raw: bytes, draw) -> bytearray:
+    """The length prefix of a VARCHAR/BLOB/CHAR value made to run past the event."""
+    candidates = []
+    for rows, tm, vals in first_values(raw):
+        for c, pos, how, n in vals:
             if how == "prefixed" and 1 <= n <= 4:
                 candidates.append((rows, pos, n))
     assume(candidates)
@@ -1112,12 +1118,7 @@ def mutate_null_value(raw: bytes, draw) -> bytearray:
     """A value of the first row image made NULL (its null bit set, its bytes removed: a
     well-formed image), or the null bits set without removing the bytes."""
     candidates = []
-    for rows in rows_events(raw):
-        try:
-            tm = table_map_for(raw, rows)
-        except IndexError:
-            continue
-        vals = first_image_values(raw, tm, rows)
+    for rows, tm, vals in first_values(raw):
         candidates += [(rows, tm, v) for v in vals]
     assume(candidates)
     rows, tm, (c, pos, how, n) = draw(st.sampled_from(candidates), label="value")

@@ -673,15 +673,16 @@ def _read_field_metadata(meta: bytes, off: int, ctype: int, base: int) -> tuple[
     return 0, 0, ctype
 
 
+def _table_id_and_flags(body: bytes, body_pos: int, post_header_len: int, what: str) -> tuple[int, int]:
+    """The post-header's table id (4 bytes in the intermediate pre-5.1.4 trees whose post-header
+    is 6 bytes, else 6) and the 2-byte flags after it."""
+    id_len = 4 if post_header_len == 6 else 6
+    return _uint(body, 0, id_len, body_pos, "table id"), _uint(body, id_len, 2, body_pos, what)
+
+
 def _parse_table_map(body: bytes, body_pos: int, post_header_len: int, pos: int) -> RefTableMap:
     """body: post-header + payload (no common header, no CRC)."""
-    if post_header_len == 6:   # intermediate pre-5.1.4 trees: 4-byte table id
-        table_id = _uint(body, 0, 4, body_pos, "table id")
-        off = 4
-    else:
-        table_id = _uint(body, 0, 6, body_pos, "table id")
-        off = 6
-    tm_flags = _uint(body, off, 2, body_pos, "TABLE_MAP flags")
+    table_id, tm_flags = _table_id_and_flags(body, body_pos, post_header_len, "TABLE_MAP flags")
     off = post_header_len
     dblen, n = _packed_int(body, off, body_pos, "db name length")
     off += n
@@ -863,13 +864,7 @@ def _read_image(data: bytes, off: int, tm: RefTableMap, present: list[bool],
 def _parse_rows(body: bytes, body_pos: int, logical_type: int, post_header_len: int,
                 pos: int, table_maps: dict[int, RefTableMap]) -> RefRowsEvent:
     kind, version = ROWS_EVENTS[logical_type]
-    if post_header_len == 6:   # intermediate pre-5.1.4 trees: 4-byte table id
-        table_id = _uint(body, 0, 4, body_pos, "table id")
-        off = 4
-    else:
-        table_id = _uint(body, 0, 6, body_pos, "table id")
-        off = 6
-    flags = _uint(body, off, 2, body_pos, "rows flags")
+    table_id, flags = _table_id_and_flags(body, body_pos, post_header_len, "rows flags")
     off = post_header_len
     extra = None
     if post_header_len == 10:  # ROWS_HEADER_LEN_V2: extra-data length counts itself
