@@ -297,6 +297,53 @@ def child_read_all(path: str) -> dict:
     return {"seconds": best, "images": images, "changes": changes, "tables": len(tables)}
 
 
+def child_stages(path: str) -> dict:
+    """read_all with two of its stages timed: row placement (``rows.locate_images``: where
+    every value of every row image is) and the value gathers (``gather_fixed`` /
+    ``gather_var``: one NumPy take per column, the bytes of every value copied out of the
+    file). The gathers are the floor of a NumPy column decoder: values sit at data-dependent
+    offsets, so each needs an index array and a gather however the rest is written."""
+    import vecbinlog
+    from vecbinlog import reader, rows
+    from vecbinlog.decoders import common
+
+    spent = {"place": 0.0, "gather": 0.0}
+
+    def timed(fn, key):
+        def wrapper(*a, **k):
+            t0 = time.perf_counter()
+            try:
+                return fn(*a, **k)
+            finally:
+                spent[key] += time.perf_counter() - t0
+        return wrapper
+
+    reader.locate_images = timed(rows.locate_images, "place")
+    originals = {name: getattr(common, name) for name in ("gather_fixed", "gather_var")}
+    for mod in [common, *_decoder_modules()]:
+        for name, fn in originals.items():
+            if getattr(mod, name, None) is fn:
+                setattr(mod, name, timed(fn, "gather"))
+
+    def run():
+        spent.update(place=0.0, gather=0.0)
+        with vecbinlog.open(path) as log:
+            log.read_all()
+        return dict(spent)
+
+    best, parts = _best_of(run)
+    return {"seconds": best, "place": parts["place"], "gather": parts["gather"]}
+
+
+def _decoder_modules() -> list:
+    import importlib
+    import pkgutil
+
+    import vecbinlog.decoders as pkg
+
+    return [importlib.import_module(f"{pkg.__name__}.{m.name}") for m in pkgutil.iter_modules(pkg.__path__)]
+
+
 def child_to_pandas(path: str) -> dict:
     import vecbinlog
 
@@ -387,7 +434,8 @@ def _peak_rss() -> dict:
     return out
 
 
-CHILDREN = {"read_all": child_read_all, "to_pandas": child_to_pandas, "pymysqlrepl": child_pymysqlrepl}
+CHILDREN = {"read_all": child_read_all, "stages": child_stages, "to_pandas": child_to_pandas,
+            "pymysqlrepl": child_pymysqlrepl}
 
 
 TIME = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
@@ -480,6 +528,8 @@ def measure_raw(path: Path) -> dict:
 
 METHODS = [
     ("read_all", "vecbinlog `read_all()` (in-process)"),
+    ("place", "… of which row placement (`locate_images`)"),
+    ("gather", "… of which value gathers (one NumPy take per column)"),
     ("cli", "vecbinlog CLI `to-parquet` (whole process)"),
     ("to_pandas", "`to_pandas()` of the result"),
     ("mariadb_binlog", "`mariadb-binlog -v` (C)"),
@@ -521,7 +571,7 @@ def render(results: dict, md: bool) -> str:
                 cells = ["failed: " + m["error"][:80], "", "", "", ""]
             else:
                 s = m["seconds"]
-                rps = "" if key in ("read", "numpy") else _fmt_rate(images / s)
+                rps = "" if key in ("read", "numpy", "place", "gather") else _fmt_rate(images / s)
                 rss = f"{m['rss'] / 2**20:.0f} MB" if m.get("rss") else ""
                 ratio = "1" if key == "read_all" else f"{s / base:.2f}"
                 cells = [_fmt_ms(s), rps, f"{mb / s:,.0f}", rss, ratio]
@@ -537,6 +587,39 @@ def render(results: dict, md: bool) -> str:
         lines.append("  ".join(h.ljust(w) for h, w in zip(header, widths)))
         lines.append("  ".join("-" * w for w in widths))
         lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)) for row in rows]
+    return "\n".join(lines)
+
+
+#: The issue's targets: shape -> (x `mariadb-binlog -v`, x python-mysql-replication); every
+#: shape also has "within 10x of the NumPy memmap pass".
+TARGETS = {"narrow": (10, 300), "orders": (10, 300), "text": (3, None)}
+
+
+def render_targets(results: dict) -> str:
+    """One line per shape: each target, what was measured, and the floor of the design (the
+    value gathers alone) against the time the target allows."""
+    lines = ["| shape | target | measured | time the target allows | value gathers alone | met |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    for shape, r in results.items():
+        m = r["methods"]
+        ours = m["read_all"]["seconds"]
+        gather = m.get("gather", {}).get("seconds")
+        checks = []
+        vs_c, vs_py = TARGETS.get(shape, (None, None))
+        if vs_c and "seconds" in m.get("mariadb_binlog", {}):
+            checks.append((f"{vs_c}x `mariadb-binlog -v`", m["mariadb_binlog"]["seconds"] / ours,
+                           m["mariadb_binlog"]["seconds"] / vs_c, vs_c))
+        if vs_py and "seconds" in m.get("pymysqlrepl", {}):
+            checks.append((f"{vs_py}x python-mysql-replication", m["pymysqlrepl"]["seconds"] / ours,
+                           m["pymysqlrepl"]["seconds"] / vs_py, vs_py))
+        if "seconds" in m.get("numpy", {}):
+            checks.append(("within 10x of the memmap pass", m["numpy"]["seconds"] * 10 / ours,
+                           m["numpy"]["seconds"] * 10, 1))
+        for label, ratio, allowed, need in checks:
+            shown = f"{ratio:.2f}x" if need > 1 else f"{ours / (allowed / 10):.0f}x the pass"
+            floor = _fmt_ms(gather) if gather is not None else ""
+            lines.append(f"| {shape} | {label} | {shown} | {_fmt_ms(allowed)} | {floor} | "
+                         f"{'yes' if ratio >= need else 'no'} |")
     return "\n".join(lines)
 
 
@@ -633,6 +716,13 @@ def write_markdown(out: Path, results: dict, versions: dict, command: str, rows:
         "",
         render(results, md=True),
         "",
+        "Targets of the speed issue (ratios from the table above; 'time the target allows' = the "
+        "peer's time divided by the ratio asked, or 10x the memmap pass; 'value gathers alone' = the "
+        "part of read_all that copies the values' bytes out of the file, which a NumPy decoder cannot "
+        "avoid):",
+        "",
+        render_targets(results),
+        "",
     ]
     failed = [(s, k, m["error"]) for s, r in results.items() for k, m in r["methods"].items() if "error" in m]
     if failed:
@@ -690,6 +780,9 @@ def main(argv: list[str] | None = None) -> int:
                 methods: dict = {}
                 ra = measure_child("read_all", str(path))
                 methods["read_all"] = ra
+                st = measure_child("stages", str(path))
+                methods["place"] = {"seconds": st["place"]}
+                methods["gather"] = {"seconds": st["gather"]}
                 for key, fn in (("cli", lambda: measure_cli(path, work)),
                                 ("to_pandas", lambda: measure_child("to_pandas", str(path))),
                                 ("mariadb_binlog", lambda: measure_mariadb_binlog(path, tools["mariadb-binlog"])),

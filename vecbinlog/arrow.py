@@ -11,9 +11,11 @@ column                 Arrow type                      meaning
 ``_log_pos``           int64                           byte offset of the rows event in that file
 ``_event_row``         int32                           row number within the rows event (an UPDATE's
                                                        two images share it)
-``_absent``            list<string>                    names of the table's columns that are not in
-                                                       this row image (binlog_row_image MINIMAL or
-                                                       NOBLOB); empty for full images
+``_absent``            list<dictionary<int16,          names of the table's columns that are not in
+                       string>>                        this row image (binlog_row_image MINIMAL or
+                                                       NOBLOB); empty for full images. Each name is
+                                                       a 2-byte code into the table's column names
+                                                       (``to_pylist``/pandas give strings)
 ``_payload_offset``    int64, nullable                 for a rows event unpacked from a MySQL
                                                        TRANSACTION_PAYLOAD_EVENT (whose offset is
                                                        ``_log_pos``): its offset inside the
@@ -77,13 +79,15 @@ CHANGE_TYPE = pa.dictionary(pa.int8(), pa.string())
 LOG_FILE = pa.dictionary(pa.int32(), pa.string())
 COMMIT_TIMESTAMP = pa.timestamp("us", tz="UTC")
 
+#: ``_absent``: the names as codes into the table's column names
+ABSENT_TYPE = pa.list_(pa.dictionary(pa.int16(), pa.string()))
 METADATA_FIELDS: tuple[pa.Field, ...] = (
     pa.field("_change_type", CHANGE_TYPE, nullable=False),
     pa.field("_commit_timestamp", COMMIT_TIMESTAMP, nullable=False),
     pa.field("_log_file", LOG_FILE, nullable=False),
     pa.field("_log_pos", pa.int64(), nullable=False),
     pa.field("_event_row", pa.int32(), nullable=False),
-    pa.field("_absent", pa.list_(pa.string()), nullable=False),
+    pa.field("_absent", ABSENT_TYPE, nullable=False),
     pa.field("_payload_offset", pa.int64()),
     pa.field("_gtid", pa.dictionary(pa.int32(), pa.string())),
     pa.field("_transaction_pos", pa.int64()),
@@ -177,19 +181,19 @@ def build_batch(
     arrays: list[pa.Array] = []
     fields: list[pa.Field] = []
     warnings: list[str] = []
-    absent = images.absent
+    absent = images.absent_mask()
     diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
         how, width = images.storage[c]
-        partial = images.partial[:, c] if images.partial is not None and images.partial[:, c].any() else None
+        offsets, valid, partial = images.column(c)
         col = ColumnData(
             spec=spec,
             name=name,
             buf=images.file.buf,
-            offsets=np.ascontiguousarray(images.offsets[:, c]),
-            lengths=images.lengths.get(c),
+            offsets=offsets,
+            lengths=images.lengths.get(c, np.zeros(n, np.int64)) if how != "fixed" else None,
             width=width if how == "fixed" else 0,
-            valid=np.ascontiguousarray(images.valid[:, c] if partial is None else images.valid[:, c] & ~partial),
+            valid=valid if partial is None else valid & ~partial,
             options=options,
             path=images.file.path,
         )
@@ -202,7 +206,6 @@ def build_batch(
             for r, ds in column_diffs.items():
                 diffs.setdefault(r, []).extend((name, d) for d in ds)
             if unapplied.any():
-                absent = absent.copy() if absent is images.absent else absent
                 absent[unapplied, c] = True
                 col.warnings.append(
                     f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
@@ -257,13 +260,15 @@ _NO_TXN = TxnContext(
 
 
 def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
-    """list<string> of absent column names per row, built from the (n, ncols) mask at once."""
+    """``_absent`` from the (n, ncols) mask at once: list<dictionary<int16, string>>, two
+    bytes per absent column (a MINIMAL image of a wide table has thousands)."""
     counts = absent.sum(axis=1)
     offsets = np.zeros(len(absent) + 1, np.int32)
     np.cumsum(counts, out=offsets[1:])
-    _, cols = np.nonzero(absent)  # row-major: each row's columns in order
-    values = pa.array(names, pa.string()).take(pa.array(cols.astype(np.int32)))
-    return pa.ListArray.from_arrays(pa.array(offsets), values)
+    # row-major boolean selection from a broadcast row of column numbers: no index arrays
+    cols = np.broadcast_to(np.arange(absent.shape[1], dtype=np.int16), absent.shape)[absent]
+    values = pa.DictionaryArray.from_arrays(pa.array(cols, pa.int16()), pa.array(names, pa.string()))
+    return pa.ListArray.from_arrays(pa.array(offsets), values, type=ABSENT_TYPE)
 
 
 def _json_diff_lists(diffs: dict[int, list[tuple[str, JsonDiff]]], n: int) -> pa.Array:

@@ -237,9 +237,12 @@ class TableMaps:
 class RowImages:
     """Every row image of a run of rows events of one table layout, located, in log order.
 
-    Row ``r`` of the change log has its column ``c`` value at ``offsets[r, c]`` (bytes in
-    ``file.buf``), of ``lengths[c][r]`` bytes for length-prefixed columns; ``valid`` says
-    a value is there, ``absent`` that the column is not in the image at all.
+    Only the columns present in at least one image are placed (``columns``, in order): a
+    MINIMAL image of a wide table costs its own columns, not the table's. For row ``r`` and
+    placed column ``columns[j]``, the value is at ``offsets[r, j]`` (bytes in ``file.buf``),
+    of ``lengths[c][r]`` bytes for length-prefixed columns; ``valid`` says a value is there,
+    ``absent`` that the column is not in the image at all. A column not in ``columns`` is
+    absent from every image (:meth:`column` gives any column).
     """
 
     table_map: TableMap
@@ -250,12 +253,13 @@ class RowImages:
     timestamp: np.ndarray  #: uint32 (n,) header timestamp of the rows event
     change: np.ndarray  #: int8 (n,) index into CHANGE_TYPES
     event_row: np.ndarray  #: int32 (n,) row number within its event
-    offsets: np.ndarray  #: int64 (n, ncols)
-    valid: np.ndarray  #: bool (n, ncols)
-    absent: np.ndarray  #: bool (n, ncols)
+    columns: np.ndarray  #: int64 (L,) the placed columns, increasing
+    offsets: np.ndarray  #: int64 (n, L)
+    valid: np.ndarray  #: bool (n, L)
+    absent: np.ndarray  #: bool (n, L)
     lengths: dict[int, np.ndarray] = field(default_factory=dict)  #: column -> int64 (n,)
     storage: list[tuple[str, int]] = field(default_factory=list)
-    #: bool (n, ncols): the value is a JSON diff vector (PARTIAL_UPDATE_ROWS_EVENT after
+    #: bool (n, L): the value is a JSON diff vector (PARTIAL_UPDATE_ROWS_EVENT after
     #: images), not a document; None when the run has no PARTIAL_UPDATE_ROWS_EVENT
     partial: np.ndarray | None = None
 
@@ -265,10 +269,32 @@ class RowImages:
     def take(self, keep: np.ndarray) -> RowImages:
         """The rows where ``keep`` (a boolean mask or positions) selects."""
         per_row = ("event_pos", "event", "inner", "timestamp", "change", "event_row", "offsets", "valid", "absent")
-        out = RowImages(table_map=self.table_map, file=self.file, storage=self.storage,
+        out = RowImages(table_map=self.table_map, file=self.file, storage=self.storage, columns=self.columns,
                         **{name: getattr(self, name)[keep] for name in per_row})
         out.lengths = {c: v[keep] for c, v in self.lengths.items()}
         out.partial = None if self.partial is None else self.partial[keep]
+        return out
+
+    def slot(self, c: int) -> int:
+        """Where column ``c`` is in the (n, L) arrays, or -1 when no image holds it."""
+        j = int(np.searchsorted(self.columns, c))
+        return j if j < len(self.columns) and self.columns[j] == c else -1
+
+    def column(self, c: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Column ``c`` of every row: offsets (int64), valid (bool), partial (bool or None)."""
+        j = self.slot(c)
+        n = len(self)
+        if j < 0:
+            return np.zeros(n, np.int64), np.zeros(n, bool), None
+        partial = None
+        if self.partial is not None and self.partial[:, j].any():
+            partial = np.ascontiguousarray(self.partial[:, j])
+        return np.ascontiguousarray(self.offsets[:, j]), np.ascontiguousarray(self.valid[:, j]), partial
+
+    def absent_mask(self) -> np.ndarray:
+        """bool (n, ncols): the column is not in the row image."""
+        out = np.ones((len(self), len(self.table_map.columns)), bool)
+        out[:, self.columns] = self.absent
         return out
 
 
@@ -355,7 +381,8 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     event's span must be a whole number of images and every image's null bits must be
     zero. Events that fail (they hold NULLs) are left to the lock-step walk.
 
-    Returns (event, image number, offsets (n, C), valid (n, C), events placed) or None.
+    Returns (event, image number, placed columns (L,), offsets (n, L), valid (n, L), events
+    placed) or None; the placed columns are those present in some image of the events placed.
     """
     size = nullbytes + (present * widths).sum(axis=2)  # (E, 2) image size without NULLs
     unit = np.where(is_update == 1, size[:, 0] + size[:, 1], size[:, 0])
@@ -385,10 +412,11 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
             ok[np.unique(ev[has_null])] = False
             keep = ok[ev]
             ev, img, par, start, nb = ev[keep], img[keep], par[keep], start[keep], nb[keep]
-    valid = present[ev, par]
-    contrib = valid * widths
+    live = np.flatnonzero(present[ok].any(axis=(0, 1)))
+    valid = present[:, :, live][ev, par]
+    contrib = valid * widths[live]
     offs = (start + nb)[:, None] + np.cumsum(contrib, axis=1) - contrib
-    return ev, img, np.where(valid, offs, 0), valid, ok
+    return ev, img, live, np.where(valid, offs, 0), valid, ok
 
 
 #: Switch from the lock-step walk to the speculative chain (below) for the events still
@@ -400,7 +428,7 @@ SPECULATIVE_COST_RATIO = 6000
 CHAIN_WINDOW_CELLS = 1 << 21
 
 
-def _image_sizes(buf, pos, ev, par, present, nullbytes, ordinal, runs):
+def _image_sizes(buf, pos, ev, par, present, nullbytes, ordinal, runs, live):
     """Where an image would end if one started at each ``pos`` (image of event ``ev``, before
     (0) or after (1) image ``par``): the lock-step's arithmetic, one column at a time (no
     (positions x columns) array), reads clipped to the buffer and nothing checked: most
@@ -409,6 +437,8 @@ def _image_sizes(buf, pos, ev, par, present, nullbytes, ordinal, runs):
     for run in runs:
         cols = range(run[1], run[2]) if run[0] == "fixed" else (run[1],)
         for j, c in enumerate(cols):
+            if not live[c]:  # in no image of these events
+                continue
             o = ordinal[ev, par, c]
             isnull = (np.take(buf, pos + (o >> 3), mode="clip") >> (o & 7)) & 1
             hv = present[ev, par, c] & (isnull == 0)
@@ -432,6 +462,7 @@ def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, 
     lock-step walk, which also reports images that run past their event.
     """
     ordinal = np.clip(np.cumsum(present, axis=2) - 1, 0, None)  # (E, 2, C): bit of each column
+    live = present[events].any(axis=(0, 1))  # the columns some image of these events holds
     out_ev, out_pos, out_par, out_rank = [], [], [], []
     cur, par, rank = start.copy(), par0.copy(), np.zeros(len(events), np.int64)
     act = np.flatnonzero(cur < end[events])
@@ -448,7 +479,7 @@ def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, 
         nodes_next = np.empty(2 * n, np.int64)
         target = np.empty(2 * n, np.int64)
         for q in (0, 1):
-            nxt = _image_sizes(buf, pos, e[owner], np.full(n, q) * upd, present, nullbytes, ordinal, runs)
+            nxt = _image_sizes(buf, pos, e[owner], np.full(n, q) * upd, present, nullbytes, ordinal, runs, live)
             tq = np.where(upd == 1, q ^ 1, 0)  # the parity of the image after it
             rel = nxt - cur[act][owner]
             inside = (nxt > pos) & (rel < w[owner])
@@ -499,7 +530,6 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
     end = rows.body_end
     partial_ev = rows.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT  # (E,)
     json_cols = np.array([spec.type == ColumnType.MYSQL_TYPE_JSON for spec in table_map.columns], bool)
-    n_events = len(rows)
     is_update = (kind == RowsKind.UPDATE).astype(np.int64)
     nullbytes = (present.sum(axis=2) + 7) // 8  # (E, 2)
 
@@ -515,9 +545,31 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         else:
             runs.append(("prefixed", c, w))
     runs = [(r[0], r[1], r[2], np.array(r[3], np.int64)) if r[0] == "fixed" else r for r in runs]
+    all_columns = np.arange(ncols, dtype=np.int64)
+    placed_runs: dict[bytes, list[tuple]] = {}
 
-    steps_ev, steps_img, steps_off, steps_valid, steps_absent, steps_partial = [], [], [], [], [], []
-    steps_len: dict[int, list[np.ndarray]] = {r[1]: [] for r in runs if r[0] == "prefixed"}
+    def runs_over(live: np.ndarray) -> list[tuple]:
+        """The runs restricted to the placed columns ``live`` (increasing), with slots (positions
+        in ``live``) instead of columns: ("fixed", j0, j1, widths) or ("prefixed", j, k, column)."""
+        key = live.tobytes()
+        if key not in placed_runs:
+            out = []
+            for run in runs:
+                if run[0] == "fixed":
+                    _, a, b, ws = run
+                    j0, j1 = (int(x) for x in np.searchsorted(live, [a, b]))
+                    if j1 > j0:
+                        out.append(("fixed", j0, j1, ws[live[j0:j1] - a]))
+                else:
+                    j = int(np.searchsorted(live, run[1]))
+                    if j < len(live) and live[j] == run[1]:
+                        out.append(("prefixed", j, run[2], run[1]))
+            placed_runs[key] = out
+        return placed_runs[key]
+
+    # one entry per placement round: (event, image number, placed columns, offsets, valid,
+    # present, partial, {column: length}), each (A,) or (A, L)
+    steps: list[tuple] = []
     if (cur > end).any():
         _raise_at(file, rows, cur > end, "rows event ends inside its header")
     slow = cur < end
@@ -526,14 +578,9 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         fast = _place_fixed_images(buf, cur, np.where(partial_ev, cur, end), present, nullbytes, is_update,
                                    np.array([w for _, w in storage], np.int64))
         if fast is not None:
-            f_ev, f_img, f_off, f_valid, fast_events = fast
+            f_ev, f_img, f_live, f_off, f_valid, fast_events = fast
             slow &= ~fast_events
-            steps_ev.append(f_ev)
-            steps_img.append(f_img)
-            steps_off.append(f_off)
-            steps_valid.append(f_valid)
-            steps_absent.append(~f_valid)
-            steps_partial.append(np.zeros_like(f_valid))
+            steps.append((f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {}))
     act = np.flatnonzero(slow)
     first = cur.copy()  # where each event's images start
     step = 0
@@ -547,26 +594,33 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                 path=file.path, offset=int(rows.pos[0]), event_type=event_type_name(int(rows.type_code[0])),
             )
 
-    cells = sum(len(e) for e in steps_ev) * ncols
+    cells = sum(len(st[0]) for st in steps) * ncols
     check_budget(cells)
     def lay_out(evs: np.ndarray, start: np.ndarray, p: np.ndarray, par: np.ndarray, img_no: np.ndarray,
-                part: np.ndarray) -> np.ndarray:
+                part: np.ndarray | None) -> np.ndarray:
         """Place one image of each event ``evs``: it starts at ``start``, its null bitmap at ``p``
         (after a PARTIAL_UPDATE prefix), parity ``par``, numbered ``img_no``; check it against
-        its event's end; record it; return where it ends."""
+        its event's end; record it; return where it ends. Only the columns present in some of
+        these images are placed."""
         A = evs.size
         e_end = end[evs]
         pres = present[evs, par]  # (A, C)
+        live_mask = pres.any(axis=0)
+        if live_mask.all():
+            live = all_columns
+        else:
+            live = np.flatnonzero(live_mask)
+            pres = pres[:, live]
+            part = None if part is None else part[:, live]
         nb = nullbytes[evs, par]
-        bad_rows = rows.take(evs)
 
         def fail(mask: np.ndarray, what: str) -> None:
-            _raise_at(file, bad_rows, mask, f"row image {int(img_no[np.flatnonzero(mask)[0]])}{what}")
+            _raise_at(file, rows.take(evs), mask, f"row image {int(img_no[np.flatnonzero(mask)[0]])}{what}")
 
         if (p + nb > e_end).any():
             fail(p + nb > e_end, " ends inside its null bitmap")
         maxnb = int(nb.max()) if A else 0
-        if maxnb:
+        if maxnb and live.size:
             k = np.arange(maxnb, dtype=np.int64)
             nbits = np.take(buf, np.where(k < nb[:, None], p[:, None] + k, 0))
             bits = np.unpackbits(nbits, axis=1, bitorder="little").astype(bool)
@@ -576,8 +630,9 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             isnull = np.zeros_like(pres)
         hasval = pres & ~isnull
         pos = p + nb
-        offs = np.zeros((A, ncols), np.int64)
-        for run in runs:
+        offs = np.zeros((A, live.size), np.int64)
+        lens: dict[int, np.ndarray] = {}
+        for run in runs_over(live):
             if run[0] == "fixed":
                 _, a, b, ws = run
                 contrib = hasval[:, a:b] * ws
@@ -585,14 +640,14 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                 offs[:, a:b] = np.where(hasval[:, a:b], pos[:, None] + cs - contrib, 0)
                 pos = pos + cs[:, -1]
             else:
-                _, c, k = run
-                hv = hasval[:, c]
+                _, j, k, c = run
+                hv = hasval[:, j]
                 over = hv & (pos + k > e_end)
                 if over.any():
                     fail(over, f": length of column {c + 1} runs past the end of the event")
                 length = read_uint(buf, np.where(hv, pos, 0), np.where(hv, k, 0)).astype(np.int64)
-                offs[:, c] = np.where(hv, pos + k, 0)
-                steps_len[c].append(length)
+                offs[:, j] = np.where(hv, pos + k, 0)
+                lens[c] = length
                 pos = pos + hv * (k + length)
             # checked once per run: no value may end past its event
         over = pos > e_end
@@ -601,12 +656,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         stuck = pos == start
         if stuck.any():
             fail(stuck, " is empty: no column is present")
-        steps_ev.append(evs)
-        steps_img.append(img_no)
-        steps_off.append(offs)
-        steps_valid.append(hasval)
-        steps_absent.append(~pres)
-        steps_partial.append(part & hasval)
+        steps.append((evs, img_no, live, offs, hasval, pres, None if part is None else part & hasval, lens))
         return pos
 
     while act.size:
@@ -616,10 +666,9 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         p = cur[act]
         par = (step & 1) * is_update[act]
         prefixed = partial_ev[act] & (par == 1)
+        part = None
         if prefixed.any():
             p, part = _value_options(file, rows.take(act), p, end[act], prefixed, json_cols, step)
-        else:
-            part = np.zeros((A, ncols), bool)
         pos = lay_out(act, cur[act], p, par, np.full(A, step, np.int64), part)
         cur[act] = pos
         step += 1
@@ -633,7 +682,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                     buf, act, cur[act], (step & 1) * is_update[act], end, is_update, present, nullbytes, runs, ncols)
                 cells += c_ev.size * ncols
                 check_budget(cells)
-                ends = lay_out(act[c_ev], c_pos, c_pos, c_par, step + c_rank, np.zeros((c_ev.size, ncols), bool))
+                ends = lay_out(act[c_ev], c_pos, c_pos, c_par, step + c_rank, None)
                 # the checked layout must tile each event exactly as the chain did
                 o = np.lexsort((c_rank, c_ev))
                 ev_o, ends_o = c_ev[o], ends[o]
@@ -644,11 +693,18 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                     bad[ev_o[ends_o != want]] = True
                     _raise_at(file, rows.take(act), bad, "row images do not tile the event (internal check)")
                 act = act[:0]
+    return _assemble(file, rows, table_map, storage, kind, is_update, steps, partial_ev.any())
 
+
+def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
+              is_update: np.ndarray, steps: list[tuple], with_partial: bool) -> RowImages:
+    """The placement rounds put in log order (event, then image) over the union of their
+    placed columns."""
+    n_events = len(rows)
     n_images = np.zeros(n_events, np.int64)
-    if steps_ev:
-        ev = np.concatenate(steps_ev)
-        img = np.concatenate(steps_img)
+    if steps:
+        ev = np.concatenate([st[0] for st in steps])
+        img = np.concatenate([st[1] for st in steps])
         np.add.at(n_images, ev, 1)
     else:
         ev = img = np.zeros(0, np.int64)
@@ -662,6 +718,31 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
     order[rank] = np.arange(len(rank))
     ev = ev[order]
     img = img[order]
+    n = len(rank)
+    columns = np.unique(np.concatenate([st[2] for st in steps])) if steps else np.zeros(0, np.int64)
+    L = columns.size
+    offsets = np.zeros((n, L), np.int64)
+    valid = np.zeros((n, L), bool)
+    absent = np.ones((n, L), bool)
+    partial = np.zeros((n, L), bool) if with_partial else None
+    lengths = {c: np.zeros(n, np.int64) for c in columns.tolist() if storage[c][0] != "fixed"}
+    at = 0
+    for s_ev, s_img, live, offs, hasval, pres, part, lens in steps:
+        r = rank[at : at + len(s_ev)]
+        at += len(s_ev)
+        if live.size == L:  # every placed column (live == columns)
+            offsets[r], valid[r], absent[r] = offs, hasval, ~pres
+            if part is not None:
+                partial[r] = part
+        else:
+            j = np.searchsorted(columns, live)
+            offsets[r[:, None], j] = offs
+            valid[r[:, None], j] = hasval
+            absent[r[:, None], j] = ~pres
+            if part is not None:
+                partial[r[:, None], j] = part
+        for c, v in lens.items():
+            lengths[c][r] = v
     k_ev = kind[ev]
     change = np.select(
         [k_ev == RowsKind.WRITE, k_ev == RowsKind.DELETE, img % 2 == 0],
@@ -678,10 +759,11 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         timestamp=rows.timestamp[ev],
         change=change,
         event_row=event_row,
-        offsets=np.concatenate(steps_off)[order] if steps_off else np.zeros((0, ncols), np.int64),
-        valid=np.concatenate(steps_valid)[order] if steps_valid else np.zeros((0, ncols), bool),
-        absent=np.concatenate(steps_absent)[order] if steps_absent else np.zeros((0, ncols), bool),
-        lengths={c: np.concatenate(v)[order] for c, v in steps_len.items()} if steps_ev else {c: np.zeros(0, np.int64) for c in steps_len},
+        columns=columns,
+        offsets=offsets,
+        valid=valid,
+        absent=absent,
+        lengths=lengths,
         storage=storage,
-        partial=np.concatenate(steps_partial)[order] if partial_ev.any() and steps_partial else None,
+        partial=partial,
     )
