@@ -182,6 +182,7 @@ def build_batch(
     fields: list[pa.Field] = []
     warnings: list[str] = []
     absent = images.absent_mask()
+    nulls = _SharedNulls(n)
     diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
         how, width = images.storage[c]
@@ -198,7 +199,10 @@ def build_batch(
             path=images.file.path,
         )
         try:
-            arr = decode_column(col)
+            if n and partial is None and not valid.any():  # NULL or absent in every row
+                arr = nulls.array(arrow_field(spec, name, options).type)
+            else:
+                arr = decode_column(col)
         except BinlogError as exc:
             raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
         if partial is not None:  # diff vectors: decoded and applied value by value
@@ -257,6 +261,37 @@ _NO_TXN = TxnContext(
     gtid=pa.array([], pa.string()), xid=np.zeros(0, np.uint64), has_xid=np.zeros(0, bool), outcome=np.zeros(0, np.int8),
     queries=None,
 )
+
+
+class _SharedNulls:
+    """All-null arrays of ``n`` rows whose buffers are slices of one zero buffer, shared by
+    every column of a batch that has no value at all (a MINIMAL image of a wide table leaves
+    most columns out; a hostile event can be all NULLs): such a column costs no memory of its
+    own instead of ``n`` value slots. Types with children other than a list fall back to
+    ``pa.nulls``."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.zeros: pa.Buffer | None = None
+
+    def _buffer(self, nbytes: int) -> pa.Buffer:
+        if self.zeros is None or self.zeros.size < nbytes:
+            self.zeros = pa.py_buffer(np.zeros(max(nbytes, 1), np.uint8))
+        return self.zeros
+
+    def array(self, t: pa.DataType) -> pa.Array:
+        n = self.n
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            z = self._buffer((4 if pa.types.is_list(t) else 8) * (n + 1))
+            return pa.Array.from_buffers(t, n, [z, z], null_count=n, children=[pa.array([], t.value_type)])
+        if pa.types.is_binary(t) or pa.types.is_string(t):
+            return pa.Array.from_buffers(t, n, [self._buffer(4 * (n + 1))] * 2 + [pa.py_buffer(b"")], null_count=n)
+        if pa.types.is_large_binary(t) or pa.types.is_large_string(t):
+            return pa.Array.from_buffers(t, n, [self._buffer(8 * (n + 1))] * 2 + [pa.py_buffer(b"")], null_count=n)
+        if pa.types.is_primitive(t) or pa.types.is_decimal(t) or pa.types.is_fixed_size_binary(t):
+            z = self._buffer(max((n * t.bit_width + 7) // 8, (n + 7) // 8))
+            return pa.Array.from_buffers(t, n, [z, z], null_count=n)
+        return pa.nulls(n, t)
 
 
 def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
