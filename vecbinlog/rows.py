@@ -85,6 +85,17 @@ def read_uint(buf: np.ndarray, pos: np.ndarray, nbytes: np.ndarray | int, clip: 
     return (raw << (np.uint64(8) * k.astype(np.uint64))).sum(axis=1, dtype=np.uint64)
 
 
+def _prefixes(buf: np.ndarray, pos: np.ndarray, where: np.ndarray, k: int) -> np.ndarray:
+    """The ``k``-byte little-endian length prefixes at ``pos`` where ``where`` (0 elsewhere):
+    ``read_uint`` for one width, with fewer NumPy calls (it runs once per round and column)."""
+    p = pos * where
+    out = np.take(buf, p).astype(np.int64)
+    for i in range(1, k):
+        out |= np.take(buf, p + i).astype(np.int64) << (8 * i)
+    out *= where
+    return out
+
+
 class TableMaps:
     """The TABLE_MAP state of one file: which table layout each table id means, and when.
 
@@ -546,6 +557,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             runs.append(("prefixed", c, w))
     runs = [(r[0], r[1], r[2], np.array(r[3], np.int64)) if r[0] == "fixed" else r for r in runs]
     all_columns = np.arange(ncols, dtype=np.int64)
+    full_images = bool(present.all())
     placed_runs: dict[bytes, list[tuple]] = {}
 
     def runs_over(live: np.ndarray) -> list[tuple]:
@@ -604,9 +616,13 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         these images are placed."""
         A = evs.size
         e_end = end[evs]
-        pres = present[evs, par]  # (A, C)
-        live_mask = pres.any(axis=0)
-        if live_mask.all():
+        if full_images:  # every column in every image: nothing to select
+            live_mask = None
+            pres = np.ones((A, ncols), bool)
+        else:
+            pres = present[evs, par]  # (A, C)
+            live_mask = pres.any(axis=0)
+        if live_mask is None or live_mask.all():
             live = all_columns
         else:
             live = np.flatnonzero(live_mask)
@@ -624,8 +640,12 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             k = np.arange(maxnb, dtype=np.int64)
             nbits = np.take(buf, np.where(k < nb[:, None], p[:, None] + k, 0))
             bits = np.unpackbits(nbits, axis=1, bitorder="little").astype(bool)
-            ordinal = np.clip(np.cumsum(pres, axis=1) - 1, 0, None)
-            isnull = pres & np.take_along_axis(bits, ordinal, axis=1)
+            if full_images:  # the null bit of column c is bit c
+                isnull = bits[:, :ncols]
+            else:
+                ordinal = np.cumsum(pres, axis=1, dtype=np.int32) - 1
+                np.maximum(ordinal, 0, out=ordinal)
+                isnull = pres & np.take_along_axis(bits, ordinal, axis=1)
         else:
             isnull = np.zeros_like(pres)
         hasval = pres & ~isnull
@@ -645,7 +665,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                 over = hv & (pos + k > e_end)
                 if over.any():
                     fail(over, f": length of column {c + 1} runs past the end of the event")
-                length = read_uint(buf, np.where(hv, pos, 0), np.where(hv, k, 0)).astype(np.int64)
+                length = _prefixes(buf, pos, hv, k)
                 offs[:, j] = np.where(hv, pos + k, 0)
                 lens[c] = length
                 pos = pos + hv * (k + length)
