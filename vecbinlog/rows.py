@@ -702,7 +702,12 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                     buf, act, cur[act], (step & 1) * is_update[act], end, is_update, present, nullbytes, runs, ncols)
                 cells += c_ev.size * ncols
                 check_budget(cells)
-                ends = lay_out(act[c_ev], c_pos, c_pos, c_par, step + c_rank, None)
+                # laid out in chunks of about CHAIN_WINDOW_CELLS cells (bounds the temporaries)
+                ends = np.empty(c_ev.size, np.int64)
+                chunk = max(CHAIN_WINDOW_CELLS // max(ncols, 1), 1024)
+                for lo in range(0, c_ev.size, chunk):
+                    sl = slice(lo, lo + chunk)
+                    ends[sl] = lay_out(act[c_ev[sl]], c_pos[sl], c_pos[sl], c_par[sl], step + c_rank[sl], None)
                 # the checked layout must tile each event exactly as the chain did
                 o = np.lexsort((c_rank, c_ev))
                 ev_o, ends_o = c_ev[o], ends[o]
@@ -712,6 +717,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                     bad = np.zeros(len(act), bool)
                     bad[ev_o[ends_o != want]] = True
                     _raise_at(file, rows.take(act), bad, "row images do not tile the event (internal check)")
+                del c_ev, c_pos, c_par, c_rank, ends, o, ev_o, ends_o, follows, want  # before the assembly
                 act = act[:0]
     return _assemble(file, rows, table_map, storage, kind, is_update, steps, partial_ev.any())
 
@@ -738,6 +744,7 @@ def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: 
     order[rank] = np.arange(len(rank))
     ev = ev[order]
     img = img[order]
+    del order
     n = len(rank)
     columns = np.unique(np.concatenate([st[2] for st in steps])) if steps else np.zeros(0, np.int64)
     L = columns.size
@@ -747,7 +754,9 @@ def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: 
     partial = np.zeros((n, L), bool) if with_partial else None
     lengths = {c: np.zeros(n, np.int64) for c in columns.tolist() if storage[c][0] != "fixed"}
     at = 0
-    for s_ev, s_img, live, offs, hasval, pres, part, lens in steps:
+    steps.reverse()
+    while steps:  # each round's arrays are freed once copied
+        s_ev, s_img, live, offs, hasval, pres, part, lens = steps.pop()
         r = rank[at : at + len(s_ev)]
         at += len(s_ev)
         if live.size == L:  # every placed column (live == columns)
