@@ -286,6 +286,16 @@ class RowImages:
         out.partial = None if self.partial is None else self.partial[keep]
         return out
 
+    def of_events(self, positions: np.ndarray, wanted: np.ndarray, table_map: TableMap) -> RowImages:
+        """The rows of the events at ``wanted`` (sorted indices into the event index), these
+        images having been placed for the events at ``positions`` (sorted, a superset): their
+        ``event`` renumbered against ``wanted``, their layout ``table_map`` (stored alike)."""
+        at = positions[self.event]
+        out = self.take(np.isin(at, wanted))
+        out.event = np.searchsorted(wanted, positions[out.event])
+        out.table_map = table_map
+        return out
+
     def slot(self, c: int) -> int:
         """Where column ``c`` is in the (n, L) arrays, or -1 when no image holds it."""
         j = int(np.searchsorted(self.columns, c))
@@ -522,6 +532,17 @@ def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, 
         act = act[cur[act] < end[e]]
     cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64)  # noqa: E731
     return cat(out_ev), cat(out_pos), cat(out_par), cat(out_rank)
+
+
+def placement_key(table_map: TableMap) -> tuple | None:
+    """What placing row images depends on: how each column is stored, and which columns are
+    JSON (PARTIAL_UPDATE_ROWS_EVENT marks them). Layouts with equal keys can share one
+    walk; None when a column's storage is not supported (its error is raised when placed)."""
+    try:
+        return (tuple(spec.storage() for spec in table_map.columns),
+                tuple(spec.type == ColumnType.MYSQL_TYPE_JSON for spec in table_map.columns))
+    except UnsupportedError:
+        return None
 
 
 def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap) -> RowImages:
