@@ -421,22 +421,35 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     upd = is_update[ev]
     par = (img & 1) * upd
     start = cur[ev] + (img >> upd) * unit[ev] + par * size[ev, 0]
+    full = bool(present.all())  # FULL images: one pattern for every image
     nb = nullbytes[ev, par]
     maxnb = int(nb.max())
     if maxnb:
+        # the null bits in use (one per present column) of each (event, parity), as byte masks
+        npres = present.sum(axis=2)  # (E, 2)
         k = np.arange(maxnb, dtype=np.int64)
-        raw = np.take(buf, np.where(k < nb[:, None], start[:, None] + k, 0))
-        bits = np.unpackbits(raw, axis=1, bitorder="little")
-        npres = present[ev, par].sum(axis=1)
-        has_null = (bits.astype(bool) & (np.arange(bits.shape[1]) < npres[:, None])).any(axis=1)
+        bits_in_byte = np.clip(npres[:, :, None] - 8 * k, 0, 8)  # (E, 2, maxnb)
+        masks = ((1 << bits_in_byte) - 1).astype(np.uint8)
+        if full:
+            raw = np.take(buf, start[:, None] + k)  # every image has maxnb null bytes
+            has_null = (raw & masks[0, 0]).any(axis=1)
+        else:
+            raw = np.take(buf, np.where(k < nb[:, None], start[:, None] + k, 0))
+            has_null = (raw & masks[ev, par]).any(axis=1)
         if has_null.any():
             ok[np.unique(ev[has_null])] = False
             keep = ok[ev]
             ev, img, par, start, nb = ev[keep], img[keep], par[keep], start[keep], nb[keep]
     live = np.flatnonzero(present[ok].any(axis=(0, 1)))
+    # where each column starts within an image of each (event, parity): a cumulative sum per
+    # pattern, not per image
+    contrib = present[:, :, live] * widths[live]  # (E, 2, L)
+    within = np.cumsum(contrib, axis=2) - contrib
+    if full:
+        valid = np.ones((len(ev), live.size), bool)
+        return ev, img, live, (start + nb)[:, None] + within[0, 0], valid, ok
     valid = present[:, :, live][ev, par]
-    contrib = valid * widths[live]
-    offs = (start + nb)[:, None] + np.cumsum(contrib, axis=1) - contrib
+    offs = (start + nb)[:, None] + within[ev, par]
     return ev, img, live, np.where(valid, offs, 0), valid, ok
 
 
@@ -769,11 +782,17 @@ def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: 
     n = len(rank)
     columns = np.unique(np.concatenate([st[2] for st in steps])) if steps else np.zeros(0, np.int64)
     L = columns.size
-    offsets = np.zeros((n, L), np.int64)
-    valid = np.zeros((n, L), bool)
-    absent = np.ones((n, L), bool)
-    partial = np.zeros((n, L), bool) if with_partial else None
-    lengths = {c: np.zeros(n, np.int64) for c in columns.tolist() if storage[c][0] != "fixed"}
+    if len(steps) == 1 and n and not with_partial and (n == 1 or bool((rank[1:] > rank[:-1]).all())):
+        # one round in log order (the fixed-width fast path): its arrays are the result
+        _, _, _, offsets, valid, pres, _, lengths = steps.pop()
+        absent, partial = ~pres, None
+        steps = []
+    else:
+        offsets = np.zeros((n, L), np.int64)
+        valid = np.zeros((n, L), bool)
+        absent = np.ones((n, L), bool)
+        partial = np.zeros((n, L), bool) if with_partial else None
+        lengths = {c: np.zeros(n, np.int64) for c in columns.tolist() if storage[c][0] != "fixed"}
     at = 0
     steps.reverse()
     while steps:  # each round's arrays are freed once copied
