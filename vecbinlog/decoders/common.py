@@ -103,17 +103,19 @@ def gather_var(
         return _gather_var_indexed(buf, offsets, lens)
     window = buf[base : base + span]
     rel = np.where(lens > 0, offsets - base, 0)
-    views = np.zeros((n, 4), np.int32)  # length, then 12 inline bytes or prefix/buffer/offset
+    views = np.empty((n, 4), np.int32)  # length, then 12 inline bytes or prefix/buffer/offset
     views[:, 0] = lens
-    k = np.arange(12, dtype=np.int64)
-    inline = np.take(window, rel[:, None] + k, mode="clip")
-    inline[k >= lens[:, None]] = 0
     vbytes = views.view(np.uint8).reshape(n, 16)
-    short = lens <= 12
-    vbytes[:, 4:16] = np.where(short[:, None], inline, 0)
-    long_ = ~short
-    vbytes[long_, 4:8] = inline[long_, :4]
-    views[long_, 3] = rel[long_]  # views[:, 2] (buffer index) stays 0
+    # the 12 bytes from each value's start (12-byte records of the file; clipped at its end)
+    near_end = offsets + 12 > len(buf)
+    vbytes[:, 4:16] = gather_fixed(buf, np.where(near_end | (lens == 0), 0, offsets), 12) if len(buf) >= 12 else 0
+    if near_end.any():
+        k = np.arange(12, dtype=np.int64)
+        vbytes[near_end, 4:16] = np.take(buf, offsets[near_end, None] + k, mode="clip")
+    vbytes[:, 4:16] *= np.arange(12) < lens[:, None]  # inline values end with zeros
+    long_ = lens > 12
+    views[long_, 2] = 0  # buffer index; the first 4 bytes stay as the prefix
+    views[long_, 3] = rel[long_]
     arr = pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(views), pa.py_buffer(window)])
     out = arr.cast(pa.binary())
     _, off_buf, data_buf = out.buffers()
