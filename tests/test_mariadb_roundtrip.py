@@ -330,3 +330,25 @@ def test_tables_of_one_shape_share_one_placement(mariadb_server, monkeypatch, im
         state = _replay(t, ncols)
         assert sorted(state) == [r[0] for r in rows]
         assert [state[r[0]] for r in rows] == [list(r) for r in rows]
+
+
+def test_columns_decoded_in_threads_equal_select(mariadb_server):
+    """A batch large enough to be decoded in threads (20 000 rows x 5 columns) == SELECT,
+    with threads=2 and threads=1; threads must be a positive integer."""
+    server = mariadb_server
+    path = server.capture_binlog(
+        "DROP DATABASE IF EXISTS threaded", "CREATE DATABASE threaded", "USE threaded",
+        "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(30) NULL, d DECIMAL(12,3) NULL, "
+        "ts DATETIME(3) NULL, u BIGINT UNSIGNED NULL)",
+        "INSERT INTO t SELECT seq, IF(seq % 7 = 0, NULL, CONCAT('v-', seq * 13)), seq * 1.5 - 7000, "
+        "TIMESTAMPADD(SECOND, seq * 97, '2020-01-01 00:00:00.125'), IF(seq % 5 = 0, NULL, 18446744073709551615 - seq) "
+        "FROM seq_1_to_20000",
+    )
+    expected = server.query("SELECT * FROM threaded.t ORDER BY id")
+    for threads in (2, 1):
+        with vecbinlog.open(path, threads=threads) as log:
+            t = log.read_table("threaded.t")
+        own = t.select(["id", "v", "d", "ts", "u"]).to_pylist()
+        assert [tuple(r.values()) for r in own] == expected, threads
+    with pytest.raises(ValueError, match="threads"):
+        vecbinlog.open(path, threads=0)

@@ -60,7 +60,9 @@ value) the new document is not in the binlog: the column is null *and* listed in
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -170,11 +172,41 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
     return pa.DictionaryArray.from_arrays(pa.array(idx, index_type, mask=~ok), values.take(pa.array(used, pa.int64())))
 
 
+#: Rows x columns under which a batch's columns are decoded one after the other (threads
+#: cost more than they give on small batches).
+THREADED_CELLS = 1 << 16
+_POOL: ThreadPoolExecutor | None = None
+_POOL_SIZE = 0
+
+
+def _decode(make: Callable[[], ColumnData]) -> tuple[pa.Array, ColumnData]:
+    """Decode one column; the returned ColumnData keeps its warnings, and its positions only
+    when a partial JSON update needs them afterwards."""
+    col = make()
+    arr = decode_column(col)
+    if col.spec.type != ColumnType.MYSQL_TYPE_JSON:
+        col.offsets = col.valid = col.lengths = None  # type: ignore[assignment]
+    return arr, col
+
+
+def _map_columns(makers: list[Callable[[], ColumnData]], n: int, threads: int) -> list[tuple[pa.Array, ColumnData]]:
+    """Each column made and decoded, in order; spread over ``threads`` threads when worth it."""
+    global _POOL, _POOL_SIZE
+    if threads <= 1 or len(makers) < 2 or n * len(makers) < THREADED_CELLS:
+        return [_decode(make) for make in makers]
+    if _POOL is None or _POOL_SIZE < threads:
+        _POOL, _POOL_SIZE = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="vecbinlog"), threads
+    # the first error in column order wins, as it would decoding one column after another
+    futures = [_POOL.submit(_decode, make) for make in makers]
+    return [f.result() for f in futures]
+
+
 def build_batch(
     images: RowImages, options: DecodeOptions, log_file: str, txn: RowTransactions | None = None,
-    queries: bool = False, schema_version: int = 0,
+    queries: bool = False, schema_version: int = 0, threads: int = 1,
 ) -> tuple[pa.RecordBatch, list[str]]:
-    """Decode every column of ``images`` into one record batch; returns it and any warnings."""
+    """Decode every column of ``images`` into one record batch; returns it and any warnings.
+    ``threads``: how many columns may be decoded at once."""
     tm = images.table_map
     n = len(images)
     names = column_names(tm, options)
@@ -184,12 +216,15 @@ def build_batch(
     absent = images.absent_mask()
     nulls = _SharedNulls(n)
     diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
-    for c, (spec, name) in enumerate(zip(tm.columns, names)):
+    # a column NULL or absent in every row is a shared all-null array; the others are decoded,
+    # in threads when there are several columns of many rows (NumPy and Arrow release the GIL),
+    # each column's positions made when it is decoded
+    def column_data(c: int) -> ColumnData:
         how, width = images.storage[c]
         offsets, valid, partial = images.column(c)
-        col = ColumnData(
-            spec=spec,
-            name=name,
+        return ColumnData(
+            spec=tm.columns[c],
+            name=names[c],
             buf=images.file.buf,
             offsets=offsets,
             lengths=images.lengths.get(c, np.zeros(n, np.int64)) if how != "fixed" else None,
@@ -198,13 +233,22 @@ def build_batch(
             options=options,
             path=images.file.path,
         )
-        try:
-            if n and partial is None and not valid.any():  # NULL or absent in every row
-                arr = nulls.array(arrow_field(spec, name, options).type)
-            else:
-                arr = decode_column(col)
-        except BinlogError as exc:
-            raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
+
+    def has_values(c: int) -> bool:
+        j = images.slot(c)
+        return j >= 0 and bool(images.valid[:, j].any() or (images.partial is not None and images.partial[:, j].any()))
+
+    todo = [c for c in range(len(tm.columns)) if not n or has_values(c)]
+    try:
+        decoded = dict(zip(todo, _map_columns([lambda c=c: column_data(c) for c in todo], n, threads)))
+    except BinlogError as exc:
+        raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
+    for c, (spec, name) in enumerate(zip(tm.columns, names)):
+        partial = images.partial_of(c) if c in decoded else None
+        if c in decoded:
+            arr, col = decoded.pop(c)
+        else:
+            arr, col = nulls.array(arrow_field(spec, name, options).type), None
         if partial is not None:  # diff vectors: decoded and applied value by value
             arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
             for r, ds in column_diffs.items():
@@ -216,7 +260,8 @@ def build_batch(
                     "before image does not hold its value (binlog_row_image=MINIMAL or NOBLOB) or it is NULL; "
                     "the column is null and listed in _absent, and its diffs are in _json_diffs"
                 )
-        warnings.extend(col.warnings)
+        if col is not None:
+            warnings.extend(col.warnings)
         if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and len(images):
             warnings.append(
                 f"column {name!r} is {spec.type_name} in MariaDB's pre-10.1 format (mysql56_temporal_format=OFF, "

@@ -307,10 +307,14 @@ class RowImages:
         n = len(self)
         if j < 0:
             return np.zeros(n, np.int64), np.zeros(n, bool), None
-        partial = None
-        if self.partial is not None and self.partial[:, j].any():
-            partial = np.ascontiguousarray(self.partial[:, j])
-        return np.ascontiguousarray(self.offsets[:, j]), np.ascontiguousarray(self.valid[:, j]), partial
+        return np.ascontiguousarray(self.offsets[:, j]), np.ascontiguousarray(self.valid[:, j]), self.partial_of(c)
+
+    def partial_of(self, c: int) -> np.ndarray | None:
+        """bool (n,): the value of column ``c`` is a JSON diff vector; None when none is."""
+        j = self.slot(c)
+        if j < 0 or self.partial is None or not self.partial[:, j].any():
+            return None
+        return np.ascontiguousarray(self.partial[:, j])
 
     def absent_mask(self) -> np.ndarray:
         """bool (n, ncols): the column is not in the row image."""

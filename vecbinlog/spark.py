@@ -356,6 +356,7 @@ def decode_splits(splits: Iterable[Split], tables: Sequence[str], schema: Struct
                   decode: Mapping[str, Any]) -> Iterator[pa.RecordBatch]:
     """Batches of ``tables`` in the splits, each cast to the Arrow form of ``schema``."""
     target = _arrow_schema(schema)
+    decode = {"threads": 1, **decode}  # Spark already runs a task per core
     for split in splits:
         for name, batch in read_split(split, list(tables), **decode):
             if name in tables:  # the patterns were resolved on the driver: a table born later is not read
