@@ -301,7 +301,8 @@ def child_stages(path: str) -> dict:
     """read_all with two of its stages timed: row placement (``rows.locate_images``: where
     every value of every row image is) and the value gathers (``gather_fixed`` /
     ``gather_var``: one NumPy take per column, the bytes of every value copied out of the
-    file). The gathers are the floor of a NumPy column decoder: values sit at data-dependent
+    file), with ``threads=1`` so that each is the time it takes alone. The gathers are the floor
+    of a NumPy column decoder: values sit at data-dependent
     offsets, so each needs an index array and a gather however the rest is written."""
     import vecbinlog
     from vecbinlog import reader, rows
@@ -327,7 +328,7 @@ def child_stages(path: str) -> dict:
 
     def run():
         spent.update(place=0.0, gather=0.0)
-        with vecbinlog.open(path) as log:
+        with vecbinlog.open(path, threads=1) as log:  # one thread: the stages' own time
             log.read_all()
         return dict(spent)
 

@@ -768,24 +768,28 @@ class _SharedPlacement:
 
     def __init__(self, src, maps: TableMaps, index: EventIndex, runs: list[tuple[str, np.ndarray, TableMap, int]]):
         self.src, self.maps, self.index, self.runs = src, maps, index, runs
-        self.keys = [placement_key(tm) for _, _, tm, _ in runs]
-        self.left = Counter(k for k in self.keys if k is not None)  # runs of each key not yet taken
-        self.placed: dict[tuple, tuple[np.ndarray, RowImages]] = {}
+        keys = [placement_key(tm) for _, _, tm, _ in runs]
+        self.group: dict[int, list[int]] = {}  # run -> the runs placed with it (itself included)
+        for key in set(k for k in keys if k is not None):
+            members = [k for k, other in enumerate(keys) if other == key]
+            if len(members) > 1:
+                for k in members:
+                    self.group[k] = members
+        self.parts: dict[int, RowImages] = {}
 
     def images(self, k: int) -> RowImages:
-        """The located row images of run ``k``."""
+        """The located row images of run ``k`` (each run is asked for once)."""
         _, run_pos, tm, _ = self.runs[k]
-        key = self.keys[k]
-        if key is None or sum(1 for other in self.keys if other == key) == 1:
+        if k not in self.group:
             return locate_images(self.src, self.maps, self.index.take(run_pos), tm)
-        if key not in self.placed:
-            positions = np.sort(np.concatenate([r[1] for r, other in zip(self.runs, self.keys) if other == key]))
-            self.placed[key] = (positions, locate_images(self.src, self.maps, self.index.take(positions), tm))
-        positions, together = self.placed[key]
-        self.left[key] -= 1
-        if not self.left[key]:  # the group's last run: let the placement go
-            del self.placed[key]
-        return together.of_events(positions, run_pos, tm)
+        if k not in self.parts:
+            members = self.group[k]
+            runs = [self.runs[m][1] for m in members]
+            positions = np.sort(np.concatenate(runs))
+            together = locate_images(self.src, self.maps, self.index.take(positions), tm)
+            parts = together.split(positions, runs, [self.runs[m][2] for m in members])
+            self.parts.update(zip(members, parts))
+        return self.parts.pop(k)
 
 
 def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) -> pa.Table:

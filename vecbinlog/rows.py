@@ -286,15 +286,25 @@ class RowImages:
         out.partial = None if self.partial is None else self.partial[keep]
         return out
 
-    def of_events(self, positions: np.ndarray, wanted: np.ndarray, table_map: TableMap) -> RowImages:
-        """The rows of the events at ``wanted`` (sorted indices into the event index), these
-        images having been placed for the events at ``positions`` (sorted, a superset): their
-        ``event`` renumbered against ``wanted``, their layout ``table_map`` (stored alike)."""
-        at = positions[self.event]
-        out = self.take(np.isin(at, wanted))
-        out.event = np.searchsorted(wanted, positions[out.event])
-        out.table_map = table_map
-        return out
+    def split(self, positions: np.ndarray, runs: list[np.ndarray], table_maps: list[TableMap]) -> list[RowImages]:
+        """These images, placed for the events at ``positions`` (sorted indices into the event
+        index), cut into the rows of each run of events (sorted parts of ``positions`` that
+        partition it), each with ``event`` renumbered against its run and its own layout
+        ``table_maps[k]`` (stored alike). One reordering copy; the parts are slices of it."""
+        owner_of_event = np.empty(len(positions), np.int64)
+        for k, run_pos in enumerate(runs):
+            owner_of_event[np.searchsorted(positions, run_pos)] = k
+        owner = owner_of_event[self.event]
+        grouped = self.take(np.argsort(owner, kind="stable"))  # each run's rows together, in log order
+        bounds = np.zeros(len(runs) + 1, np.int64)
+        np.cumsum(np.bincount(owner, minlength=len(runs)), out=bounds[1:])
+        parts = []
+        for k, (run_pos, table_map) in enumerate(zip(runs, table_maps)):
+            part = grouped.take(slice(int(bounds[k]), int(bounds[k + 1])))
+            part.event = np.searchsorted(run_pos, positions[part.event])
+            part.table_map = table_map
+            parts.append(part)
+        return parts
 
     def slot(self, c: int) -> int:
         """Where column ``c`` is in the (n, L) arrays, or -1 when no image holds it."""
