@@ -103,6 +103,9 @@ def gather_var(
         return _gather_var_indexed(buf, offsets, lens)
     window = buf[base : base + span]
     rel = np.where(lens > 0, offsets - base, 0)
+    out = _gather_in_order(window, rel, lens)
+    if out is not None:
+        return out
     views = np.empty((n, 4), np.int32)  # length, then 12 inline bytes or prefix/buffer/offset
     views[:, 0] = lens
     vbytes = views.view(np.uint8).reshape(n, 16)
@@ -118,6 +121,32 @@ def gather_var(
     views[long_, 3] = rel[long_]
     arr = pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(views), pa.py_buffer(window)])
     out = arr.cast(pa.binary())
+    _, off_buf, data_buf = out.buffers()
+    out_offsets = np.frombuffer(off_buf, np.int32, count=n + 1).astype(np.int64)
+    data = np.frombuffer(data_buf, np.uint8, count=int(out_offsets[-1])) if data_buf is not None else np.zeros(0, np.uint8)
+    return out_offsets, data
+
+
+def _gather_in_order(window: np.ndarray, rel: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """gather_var when the values lie in row order without overlapping (a column of row images
+    in log order): the window is described as a binary array of 2n items, value then gap, and
+    Arrow's take of every other item copies the values (about 4x faster than the view cast).
+    None when the values are not in that order."""
+    n = len(rel)
+    has = lens > 0
+    start = rel
+    end = rel + lens
+    reached = np.maximum.accumulate(np.where(has, end, 0))  # the end of the values so far
+    start = np.where(has, start, reached)
+    end = np.where(has, end, reached)
+    if n > 1 and not (start[1:] >= end[:-1]).all():
+        return None
+    bounds = np.empty(2 * n + 1, np.int32)
+    bounds[0 : 2 * n : 2] = start
+    bounds[1 : 2 * n : 2] = end
+    bounds[2 * n] = end[-1]
+    items = pa.Array.from_buffers(pa.binary(), 2 * n, [None, pa.py_buffer(bounds), pa.py_buffer(window)])
+    out = items.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int32)))
     _, off_buf, data_buf = out.buffers()
     out_offsets = np.frombuffer(off_buf, np.int32, count=n + 1).astype(np.int64)
     data = np.frombuffer(data_buf, np.uint8, count=int(out_offsets[-1])) if data_buf is not None else np.zeros(0, np.uint8)
