@@ -216,9 +216,10 @@ def build_batch(
     absent = images.absent_mask()
     nulls = _SharedNulls(n)
     diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
-    # a column NULL or absent in every row is a shared all-null array; the others are decoded,
+
+    # A column NULL or absent in every row is a shared all-null array; the others are decoded,
     # in threads when there are several columns of many rows (NumPy and Arrow release the GIL),
-    # each column's positions made when it is decoded
+    # each column's positions made when it is decoded.
     def column_data(c: int) -> ColumnData:
         how, width = images.storage[c]
         offsets, valid, partial = images.column(c)
@@ -244,11 +245,10 @@ def build_batch(
     except BinlogError as exc:
         raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
-        partial = images.partial_of(c) if c in decoded else None
         if c in decoded:
-            arr, col = decoded.pop(c)
-        else:
-            arr, col = nulls.array(arrow_field(spec, name, options).type), None
+            (arr, col), partial = decoded.pop(c), images.partial_of(c)
+        else:  # no value in any row
+            arr, col, partial = nulls.array(arrow_field(spec, name, options).type), None, None
         if partial is not None:  # diff vectors: decoded and applied value by value
             arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
             for r, ds in column_diffs.items():

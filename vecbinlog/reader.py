@@ -25,7 +25,7 @@ from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
 from .logset import binlog_files
-from .rows import CHANGE_TYPES, TableMaps, locate_images, placement_key
+from .rows import CHANGE_TYPES, RowImages, TableMaps, locate_images, placement_key
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
 from .table_map import TableMap
