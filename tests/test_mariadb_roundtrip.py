@@ -352,3 +352,20 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server):
         assert [tuple(r.values()) for r in own] == expected, threads
     with pytest.raises(ValueError, match="threads"):
         vecbinlog.open(path, threads=0)
+    # a process forked after threaded decoding has the pool object but not its threads: it must
+    # make its own, not wait forever on the parent's
+    import multiprocessing
+    ctx = multiprocessing.get_context("fork")
+    child = ctx.Process(target=_decode_in_child, args=(str(path), len(expected)))
+    child.start()
+    child.join(60)
+    hung = child.is_alive()
+    if hung:
+        child.kill()
+    assert not hung and child.exitcode == 0, "decoding in threads in a forked child hung or failed"
+
+
+def _decode_in_child(path: str, rows: int) -> None:
+    with vecbinlog.open(path, threads=2) as log:
+        n = log.read_table("threaded.t").num_rows
+    raise SystemExit(0 if n == rows else 3)

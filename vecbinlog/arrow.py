@@ -60,6 +60,7 @@ value) the new document is not in the binlog: the column is null *and* listed in
 
 from __future__ import annotations
 
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
@@ -177,6 +178,7 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
 THREADED_CELLS = 1 << 16
 _POOL: ThreadPoolExecutor | None = None
 _POOL_SIZE = 0
+_POOL_PID = 0  # a forked child has the pool object but not its threads: it makes its own
 
 
 def _decode(make: Callable[[], ColumnData]) -> tuple[pa.Array, ColumnData]:
@@ -191,11 +193,12 @@ def _decode(make: Callable[[], ColumnData]) -> tuple[pa.Array, ColumnData]:
 
 def _map_columns(makers: list[Callable[[], ColumnData]], n: int, threads: int) -> list[tuple[pa.Array, ColumnData]]:
     """Each column made and decoded, in order; spread over ``threads`` threads when worth it."""
-    global _POOL, _POOL_SIZE
+    global _POOL, _POOL_SIZE, _POOL_PID
     if threads <= 1 or len(makers) < 2 or n * len(makers) < THREADED_CELLS:
         return [_decode(make) for make in makers]
-    if _POOL is None or _POOL_SIZE < threads:
-        _POOL, _POOL_SIZE = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="vecbinlog"), threads
+    if _POOL is None or _POOL_SIZE < threads or _POOL_PID != os.getpid():
+        _POOL = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="vecbinlog")
+        _POOL_SIZE, _POOL_PID = threads, os.getpid()
     # the first error in column order wins, as it would decoding one column after another
     futures = [_POOL.submit(_decode, make) for make in makers]
     return [f.result() for f in futures]
