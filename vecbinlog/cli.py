@@ -34,6 +34,7 @@ import traceback
 import unicodedata
 import urllib.parse
 import warnings
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
@@ -814,6 +815,39 @@ class _PartWriter:
             self.writer = None
 
 
+class _Writers:
+    """The part writers of every table of a one-pass export. At most ``MAX_OPEN`` are open at
+    a time (a binlog may hold thousands of tables): the least recently written is closed, and
+    its table's next batch starts a new part file."""
+
+    MAX_OPEN = 64
+
+    def __init__(self, outdir: Path, fmt: str) -> None:
+        self.outdir, self.fmt = outdir, fmt
+        self.writers: dict[str, _PartWriter] = {}
+        self.open: OrderedDict[str, None] = OrderedDict()
+
+    def write(self, table: str, batch: pa.RecordBatch) -> None:
+        pw = self.writers.get(table)
+        if pw is None:
+            pw = self.writers[table] = _PartWriter(table_folder(self.outdir, table), self.fmt)
+        self.open[table] = None
+        self.open.move_to_end(table)
+        if len(self.open) > self.MAX_OPEN:
+            oldest, _ = self.open.popitem(last=False)
+            self.writers[oldest].close()
+        pw.write(batch)
+
+    def done(self, table: str) -> tuple[int, list[Path]]:
+        """Rows written and part files of ``table``."""
+        pw = self.writers.get(table)
+        return (pw.rows, pw.files) if pw is not None else (0, [])
+
+    def close(self) -> None:
+        for pw in self.writers.values():
+            pw.close()
+
+
 def table_folder(outdir: Path, table: str) -> Path:
     """``OUTDIR/table=db.table``, the name percent-encoded as hive partitioning expects."""
     return outdir / f"table={urllib.parse.quote(table, safe='')}"
@@ -833,18 +867,16 @@ def cmd_to_parquet(args: argparse.Namespace) -> int:
                                  "use --overwrite to replace them")
             for p in old:
                 p.unlink()
-        summary = []
+        writers = _Writers(outdir, args.format)
         with Progress(log, args) as progress:
-            for i, name in enumerate(tables, 1):
-                progress.start(f"[{i}/{len(tables)}] {name}")
-                pw = _PartWriter(table_folder(outdir, name), args.format)
-                try:
-                    for batch in log.iter_batches(name):
-                        progress.batch(batch)
-                        pw.write(batch)
-                finally:
-                    pw.close()
-                summary.append((name, pw.rows, pw.files))
+            progress.start(f"{len(tables)} table(s)")
+            try:
+                for name, batch in log.iter_tables():  # one pass over the files for every table
+                    progress.batch(batch)
+                    writers.write(name, batch)
+            finally:
+                writers.close()
+        summary = [(name, *writers.done(name)) for name in tables]
     if not args.quiet:
         for name, rows, files in summary:
             where = files[0].parent if files else table_folder(outdir, name)

@@ -493,6 +493,12 @@ class Binlog:
         for _, batch in self._batches(lambda n: n == table):
             yield batch
 
+    def iter_tables(self) -> Iterator[tuple[str, pa.RecordBatch]]:
+        """Every table's change log in one pass: ``(db.table, record batch)`` in log order per
+        table, one segment (``segment_bytes``) decoded at a time. Batches of different tables
+        come interleaved; a table's batches come in its log order."""
+        yield from self._batches(lambda n: True)
+
     def read_table(self, table: str) -> pa.Table:
         """The change log of ``table`` (``"db.table"``) as one Arrow table, in log order.
 
@@ -507,7 +513,7 @@ class Binlog:
     def read_all(self) -> dict[str, pa.Table]:
         """Every table's change log: ``{"db.table": pyarrow.Table}``."""
         out: dict[str, list[pa.RecordBatch]] = {}
-        for name, batch in self._batches(lambda n: True):
+        for name, batch in self.iter_tables():
             out.setdefault(name, []).append(batch)
         return {name: _concat(b, name, self._paths_by_name()) for name, b in out.items()}
 
