@@ -398,6 +398,26 @@ def test_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_to_parquet_closes_writers_beyond_the_limit(tmp_path, monkeypatch):
+    """With one part file open at a time and the two tables' batches interleaved (1-byte
+    segments), each table comes back whole and in order from several part files."""
+    from vecbinlog import cli
+
+    monkeypatch.setattr(cli._Writers, "MAX_OPEN", 1)
+    real_open = cli._open
+    monkeypatch.setattr(cli, "_open", lambda args: vecbinlog.open(args.files, segment_bytes=1)
+                        if args.command == "to-parquet" else real_open(args))
+    assert cli.main(["to-parquet", str(SAMPLE), str(tmp_path / "o"), "-q"]) == 0
+    parts = {t: sorted((tmp_path / "o" / f"table={t}").glob("part-*.parquet")) for t in ("shop.customers", "shop.orders")}
+    assert sum(len(p) for p in parts.values()) > 2  # writers were closed and reopened
+    for table in parts:
+        got = pa.concat_tables([pq.read_table(p) for p in parts[table]])
+        ref = reference(SAMPLE, table)
+        assert got.schema.equals(ref.schema)
+        # each part has its own dictionaries (nested in _absent too): compare the values
+        assert got.to_pylist() == ref.to_pylist()
+
+
 # -- snapshot ---------------------------------------------------------------------------
 def test_snapshot_command(tmp_path):
     """The sample's final state is the server's SELECT (expected.json); --until a GTID, a
