@@ -792,7 +792,8 @@ class _SharedPlacement:
             members = self.group[k]
             runs = [self.runs[m][1] for m in members]
             positions = np.sort(np.concatenate(runs))
-            together = locate_images(self.src, self.maps, self.index.take(positions), tm)
+            names = ", ".join(dict.fromkeys(self.runs[m][0] for m in members))
+            together = locate_images(self.src, self.maps, self.index.take(positions), tm, names)
             parts = together.split(positions, runs, [self.runs[m][2] for m in members])
             self.parts.update(zip(members, parts))
         return self.parts.pop(k)

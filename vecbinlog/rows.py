@@ -572,8 +572,11 @@ def placement_key(table_map: TableMap) -> tuple | None:
         return None
 
 
-def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap) -> RowImages:
-    """Walk every row image of ``rows`` (all of layout ``table_map``) in lock-step."""
+def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap,
+                  tables: str | None = None) -> RowImages:
+    """Walk every row image of ``rows`` (all of layout ``table_map``) in lock-step.
+    ``tables``: what messages call them (default the layout's table; several tables share a
+    walk when their columns are stored alike)."""
     buf = file.buf
     ncols = len(table_map.columns)
     storage = []
@@ -649,7 +652,7 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
     def check_budget(cells: int) -> None:
         if cells > budget:
             raise MalformedEventError(
-                f"the row images of {table_map.name} would decode to more than {budget} cells from "
+                f"the row images of {tables or table_map.name} would decode to more than {budget} cells from "
                 f"{int(rows.event_size.sum())} bytes of rows events (over {MAX_CELLS_PER_BYTE} per byte)",
                 path=file.path, offset=int(rows.pos[0]), event_type=event_type_name(int(rows.type_code[0])),
             )
