@@ -298,14 +298,14 @@ def child_read_all(path: str) -> dict:
 
 
 def child_stages(path: str) -> dict:
-    """read_all with two of its stages timed: row placement (``rows.locate_images``: where
+    """read_all with two of its stages timed: row placement (``rows._locate``: where
     every value of every row image is) and the value gathers (``gather_fixed`` /
     ``gather_var``: one NumPy take per column, the bytes of every value copied out of the
     file), with ``threads=1`` so that each is the time it takes alone. The gathers are the floor
     of a NumPy column decoder: values sit at data-dependent
     offsets, so each needs an index array and a gather however the rest is written."""
     import vecbinlog
-    from vecbinlog import reader, rows
+    from vecbinlog import rows
     from vecbinlog.decoders import common
 
     spent = {"place": 0.0, "gather": 0.0}
@@ -319,7 +319,7 @@ def child_stages(path: str) -> dict:
                 spent[key] += time.perf_counter() - t0
         return wrapper
 
-    reader.locate_images = timed(rows.locate_images, "place")
+    rows._locate = timed(rows._locate, "place")
     originals = {name: getattr(common, name) for name in ("gather_fixed", "gather_var")}
     for mod in [common, *_decoder_modules()]:
         for name, fn in originals.items():

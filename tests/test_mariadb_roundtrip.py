@@ -317,10 +317,10 @@ def test_tables_of_one_shape_share_one_placement(mariadb_server, monkeypatch, im
         server.set_global("binlog_row_image", "FULL")
     final = {t: server.query(f"SELECT * FROM shapes.{t} ORDER BY id") for t in ("s0", "s1", "s2", "other")}
 
-    from vecbinlog import reader as reader_module
+    from vecbinlog import rows as rows_module
     calls = []
-    real = reader_module.locate_images
-    monkeypatch.setattr(reader_module, "locate_images", lambda *a: calls.append(a[3].name) or real(*a))
+    real = rows_module._locate  # every placement walk
+    monkeypatch.setattr(rows_module, "_locate", lambda *a: calls.append(a[3].name) or real(*a))
     with vecbinlog.open(path) as log:
         tables = log.read_all()
     assert sorted(calls) == ["shapes.other", "shapes.s0"]  # s0, s1, s2 in one walk

@@ -25,7 +25,7 @@ from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
 from .logset import binlog_files
-from .rows import CHANGE_TYPES, RowImages, TableMaps, locate_images, placement_key
+from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, RowImages, TableMaps, place_images, place_together, placement_key
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
 from .table_map import TableMap
@@ -172,6 +172,10 @@ class Binlog:
     tables, start, stop, since, until, change_types : filters applied before decoding, so
         that what they leave out is never decoded (see :class:`RowsFilter`).
     segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
+    batch_rows : at most this many row images per batch (default 262 144; also at most
+        4 194 304 cells, rows x columns held): a segment, or one rows event, that holds more
+        is decoded in several batches, so that a batch's memory does not depend on how small
+        the row images are (a 1-byte image decodes to ~70 bytes of Arrow).
     rolled_back : ``"exclude"`` (default) leaves out the changes that did not take effect:
         those of a transaction that ended in ROLLBACK, that were undone by ROLLBACK TO
         SAVEPOINT, or whose transaction has no end in the files (``_outcome`` rollback or
@@ -242,6 +246,7 @@ class Binlog:
         ddl: bool = True,
         ddl_state: Any = None,
         threads: int | None = None,
+        batch_rows: int = MAX_BATCH_IMAGES,
     ) -> None:
         self.paths = _as_paths(paths)
         if threads is None:
@@ -249,6 +254,9 @@ class Binlog:
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, not {threads!r}")
         self.threads = threads
+        if not isinstance(batch_rows, int) or batch_rows < 2:
+            raise ValueError(f"batch_rows must be an integer of at least 2, not {batch_rows!r}")
+        self.batch_rows = batch_rows
         self.strict = strict
         self.segment_bytes = segment_bytes
         self._signedness = signedness or {}
@@ -420,28 +428,30 @@ class Binlog:
                 cuts = np.flatnonzero((np.diff(run_code) != 0) | (np.diff(run_version) != 0)) + 1
                 for run_pos, c, v in zip(np.split(pos, cuts), np.split(run_code, cuts), np.split(run_version, cuts)):
                     runs.append((tables[t], run_pos, resolved[int(c[0])], int(v[0])))
-            placed = _SharedPlacement(src, maps, index, runs)
+            placed = _SharedPlacement(src, maps, index, runs, self.batch_rows)
             for k, (name, run_pos, tm, v) in enumerate(runs):
                 effective = self.rolled_back == "keep" or self._non_transactional(name)
-                images = placed.images(k)
-                txn = self._row_transactions(step.txn, run_pos, images.event)
-                keep_rows = np.ones(len(images), bool)
-                if not effective:
-                    took_effect = ~np.isin(txn.outcome(), _NOT_TAKEN_EFFECT)
-                    dropped[name] += int((~took_effect).sum())
-                    keep_rows &= took_effect
-                if self._gtids is not None:
-                    if gtid_ok is None:  # per transaction of the segment, once
-                        gtid_ok = self._gtids.contains(step.txn.gtid)
-                    keep_rows &= (txn.txn >= 0) & gtid_ok[np.maximum(txn.txn, 0)] if len(gtid_ok) else False
-                if not keep_rows.all():
-                    images = images.take(keep_rows)
-                    txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
-                batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name, txn,
-                                           self.queries, schema_version=v, threads=self.threads)
-                for note in notes:
-                    warnings.warn(f"{f.path}: {name}: {note}", DecodeWarning, stacklevel=3)
-                yield name, batch
+                for images in placed.images(k):  # at most batch_rows images each
+                    txn = self._row_transactions(step.txn, run_pos, images.event)
+                    keep_rows = np.ones(len(images), bool)
+                    if not effective:
+                        took_effect = ~np.isin(txn.outcome(), _NOT_TAKEN_EFFECT)
+                        dropped[name] += int((~took_effect).sum())
+                        keep_rows &= took_effect
+                    if self._gtids is not None:
+                        if gtid_ok is None:  # per transaction of the segment, once
+                            gtid_ok = self._gtids.contains(step.txn.gtid)
+                        keep_rows &= (txn.txn >= 0) & gtid_ok[np.maximum(txn.txn, 0)] if len(gtid_ok) else False
+                    if not keep_rows.all():
+                        images = images.take(keep_rows)
+                        txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
+                    batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name, txn,
+                                               self.queries, schema_version=v, threads=self.threads)
+                    del images, txn
+                    for note in notes:
+                        warnings.warn(f"{f.path}: {name}: {note}", DecodeWarning, stacklevel=3)
+                    yield name, batch
+                    del batch  # not held while the next batch is made
         for name, n in dropped.items():
             if not n:
                 continue
@@ -488,10 +498,12 @@ class Binlog:
     def iter_batches(self, table: str) -> Iterator[pa.RecordBatch]:
         """The change log of ``table`` as record batches, in log order, in bounded memory.
 
-        Each batch holds the rows of about ``segment_bytes`` of binlog (32 MB by default).
+        Each batch holds the rows of about ``segment_bytes`` of binlog (32 MB by default), and
+        at most ``batch_rows`` rows.
         """
-        for _, batch in self._batches(lambda n: n == table):
-            yield batch
+        for item in self._batches(lambda n: n == table):
+            yield item[1]
+            del item  # not held while the next batch is made
 
     def iter_tables(self) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Every table's change log in one pass: ``(db.table, record batch)`` in log order per
@@ -710,10 +722,11 @@ class Binlog:
                 if rows:
                     for lid in dict.fromkeys(layout.tolist()):
                         tm = maps.layouts[lid]
-                        located = locate_images(src, maps, index.take(rows_pos[layout == lid]), tm)
-                        kinds, n = np.unique(located.change, return_counts=True)
-                        for k, c in zip(kinds.tolist(), n.tolist()):
-                            images.setdefault(tm.name, Counter())[CHANGE_TYPES[k]] += c
+                        for located in place_images(src, maps, index.take(rows_pos[layout == lid]), tm,
+                                                    max_images=self.batch_rows):
+                            kinds, n = np.unique(located.change, return_counts=True)
+                            for k, c in zip(kinds.tolist(), n.tolist()):
+                                images.setdefault(tm.name, Counter())[CHANGE_TYPES[k]] += c
             fde = f.formats[0]
             stop = f.walk_stop
             files.append(
@@ -772,8 +785,9 @@ class _SharedPlacement:
     longest event whatever the number of events, so one walk for many tables of one shape
     (sharded tables, a bulk load into several) costs about what one table's walk does."""
 
-    def __init__(self, src, maps: TableMaps, index: EventIndex, runs: list[tuple[str, np.ndarray, TableMap, int]]):
-        self.src, self.maps, self.index, self.runs = src, maps, index, runs
+    def __init__(self, src, maps: TableMaps, index: EventIndex, runs: list[tuple[str, np.ndarray, TableMap, int]],
+                 max_images: int = MAX_BATCH_IMAGES):
+        self.src, self.maps, self.index, self.runs, self.max_images = src, maps, index, runs, max_images
         keys = [placement_key(tm) for _, _, tm, _ in runs]
         self.group: dict[int, list[int]] = {}  # run -> the runs placed with it (itself included)
         for key in set(k for k in keys if k is not None):
@@ -783,20 +797,25 @@ class _SharedPlacement:
                     self.group[k] = members
         self.parts: dict[int, RowImages] = {}
 
-    def images(self, k: int) -> RowImages:
-        """The located row images of run ``k`` (each run is asked for once)."""
+    def images(self, k: int) -> Iterator[RowImages]:
+        """The located row images of run ``k`` in pieces of at most ``max_images`` (each run
+        is asked for once). Runs placed together must fit in one piece together; when they
+        do not, each is placed alone."""
         _, run_pos, tm, _ = self.runs[k]
-        if k not in self.group:
-            return locate_images(self.src, self.maps, self.index.take(run_pos), tm)
-        if k not in self.parts:
+        if k in self.group:
             members = self.group[k]
+            for m in members:
+                del self.group[m]
             runs = [self.runs[m][1] for m in members]
             positions = np.sort(np.concatenate(runs))
             names = ", ".join(dict.fromkeys(self.runs[m][0] for m in members))
-            together = locate_images(self.src, self.maps, self.index.take(positions), tm, names)
-            parts = together.split(positions, runs, [self.runs[m][2] for m in members])
-            self.parts.update(zip(members, parts))
-        return self.parts.pop(k)
+            together = place_together(self.src, self.maps, self.index.take(positions), tm, names, self.max_images)
+            if together is not None:
+                self.parts.update(zip(members, together.split(positions, runs, [self.runs[m][2] for m in members])))
+        if k in self.parts:
+            yield self.parts.pop(k)
+        else:
+            yield from place_images(self.src, self.maps, self.index.take(run_pos), tm, max_images=self.max_images)
 
 
 def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) -> pa.Table:

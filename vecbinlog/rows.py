@@ -30,6 +30,7 @@ with one cumulative sum; each length-prefixed column costs a gather of its prefi
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from .index import EventIndex
 from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2, version_tuple
 from .table_map import TableMap, parse_table_map
 
-__all__ = ["RowImages", "TableMaps", "locate_images", "CHANGE_TYPES"]
+__all__ = ["RowImages", "TableMaps", "locate_images", "place_images", "place_together", "CHANGE_TYPES"]
 
 #: ``_change_type`` values, in the order of their codes.
 CHANGE_TYPES = ("insert", "update_preimage", "update_postimage", "delete")
@@ -59,8 +60,29 @@ ROWS_TYPE_CODES = np.array(sorted(ROWS_EVENTS), np.uint8)
 MAX_CELLS_PER_BYTE = 1024
 #: ... plus this many cells whatever the size, so that small inputs are never refused.
 MIN_CELLS_BUDGET = 1 << 24
+#: Row images and placed cells (images x columns placed) of one placement, at most: a run of
+#: events that holds more is placed in smaller groups of events, and a single event that holds
+#: more in pieces (:func:`place_images`), so that a batch's working memory is bounded whatever
+#: the events hold (a 1-byte row image comes back as ~70 bytes of Arrow).
+MAX_BATCH_IMAGES = 1 << 18
+MAX_BATCH_CELLS = 1 << 22
+#: The walk of a group of several events keeps (event, image number, start) of at most this
+#: many images (24 bytes each) before they are laid out a piece at a time; a group that holds
+#: more is cut into smaller groups (each costs its own lock-step rounds, so this is larger
+#: than a piece: 32 MB of 8-byte row images stay one group). A single event is walked a
+#: piece at a time.
+WALK_IMAGES = 1 << 22
 #: TABLE_MAP bytes compared per np.unique round (bounds the temporary (maps, bytes) array).
 _KEY_BYTES_PER_ROUND = 16 << 20
+
+
+class _TooMany(Exception):
+    """Internal: a group of events holds more images (or cells) than one placement may; the
+    caller places it in smaller groups, sized by what was seen so far."""
+
+    def __init__(self, bytes_per_image: float, bytes_per_cell: float) -> None:
+        super().__init__("placement bound exceeded")
+        self.bytes_per_image, self.bytes_per_cell = bytes_per_image, bytes_per_cell
 
 
 def _raise_at(file: BinlogFile, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
@@ -408,7 +430,7 @@ def _value_options(file: BinlogFile, rows: EventIndex, p: np.ndarray, end: np.nd
     return p, partial
 
 
-def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
+def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths, max_images: int):
     """Fast path for tables whose columns are all fixed-width: place every image at once.
 
     If no value of an event is NULL, all its images have the same size (a before/after pair
@@ -417,7 +439,8 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     zero. Events that fail (they hold NULLs) are left to the lock-step walk.
 
     Returns (event, image number, placed columns (L,), offsets (n, L), valid (n, L), events
-    placed) or None; the placed columns are those present in some image of the events placed.
+    placed, image starts) or None; the placed columns are those present in some image of the events placed.
+    Raises _TooMany, before placing anything, when the events hold more than ``max_images``.
     """
     size = nullbytes + (present * widths).sum(axis=2)  # (E, 2) image size without NULLs
     unit = np.where(is_update == 1, size[:, 0] + size[:, 1], size[:, 0])
@@ -428,6 +451,10 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     n_img = np.where(ok, span // np.maximum(unit, 1) * (1 + is_update), 0)
     if int(n_img.sum()) * present.shape[2] > MAX_CELLS_PER_BYTE * int(span.sum()) + MIN_CELLS_BUDGET:
         return None  # the lock-step walk reports it
+    total = int(n_img.sum())
+    if total > max_images:
+        bytes_ok = float(span[ok].sum())
+        raise _TooMany(bytes_ok / total, bytes_ok / (total * present.shape[2]))
     ev = np.repeat(np.arange(len(cur)), n_img)
     first = np.zeros(len(cur), np.int64)
     first[1:] = np.cumsum(n_img)[:-1]
@@ -461,10 +488,10 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     within = np.cumsum(contrib, axis=2) - contrib
     if full:
         valid = np.ones((len(ev), live.size), bool)
-        return ev, img, live, (start + nb)[:, None] + within[0, 0], valid, ok
+        return ev, img, live, (start + nb)[:, None] + within[0, 0], valid, ok, start
     valid = present[:, :, live][ev, par]
     offs = (start + nb)[:, None] + within[ev, par]
-    return ev, img, live, np.where(valid, offs, 0), valid, ok
+    return ev, img, live, np.where(valid, offs, 0), valid, ok, start
 
 
 #: Switch from the lock-step walk to the speculative chain (below) for the events still
@@ -473,7 +500,7 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
 #: chain ~10 ns per byte and column of the events' remaining bytes.
 SPECULATIVE_COST_RATIO = 6000
 #: Candidate positions examined per round of the chain (bounds its temporary arrays).
-CHAIN_WINDOW_CELLS = 1 << 21
+CHAIN_WINDOW_CELLS = 1 << 19
 
 
 def _image_sizes(buf, pos, ev, par, present, nullbytes, ordinal, runs, live):
@@ -499,7 +526,7 @@ def _image_sizes(buf, pos, ev, par, present, nullbytes, ordinal, runs, live):
     return end
 
 
-def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, runs, ncols):
+def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, runs, ncols, limit):
     """The image starts of ``events`` from ``start`` (an image of parity ``par0``) to ``end``.
 
     Speculative placement: the size an image would have is computed for every byte position
@@ -507,14 +534,17 @@ def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, 
     the chain from ``start`` is found by pointer doubling (log2(window) rounds over the window)
     instead of one NumPy round per image. Returns (event, position, parity, rank in the chain)
     of every image, in no particular order; the caller lays them out with the checks of the
-    lock-step walk, which also reports images that run past their event.
+    lock-step walk, which also reports images that run past their event. Stops after the
+    window in which ``limit`` images are reached; then the fifth item, where each event's
+    next image starts (its end when done), says where to go on.
     """
     ordinal = np.clip(np.cumsum(present, axis=2) - 1, 0, None)  # (E, 2, C): bit of each column
     live = present[events].any(axis=(0, 1))  # the columns some image of these events holds
     out_ev, out_pos, out_par, out_rank = [], [], [], []
     cur, par, rank = start.copy(), par0.copy(), np.zeros(len(events), np.int64)
     act = np.flatnonzero(cur < end[events])
-    while act.size:
+    found = 0
+    while act.size and found < limit:
         e = events[act]
         per = max(CHAIN_WINDOW_CELLS // (max(ncols, 1) * act.size), 64)
         w = np.minimum(end[e] - cur[act], per)
@@ -548,6 +578,7 @@ def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, 
         out_pos.append(pos[chain >> 1])
         out_par.append(chain & 1)
         out_rank.append(rank[act][c_owner] + c_rank)
+        found += chain.size
         # each window's last image says where the next window starts
         last = np.flatnonzero(np.append(c_owner[1:] != c_owner[:-1], True))
         lo = c_owner[last]
@@ -558,7 +589,7 @@ def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, 
         par[act[lo]] = np.where(is_update[e[lo]] == 1, (chain[last] & 1) ^ 1, 0)
         act = act[cur[act] < end[e]]
     cat = lambda xs: np.concatenate(xs) if xs else np.zeros(0, np.int64)  # noqa: E731
-    return cat(out_ev), cat(out_pos), cat(out_par), cat(out_rank)
+    return cat(out_ev), cat(out_pos), cat(out_par), cat(out_rank), np.minimum(cur, end[events])
 
 
 def placement_key(table_map: TableMap) -> tuple | None:
@@ -574,9 +605,78 @@ def placement_key(table_map: TableMap) -> tuple | None:
 
 def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap,
                   tables: str | None = None) -> RowImages:
-    """Walk every row image of ``rows`` (all of layout ``table_map``) in lock-step.
-    ``tables``: what messages call them (default the layout's table; several tables share a
-    walk when their columns are stored alike)."""
+    """Walk every row image of ``rows`` (all of layout ``table_map``) in lock-step, however
+    many they are (:func:`place_images` bounds them). ``tables``: what messages call them
+    (default the layout's table; several tables share a walk when their columns are stored
+    alike)."""
+    return next(_locate(file, maps, rows, table_map, tables, None, None)[0])
+
+
+def place_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap,
+                 tables: str | None = None, max_images: int = MAX_BATCH_IMAGES,
+                 max_cells: int = MAX_BATCH_CELLS) -> Iterator[RowImages]:
+    """The row images of ``rows`` in log order, in pieces of at most about ``max_images``
+    images and ``max_cells`` placed cells, so that the memory of a piece (and of the batch
+    made of it) does not depend on how many images the events hold.
+
+    Events are placed in groups: a group found to hold more (the walk stops at the bound) is
+    cut by bytes into groups expected to hold half the bound each, from the bytes per image
+    seen so far; a single event that holds more is placed a piece at a time, each starting
+    where the last ended (pieces of an UPDATE event hold whole before/after pairs). Each
+    piece's ``event`` indexes ``rows``.
+    """
+    limit = (max(max_images, 2), max(max_cells, 2))
+    groups = [np.arange(len(rows))]  # still to place; the last is next
+    while groups:
+        group = groups.pop()
+        sub = rows if len(group) == len(rows) else rows.take(group)
+        if len(group) == 1:
+            more: tuple[int, int] | None = None
+            while True:
+                pieces, more, _ = _locate(file, maps, sub, table_map, tables, limit, more, group)
+                yield from pieces
+                if more is None:
+                    break
+            continue
+        try:
+            pieces, _, _ = _locate(file, maps, sub, table_map, tables, limit, None, group)
+        except _TooMany as over:
+            per_group = max(min(limit[0] * over.bytes_per_image, limit[1] * over.bytes_per_cell) / 2, 1.0)
+            ends = np.cumsum(sub.event_size)
+            cuts = np.unique(np.searchsorted(ends, np.arange(1, int(ends[-1] // per_group) + 1) * per_group))
+            cuts = cuts[(cuts > 0) & (cuts < len(group))]
+            if not len(cuts):
+                cuts = np.array([len(group) // 2])
+            groups.extend(reversed(np.split(group, cuts)))
+            continue
+        yield from pieces
+
+
+def place_together(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap, tables: str | None,
+                   max_images: int = MAX_BATCH_IMAGES, max_cells: int = MAX_BATCH_CELLS) -> RowImages | None:
+    """Every row image of ``rows`` in one piece, or None when they hold more than the bound
+    of :func:`place_images` (the walk stops there)."""
+    limit = (max(max_images, 2), max(max_cells, 2))
+    try:
+        pieces, more, n = _locate(file, maps, rows, table_map, tables, limit, None)
+    except _TooMany:
+        return None
+    if more is not None or n > max(min(limit[0], limit[1] // max(len(table_map.columns), 1)), 2):
+        return None
+    return next(pieces)
+
+
+def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap, tables: str | None,
+            limit: tuple[int, int] | None, resume: tuple[int, int] | None, numbers: np.ndarray | None = None
+            ) -> tuple[Iterator[RowImages], tuple[int, int] | None, int]:
+    """The walk of :func:`locate_images`: finds where every image starts (in lock-step, or by
+    the speculative chain), then returns (pieces, more, number of images): the pieces lay the
+    images out in log order, ``limit`` = (images, placed cells) at a time (one piece without
+    it). The walk keeps at most WALK_PIECES pieces' worth of images: several events that hold
+    more raise _TooMany; a single event is walked that far, and ``more`` is where its next
+    image starts and that image's number (None once done). ``resume`` (single event): start
+    there instead of at the first image. ``numbers``: what the pieces' ``event`` calls each
+    event of ``rows`` (default its index)."""
     buf = file.buf
     ncols = len(table_map.columns)
     storage = []
@@ -589,6 +689,9 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                 event_type=event_type_name(int(rows.type_code[0])),
             ) from exc
     kind, present, cur = _rows_bodies(file, maps, rows, ncols)
+    step0 = 0
+    if resume is not None:
+        cur, step0 = np.array([resume[0]], np.int64), resume[1]
     end = rows.body_end
     partial_ev = rows.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT  # (E,)
     json_cols = np.array([spec.type == ColumnType.MYSQL_TYPE_JSON for spec in table_map.columns], bool)
@@ -630,23 +733,41 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             placed_runs[key] = out
         return placed_runs[key]
 
-    # one entry per placement round: (event, image number, placed columns, offsets, valid,
-    # present, partial, {column: length}), each (A,) or (A, L)
-    steps: list[tuple] = []
     if (cur > end).any():
         _raise_at(file, rows, cur > end, "rows event ends inside its header")
+    max_images, max_cells = limit if limit is not None else (1 << 62, 1 << 62)
+    per_piece = max(min(max_images, max_cells // max(ncols, 1)), 2)
+    walk_limit = (max(WALK_IMAGES, per_piece) if len(rows) > 1 else per_piece) if limit is not None else 1 << 62
     slow = cur < end
-    if all(how == "fixed" for how, _ in storage):
+    start0 = cur.copy()
+    # the images found by the walk: (event, image number, start), one entry per round; they
+    # are laid out (offsets of their values) afterwards, a piece at a time, in log order
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    n_found = 0
+    if resume is None and all(how == "fixed" for how, _ in storage):
         # (after images of PARTIAL_UPDATE_ROWS_EVENT have a prefix: left to the walk)
-        fast = _place_fixed_images(buf, cur, np.where(partial_ev, cur, end), present, nullbytes, is_update,
-                                   np.array([w for _, w in storage], np.int64))
+        try:
+            fast = _place_fixed_images(buf, cur, np.where(partial_ev, cur, end), present, nullbytes, is_update,
+                                       np.array([w for _, w in storage], np.int64), walk_limit)
+        except _TooMany:
+            if len(rows) > 1:
+                raise
+            fast = None  # one event: placed in pieces by the walk
         if fast is not None:
-            f_ev, f_img, f_live, f_off, f_valid, fast_events = fast
+            f_ev, f_img, f_live, f_off, f_valid, fast_events, f_start = fast
+            if fast_events.all():  # every image placed at once, in log order
+                record = (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {})
+                return _fixed_pieces(file, rows, table_map, storage, kind, record, per_piece, numbers), None, len(f_ev)
             slow &= ~fast_events
-            steps.append((f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {}))
+            cur[fast_events] = end[fast_events]
+            found.append((f_ev, f_img, f_start))
+            n_found = len(f_ev)
+            del fast, f_off, f_valid
     act = np.flatnonzero(slow)
     first = cur.copy()  # where each event's images start
-    step = 0
+    stop = end.copy()  # where the images this call places end (a single event's piece: before its end)
+    step = step0
+    more: tuple[int, int] | None = None
     budget = MAX_CELLS_PER_BYTE * int(rows.event_size.sum()) + MIN_CELLS_BUDGET
 
     def check_budget(cells: int) -> None:
@@ -657,14 +778,21 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                 path=file.path, offset=int(rows.pos[0]), event_type=event_type_name(int(rows.type_code[0])),
             )
 
-    cells = sum(len(st[0]) for st in steps) * ncols
+    def too_many() -> _TooMany:
+        done = float((cur - start0).sum())
+        return _TooMany(done / max(n_found, 1), done / max(n_found * ncols, 1))
+
+    cells = n_found * ncols
     check_budget(cells)
+
     def lay_out(evs: np.ndarray, start: np.ndarray, p: np.ndarray, par: np.ndarray, img_no: np.ndarray,
-                part: np.ndarray | None) -> np.ndarray:
-        """Place one image of each event ``evs``: it starts at ``start``, its null bitmap at ``p``
-        (after a PARTIAL_UPDATE prefix), parity ``par``, numbered ``img_no``; check it against
-        its event's end; record it; return where it ends. Only the columns present in some of
-        these images are placed."""
+                part: np.ndarray | None, keep: bool) -> tuple[np.ndarray, tuple | None]:
+        """Lay out one image of each event ``evs``: it starts at ``start``, its null bitmap at
+        ``p`` (after a PARTIAL_UPDATE prefix), parity ``par``, numbered ``img_no``; check it
+        against its event's end; return where it ends and, when ``keep``, the record of where
+        its values are: (event, image number, placed columns, offsets, valid, present,
+        partial, {column: length}). Only the columns present in some of these images are
+        placed."""
         A = evs.size
         e_end = end[evs]
         if full_images:  # every column in every image: nothing to select
@@ -701,14 +829,15 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
             isnull = np.zeros_like(pres)
         hasval = pres & ~isnull
         pos = p + nb
-        offs = np.zeros((A, live.size), np.int64)
+        offs = np.zeros((A, live.size), np.int64) if keep else None
         lens: dict[int, np.ndarray] = {}
         for run in runs_over(live):
             if run[0] == "fixed":
                 _, a, b, ws = run
                 contrib = hasval[:, a:b] * ws
                 cs = np.cumsum(contrib, axis=1)
-                offs[:, a:b] = np.where(hasval[:, a:b], pos[:, None] + cs - contrib, 0)
+                if keep:
+                    offs[:, a:b] = np.where(hasval[:, a:b], pos[:, None] + cs - contrib, 0)
                 pos = pos + cs[:, -1]
             else:
                 _, j, k, c = run
@@ -717,8 +846,9 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
                 if over.any():
                     fail(over, f": length of column {c + 1} runs past the end of the event")
                 length = _prefixes(buf, pos, hv, k)
-                offs[:, j] = np.where(hv, pos + k, 0)
-                lens[c] = length
+                if keep:
+                    offs[:, j] = np.where(hv, pos + k, 0)
+                    lens[c] = length
                 pos = pos + hv * (k + length)
             # checked once per run: no value may end past its event
         over = pos > e_end
@@ -727,8 +857,9 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         stuck = pos == start
         if stuck.any():
             fail(stuck, " is empty: no column is present")
-        steps.append((evs, img_no, live, offs, hasval, pres, None if part is None else part & hasval, lens))
-        return pos
+        if not keep:
+            return pos, None
+        return pos, (evs, img_no, live, offs, hasval, pres, None if part is None else part & hasval, lens)
 
     while act.size:
         A = act.size
@@ -740,95 +871,112 @@ def locate_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map
         part = None
         if prefixed.any():
             p, part = _value_options(file, rows.take(act), p, end[act], prefixed, json_cols, step)
-        pos = lay_out(act, cur[act], p, par, np.full(A, step, np.int64), part)
+        pos, _ = lay_out(act, cur[act], p, par, np.full(A, step, np.int64), part, keep=False)
+        found.append((act, np.full(A, step, np.int64), cur[act]))
+        n_found += A
         cur[act] = pos
         step += 1
         act = act[pos < end[act]]
+        if act.size and n_found >= walk_limit:
+            if len(rows) > 1:
+                raise too_many()
+            if not is_update[0] or step % 2 == 0:  # an UPDATE's pieces hold whole pairs
+                more = (int(cur[0]), step)
+                stop[0] = cur[0]
+                break
         # Few long events left (many small images each): find the rest of their images by
         # speculative placement instead of one NumPy round per image.
         if act.size and not partial_ev[act].any():
-            mean = float((cur[act] - first[act]).sum()) / (step * act.size)
+            mean = float((cur[act] - first[act]).sum()) / ((step - step0) * act.size)
             if ncols * mean * act.size < SPECULATIVE_COST_RATIO:
-                c_ev, c_pos, c_par, c_rank = _chain_images(
-                    buf, act, cur[act], (step & 1) * is_update[act], end, is_update, present, nullbytes, runs, ncols)
+                room = max(min(walk_limit - n_found, per_piece), 2)  # its outputs are 32 bytes an image
+                c_ev, c_pos, c_par, c_rank, c_cur = _chain_images(
+                    buf, act, cur[act], (step & 1) * is_update[act], end, is_update, present, nullbytes, runs, ncols,
+                    room)
+                if (c_cur < end[act]).any():  # stopped at the bound
+                    if len(rows) > 1:
+                        cur[act] = c_cur
+                        n_found += c_ev.size
+                        raise too_many()
+                    keep_n = min(room, c_ev.size)
+                    if is_update[0] and (step + keep_n) % 2:
+                        keep_n -= 1
+                    if keep_n < c_ev.size:
+                        stop[act] = c_pos[c_rank == keep_n]
+                        keep = c_rank < keep_n
+                        c_ev, c_pos, c_rank = c_ev[keep], c_pos[keep], c_rank[keep]
+                    else:
+                        stop[act] = c_cur
+                    more = (int(stop[0]), step + keep_n)
                 cells += c_ev.size * ncols
                 check_budget(cells)
-                # laid out in chunks of about CHAIN_WINDOW_CELLS cells (bounds the temporaries)
-                ends = np.empty(c_ev.size, np.int64)
-                chunk = max(CHAIN_WINDOW_CELLS // max(ncols, 1), 1024)
-                for lo in range(0, c_ev.size, chunk):
-                    sl = slice(lo, lo + chunk)
-                    ends[sl] = lay_out(act[c_ev[sl]], c_pos[sl], c_pos[sl], c_par[sl], step + c_rank[sl], None)
-                # the checked layout must tile each event exactly as the chain did
-                o = np.lexsort((c_rank, c_ev))
-                ev_o, ends_o = c_ev[o], ends[o]
-                follows = np.append(ev_o[1:] == ev_o[:-1], False)
-                want = np.where(follows, np.append(c_pos[o][1:], 0), end[act][ev_o])
-                if (ends_o != want).any():
-                    bad = np.zeros(len(act), bool)
-                    bad[ev_o[ends_o != want]] = True
-                    _raise_at(file, rows.take(act), bad, "row images do not tile the event (internal check)")
-                del c_ev, c_pos, c_par, c_rank, ends, o, ev_o, ends_o, follows, want  # before the assembly
+                found.append((act[c_ev], step + c_rank, c_pos))
+                n_found += c_ev.size
+                del c_ev, c_pos, c_par, c_rank, c_cur
                 act = act[:0]
-    return _assemble(file, rows, table_map, storage, kind, is_update, steps, partial_ev.any())
+
+    def pieces() -> Iterator[RowImages]:
+        """The images found, in log order (event, then image), laid out ``per_piece`` at a time;
+        each must end where the next image of its event starts (or where this call stops):
+        the speculative chain's images are checked so."""
+        n_images = np.zeros(len(rows), np.int64)
+        for f in found:
+            n_images += np.bincount(f[0], minlength=len(rows))
+        odd = (is_update == 1) & (n_images % 2 == 1)
+        if odd.any():
+            _raise_at(file, rows, odd, "UPDATE rows event has a before image without an after image")
+        base = np.zeros(len(rows), np.int64)
+        np.cumsum(n_images[:-1], out=base[1:])
+        n = n_found
+        ev, img, start = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
+        found.reverse()
+        while found:  # each round's arrays scattered into log order, then freed
+            f_ev, f_img, f_start = found.pop()
+            at = base[f_ev] + f_img - step0
+            ev[at], img[at], start[at] = f_ev, f_img, f_start
+            del f_ev, f_img, f_start, at
+        for lo in range(0, n, per_piece) if n else [0]:
+            e, i, s = ev[lo : lo + per_piece], img[lo : lo + per_piece], start[lo : lo + per_piece]
+            par = (i & 1) * is_update[e]
+            p, part = s, None
+            prefixed = partial_ev[e] & (par == 1)
+            if prefixed.any():
+                p, part = _value_options(file, rows.take(e), s, end[e], prefixed, json_cols, int(i[0]))
+            ends, record = lay_out(e, s, p, par, i, part, keep=True)
+            hi = lo + len(e)
+            nxt_ev = np.append(ev[lo + 1 : hi + 1], -1)[: len(e)]
+            nxt_start = np.append(start[lo + 1 : hi + 1], -1)[: len(e)]
+            bad_img = ends != np.where(nxt_ev == e, nxt_start, stop[e])
+            if bad_img.any():
+                bad = np.zeros(len(rows), bool)
+                bad[e[bad_img]] = True
+                _raise_at(file, rows, bad, "row images do not tile the event (internal check)")
+            del e, i, s, par, p, part, ends, nxt_ev, nxt_start, bad_img  # not held while the piece is used
+            yield _images(file, rows, table_map, storage, kind, record, numbers)
+            del record
+
+    return pieces(), more, n_found
 
 
-def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
-              is_update: np.ndarray, steps: list[tuple], with_partial: bool) -> RowImages:
-    """The placement rounds put in log order (event, then image) over the union of their
-    placed columns."""
-    n_events = len(rows)
-    n_images = np.zeros(n_events, np.int64)
-    if steps:
-        ev = np.concatenate([st[0] for st in steps])
-        img = np.concatenate([st[1] for st in steps])
-        np.add.at(n_images, ev, 1)
-    else:
-        ev = img = np.zeros(0, np.int64)
-    odd = (is_update == 1) & (n_images % 2 == 1)
-    if odd.any():
-        _raise_at(file, rows, odd, "UPDATE rows event has a before image without an after image")
-    base = np.zeros(n_events, np.int64)
-    base[1:] = np.cumsum(n_images[:-1])
-    rank = base[ev] + img
-    order = np.empty(len(rank), np.int64)
-    order[rank] = np.arange(len(rank))
-    ev = ev[order]
-    img = img[order]
-    del order
-    n = len(rank)
-    columns = np.unique(np.concatenate([st[2] for st in steps])) if steps else np.zeros(0, np.int64)
-    L = columns.size
-    if len(steps) == 1 and n and not with_partial and (n == 1 or bool((rank[1:] > rank[:-1]).all())):
-        # one round in log order (the fixed-width fast path): its arrays are the result
-        _, _, _, offsets, valid, pres, _, lengths = steps.pop()
-        absent, partial = ~pres, None
-        steps = []
-    else:
-        offsets = np.zeros((n, L), np.int64)
-        valid = np.zeros((n, L), bool)
-        absent = np.ones((n, L), bool)
-        partial = np.zeros((n, L), bool) if with_partial else None
-        lengths = {c: np.zeros(n, np.int64) for c in columns.tolist() if storage[c][0] != "fixed"}
-    at = 0
-    steps.reverse()
-    while steps:  # each round's arrays are freed once copied
-        s_ev, s_img, live, offs, hasval, pres, part, lens = steps.pop()
-        r = rank[at : at + len(s_ev)]
-        at += len(s_ev)
-        if live.size == L:  # every placed column (live == columns)
-            offsets[r], valid[r], absent[r] = offs, hasval, ~pres
-            if part is not None:
-                partial[r] = part
-        else:
-            j = np.searchsorted(columns, live)
-            offsets[r[:, None], j] = offs
-            valid[r[:, None], j] = hasval
-            absent[r[:, None], j] = ~pres
-            if part is not None:
-                partial[r[:, None], j] = part
-        for c, v in lens.items():
-            lengths[c][r] = v
+def _fixed_pieces(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
+                  record: tuple, per_piece: int, numbers: np.ndarray | None) -> Iterator[RowImages]:
+    """The fixed-width fast path's record (in log order) cut into pieces of ``per_piece`` rows."""
+    if len(record[0]) <= per_piece:
+        yield _images(file, rows, table_map, storage, kind, record, numbers)
+        return
+    ev, img, live, offs, valid, pres, _, _ = record
+    del record
+    for lo in range(0, len(ev), per_piece):
+        sl = slice(lo, lo + per_piece)
+        yield _images(file, rows, table_map, storage, kind, (ev[sl], img[sl], live, offs[sl], valid[sl], pres[sl], None, {}),
+                      numbers)
+
+
+def _images(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
+            record: tuple, numbers: np.ndarray | None = None) -> RowImages:
+    """RowImages of a layout record of images in log order (see ``lay_out`` in :func:`_locate`);
+    ``numbers`` renumbers the events."""
+    ev, img, live, offsets, valid, pres, partial, lengths = record
     k_ev = kind[ev]
     change = np.select(
         [k_ev == RowsKind.WRITE, k_ev == RowsKind.DELETE, img % 2 == 0],
@@ -840,15 +988,15 @@ def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: 
         table_map=table_map,
         file=file,
         event_pos=rows.pos[ev],
-        event=ev,
+        event=ev if numbers is None else numbers[ev],
         inner=rows.inner[ev],
         timestamp=rows.timestamp[ev],
         change=change,
         event_row=event_row,
-        columns=columns,
+        columns=live,
         offsets=offsets,
         valid=valid,
-        absent=absent,
+        absent=~pres,
         lengths=lengths,
         storage=storage,
         partial=partial,
