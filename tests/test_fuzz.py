@@ -1571,6 +1571,100 @@ def _all_null_rows_file(raw: bytes, n: int) -> bytes:
     return bytes(finish(raw, set_event(raw, e, ev)))
 
 
+def _all_null_events_file(raw: bytes, k: int, n: int) -> bytes:
+    """``k`` WRITE_ROWS events of ``n`` 1-byte row images each (every column NULL), where the
+    seed's first WRITE_ROWS event was; later events' positions moved along."""
+    rows = [r for r in rows_events(raw) if r.event.type == 30][0]
+    tm = table_map_for(raw, rows)
+    e = rows.event
+    one = bytearray(raw[e.offset : rows.image_pos]) + bytes([(1 << len(tm.types)) - 1]) * n + b"\0\0\0\0"
+    one[9:13] = len(one).to_bytes(4, "little")
+    out = bytearray(raw[: e.offset])
+    for _ in range(k):
+        one[13:17] = (len(out) + len(one)).to_bytes(4, "little")  # log_pos: where the next event starts
+        out += one
+    delta = len(out) - (e.offset + e.size)
+    tail = bytearray(raw[e.offset + e.size :])
+    pos = 0
+    while pos < len(tail):
+        log_pos = int.from_bytes(tail[pos + 13 : pos + 17], "little")
+        if log_pos:
+            tail[pos + 13 : pos + 17] = (log_pos + delta).to_bytes(4, "little")
+        pos += int.from_bytes(tail[pos + 9 : pos + 13], "little")
+    return bytes(finish(raw, out + tail))
+
+
+def _batch_peak(path: Path, table: str, **options) -> tuple[int, list[pa.RecordBatch], int]:
+    """(rows, the first batches, peak traced bytes) of iter_batches over ``table``, the
+    batches consumed one at a time as a streaming reader would."""
+    tracemalloc.start()
+    rows, kept = 0, []
+    try:
+        with vecbinlog.open(path, **options) as log:
+            for batch in log.iter_batches(table):
+                rows += batch.num_rows
+                if len(kept) < 3:
+                    kept.append(batch)
+        return rows, kept, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_one_event_of_many_images_in_bounded_batches(tmp_path):
+    """One event of 1-byte images (a row image decodes to ~70 bytes of Arrow): ``batch_rows``
+    bounds every batch, the event's images come once each, in order, across batches, and the
+    memory of streaming them does not grow with the event: 4x the images, about the same peak."""
+    raw = seed_bytes(ZALORA)
+    n = 60_000
+    path = write(tmp_path, _all_null_rows_file(raw, n))
+    with vecbinlog.open(path, batch_rows=5000) as log:
+        batches = list(log.iter_batches("test_db.buildings"))
+    with vecbinlog.open(path) as log:
+        whole = log.read_table("test_db.buildings")
+    assert max(b.num_rows for b in batches) == 5000
+    pieces = pa.Table.from_batches(batches)
+    assert pieces.to_pylist() == whole.to_pylist()
+    assert pieces.num_rows == n + 1  # the n added, then the seed's other row
+    big = pieces.filter(pc.equal(pieces.column("_log_pos"), pieces.column("_log_pos")[0]))
+    assert big.column("_event_row").to_pylist() == list(range(n))
+    peaks = []
+    for m in (50_000, 200_000):
+        rows, _, peak = _batch_peak(write(tmp_path, _all_null_rows_file(raw, m)), "test_db.buildings", batch_rows=5000)
+        assert rows == m + 1
+        peaks.append(peak)
+    assert peaks[1] < 1.5 * peaks[0], peaks
+
+
+def test_many_events_of_many_images_in_bounded_batches(tmp_path, monkeypatch):
+    """Many events of 1-byte images: a group of events whose walk finds more images than it
+    may keep (here 20 000) is cut into smaller groups by bytes; every image comes once, in
+    order, in batches of at most ``batch_rows``; 4x the events, about the same peak."""
+    from vecbinlog import rows as rows_module
+    monkeypatch.setattr(rows_module, "WALK_IMAGES", 20_000)
+    raw = seed_bytes(ZALORA)
+    k, n = 40, 3000
+    path = write(tmp_path, _all_null_events_file(raw, k, n))
+    with vecbinlog.open(path, batch_rows=4000) as log:
+        batches = list(log.iter_batches("test_db.buildings"))
+    assert max(b.num_rows for b in batches) <= 4000
+    t = pa.Table.from_batches(batches)
+    assert t.num_rows == k * n + 1
+    pos = np.asarray(t.column("_log_pos"))
+    ev_row = np.asarray(t.column("_event_row"))
+    assert (np.diff(pos) >= 0).all()
+    starts = np.unique(pos)
+    assert len(starts) == k + 1
+    for p in starts[:-1]:  # each added event (the seed's other row comes last): images 0..n-1 in order
+        assert (ev_row[pos == p] == np.arange(n)).all()
+    peaks = []
+    for events in (10, 40):
+        rows, _, peak = _batch_peak(write(tmp_path, _all_null_events_file(raw, events, n)), "test_db.buildings",
+                                    batch_rows=4000)
+        assert rows == events * n + 1
+        peaks.append(peak)
+    assert peaks[1] < 1.5 * peaks[0], peaks
+
+
 def test_many_images_in_one_event(tmp_path):
     """An event of n 1-byte images (all columns NULL): once the lock-step walk was ~60 us per
     image (a 16 MB event took minutes); the speculative chain places them at once."""

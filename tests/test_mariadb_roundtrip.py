@@ -332,6 +332,46 @@ def test_tables_of_one_shape_share_one_placement(mariadb_server, monkeypatch, im
         assert [state[r[0]] for r in rows] == [list(r) for r in rows]
 
 
+@pytest.mark.parametrize("image", ["FULL", "MINIMAL"])
+def test_small_batches_equal_select(mariadb_server, image):
+    """``batch_rows`` cuts the rows of a segment, and of one rows event, into batches of at
+    most that many rows, an UPDATE's two images always in one batch: the batches hold the
+    rows of a whole-table read, in order, and replay to the server's SELECT. With
+    ``segment_bytes=1`` every rows event is placed alone, in pieces (the single-event path)."""
+    server = mariadb_server
+    sql = ["DROP DATABASE IF EXISTS pieces", "CREATE DATABASE pieces", "USE pieces",
+           "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(20) NULL, n SMALLINT NULL)",
+           "INSERT INTO t SELECT seq, IF(seq % 7 = 0, NULL, CONCAT('v', seq)), IF(seq % 5 = 0, NULL, seq % 1000) "
+           "FROM seq_1_to_3000",
+           "UPDATE t SET v = CONCAT(v, '!'), n = NULL WHERE id % 3 = 0",
+           "DELETE FROM t WHERE id % 11 = 0",
+           "UPDATE t SET id = id + 10000 WHERE id % 13 = 0"]
+    server.set_global("binlog_row_image", image)
+    try:
+        path = server.capture_binlog(*sql)
+    finally:
+        server.set_global("binlog_row_image", "FULL")
+    expected = server.query("SELECT * FROM pieces.t ORDER BY id")
+    with vecbinlog.open(path) as log:
+        whole = log.read_table("pieces.t")
+    assert whole.num_rows > 3000 + 2 * 1000  # inserts, and both images of each updated row
+    for options in ({"batch_rows": 7}, {"batch_rows": 7, "segment_bytes": 1}):
+        with vecbinlog.open(path, **options) as log:
+            batches = list(log.iter_batches("pieces.t"))
+        assert max(b.num_rows for b in batches) <= 7
+        assert len(batches) >= whole.num_rows // 7
+        for b in batches:
+            kinds = b.column("_change_type").to_pylist()
+            assert kinds[0] != "update_postimage" and kinds[-1] != "update_preimage", options
+        pieces = pa.Table.from_batches(batches)
+        assert pieces.to_pylist() == whole.to_pylist(), options
+        state = _replay(pieces, 3)
+        assert sorted(state) == [r[0] for r in expected]
+        assert [state[r[0]] for r in expected] == [list(r) for r in expected]
+    with pytest.raises(ValueError, match="batch_rows"):
+        vecbinlog.open(path, batch_rows=1)
+
+
 def test_columns_decoded_in_threads_equal_select(mariadb_server):
     """A batch large enough to be decoded in threads (20 000 rows x 5 columns) == SELECT,
     with threads=2 and threads=1; threads must be a positive integer."""

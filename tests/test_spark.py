@@ -203,7 +203,7 @@ def test_tiny_splits_give_the_same_rows_as_one(spark, tmp_path, mariadb_files):
         shutil.copy(p, tmp_path / p.name)
     glob = str(tmp_path / "*-bin.*")
     one = read(spark, glob, "spark_types.t", split_bytes="1g")
-    many = read(spark, glob, "spark_types.t", split_bytes="1")
+    many = read(spark, glob, "spark_types.t", split_bytes="1", batch_rows="2")  # and batches of 2 rows
     assert one.rdd.getNumPartitions() == 1
     # the first file's transactions (DDL and INSERTs included) and the second's: over 20 splits
     assert many.rdd.getNumPartitions() > 20

@@ -526,7 +526,7 @@ def _image_sizes(buf, pos, ev, par, present, nullbytes, ordinal, runs, live):
     return end
 
 
-def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, runs, ncols, limit):
+def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, runs, ncols, limit, window):
     """The image starts of ``events`` from ``start`` (an image of parity ``par0``) to ``end``.
 
     Speculative placement: the size an image would have is computed for every byte position
@@ -536,7 +536,8 @@ def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, 
     of every image, in no particular order; the caller lays them out with the checks of the
     lock-step walk, which also reports images that run past their event. Stops after the
     window in which ``limit`` images are reached; then the fifth item, where each event's
-    next image starts (its end when done), says where to go on.
+    next image starts (its end when done), says where to go on. ``window``: at most this many
+    positions of an event per round (what ``limit`` images are expected to span).
     """
     ordinal = np.clip(np.cumsum(present, axis=2) - 1, 0, None)  # (E, 2, C): bit of each column
     live = present[events].any(axis=(0, 1))  # the columns some image of these events holds
@@ -546,7 +547,7 @@ def _chain_images(buf, events, start, par0, end, is_update, present, nullbytes, 
     found = 0
     while act.size and found < limit:
         e = events[act]
-        per = max(CHAIN_WINDOW_CELLS // (max(ncols, 1) * act.size), 64)
+        per = max(min(CHAIN_WINDOW_CELLS // (max(ncols, 1) * act.size), window), 64)
         w = np.minimum(end[e] - cur[act], per)
         base = np.zeros(act.size + 1, np.int64)
         np.cumsum(w, out=base[1:])
@@ -642,9 +643,8 @@ def place_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map:
             pieces, _, _ = _locate(file, maps, sub, table_map, tables, limit, None, group)
         except _TooMany as over:
             per_group = max(min(limit[0] * over.bytes_per_image, limit[1] * over.bytes_per_cell) / 2, 1.0)
-            ends = np.cumsum(sub.event_size)
-            cuts = np.unique(np.searchsorted(ends, np.arange(1, int(ends[-1] // per_group) + 1) * per_group))
-            cuts = cuts[(cuts > 0) & (cuts < len(group))]
+            bucket = (np.cumsum(sub.event_size) - 1) // per_group  # which group each event's end falls in
+            cuts = np.flatnonzero(np.diff(bucket)) + 1
             if not len(cuts):
                 cuts = np.array([len(group) // 2])
             groups.extend(reversed(np.split(group, cuts)))
@@ -890,9 +890,10 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             mean = float((cur[act] - first[act]).sum()) / ((step - step0) * act.size)
             if ncols * mean * act.size < SPECULATIVE_COST_RATIO:
                 room = max(min(walk_limit - n_found, per_piece), 2)  # its outputs are 32 bytes an image
+                window = int(room * mean * 1.25 / act.size) + 64
                 c_ev, c_pos, c_par, c_rank, c_cur = _chain_images(
                     buf, act, cur[act], (step & 1) * is_update[act], end, is_update, present, nullbytes, runs, ncols,
-                    room)
+                    room, window)
                 if (c_cur < end[act]).any():  # stopped at the bound
                     if len(rows) > 1:
                         cur[act] = c_cur
@@ -935,15 +936,18 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             at = base[f_ev] + f_img - step0
             ev[at], img[at], start[at] = f_ev, f_img, f_start
             del f_ev, f_img, f_start, at
-        for lo in range(0, n, per_piece) if n else [0]:
-            e, i, s = ev[lo : lo + per_piece], img[lo : lo + per_piece], start[lo : lo + per_piece]
+        lo = 0
+        while lo < n or lo == n == 0:
+            hi = min(lo + per_piece, n)
+            if hi < n and is_update[ev[hi]] and img[hi] % 2:  # an UPDATE's two images stay together
+                hi -= 1
+            e, i, s = ev[lo:hi], img[lo:hi], start[lo:hi]
             par = (i & 1) * is_update[e]
             p, part = s, None
             prefixed = partial_ev[e] & (par == 1)
             if prefixed.any():
                 p, part = _value_options(file, rows.take(e), s, end[e], prefixed, json_cols, int(i[0]))
             ends, record = lay_out(e, s, p, par, i, part, keep=True)
-            hi = lo + len(e)
             nxt_ev = np.append(ev[lo + 1 : hi + 1], -1)[: len(e)]
             nxt_start = np.append(start[lo + 1 : hi + 1], -1)[: len(e)]
             bad_img = ends != np.where(nxt_ev == e, nxt_start, stop[e])
@@ -954,6 +958,9 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             del e, i, s, par, p, part, ends, nxt_ev, nxt_start, bad_img  # not held while the piece is used
             yield _images(file, rows, table_map, storage, kind, record, numbers)
             del record
+            lo = hi
+            if not n:
+                break
 
     return pieces(), more, n_found
 

@@ -256,7 +256,7 @@ class ReadOptions:
         """Spark options (case-insensitive strings) to typed ones; a bad value is a ValueError."""
         opts = {k.lower(): v for k, v in options.items()}
         known = {"path", "paths", "table", "tables", "split_bytes", "start", "stop", "since", "until",
-                 "change_types", "invalid_dates", "segment_bytes", "rolled_back", "non_transactional", "gtids",
+                 "change_types", "invalid_dates", "segment_bytes", "batch_rows", "rolled_back", "non_transactional", "gtids",
                  *_JSON_OPTIONS, *_BOOL_OPTIONS}
         unknown = set(opts) - known
         if unknown:
@@ -294,6 +294,11 @@ class ReadOptions:
             decode["non_transactional"] = [t.strip() for t in opts["non_transactional"].split(",") if t.strip()]
         if "segment_bytes" in opts:
             decode["segment_bytes"] = _parse_bytes("segment_bytes", opts["segment_bytes"])
+        if "batch_rows" in opts:
+            try:
+                decode["batch_rows"] = int(opts["batch_rows"])
+            except ValueError as exc:
+                raise ValueError(f"option batch_rows: not an integer: {opts['batch_rows']!r}") from exc
         return cls(
             paths=tuple(split_paths(raw_paths)),
             tables=None if not tables else tuple(t.strip() for t in tables.split(",") if t.strip()),
