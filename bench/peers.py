@@ -298,14 +298,14 @@ def child_read_all(path: str) -> dict:
 
 
 def child_stages(path: str) -> dict:
-    """read_all with two of its stages timed: row placement (``rows._locate``: where
-    every value of every row image is) and the value gathers (``gather_fixed`` /
+    """read_all with two of its stages timed: row placement (``place_images`` /
+    ``place_together``, each piece as it is made: where every value of every row image is) and the value gathers (``gather_fixed`` /
     ``gather_var``: one NumPy take per column, the bytes of every value copied out of the
     file), with ``threads=1`` so that each is the time it takes alone. The gathers are the floor
     of a NumPy column decoder: values sit at data-dependent
     offsets, so each needs an index array and a gather however the rest is written."""
     import vecbinlog
-    from vecbinlog import rows
+    from vecbinlog import reader
     from vecbinlog.decoders import common
 
     spent = {"place": 0.0, "gather": 0.0}
@@ -319,7 +319,24 @@ def child_stages(path: str) -> dict:
                 spent[key] += time.perf_counter() - t0
         return wrapper
 
-    rows._locate = timed(rows._locate, "place")
+    def timed_pieces(fn, key):
+        def wrapper(*a, **k):
+            t0 = time.perf_counter()
+            pieces = fn(*a, **k)
+            spent[key] += time.perf_counter() - t0
+            while True:
+                t0 = time.perf_counter()
+                try:
+                    piece = next(pieces)
+                except StopIteration:
+                    return
+                finally:
+                    spent[key] += time.perf_counter() - t0
+                yield piece
+        return wrapper
+
+    reader.place_images = timed_pieces(reader.place_images, "place")
+    reader.place_together = timed(reader.place_together, "place")
     originals = {name: getattr(common, name) for name in ("gather_fixed", "gather_var")}
     for mod in [common, *_decoder_modules()]:
         for name, fn in originals.items():

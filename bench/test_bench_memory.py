@@ -167,3 +167,44 @@ def test_iter_batches_peak_rss(benchmark, big_binlog, table):
     )
     print(f"\n{table}: {json.dumps(benchmark.extra_info)}")
     assert result["rows"] == inserted[table]
+
+
+@pytest.fixture(scope="module")
+def one_byte_rows_files():
+    """Hostile but legal binlogs (a real 5.6 binlog of the corpus with its first WRITE_ROWS
+    event replaced by events of 8000 one-byte, all-NULL row images): {events: path}. A row
+    image of 1 byte decodes to ~70 bytes of Arrow, so the batches must be bounded by rows."""
+    from tests.test_fuzz import ZALORA, _all_null_events_file, seed_bytes
+
+    tmp = Path(tempfile.mkdtemp(prefix="vecbinlog-bench-hostile-"))
+    try:
+        files = {}
+        for events in (400, 1600):
+            path = tmp / f"one-byte-rows-{events}.bin"
+            path.write_bytes(_all_null_events_file(seed_bytes(ZALORA), events, 8000))
+            files[events] = str(path)
+        yield files
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.mark.parametrize("events", [400, 1600])
+def test_iter_batches_peak_rss_of_one_byte_rows(benchmark, one_byte_rows_files, events):
+    """Peak RSS of streaming 3 MB and 12 MB of 1-byte row images (3.2 M and 12.8 M rows):
+    bounded by ``batch_rows``, not by the file or by what its events hold."""
+    path = one_byte_rows_files[events]
+    result = benchmark.pedantic(_measure, args=([path], "test_db.buildings"), rounds=1, iterations=1)
+    mib = 1 << 20
+    benchmark.extra_info.update(
+        events=events,
+        file_mb=round(os.path.getsize(path) / mib, 1),
+        table_rows=result["rows"],
+        batches=result["batches"],
+        decode_seconds=round(result["seconds"], 2),
+        peak_rss_mb=round(result["peak_rss"] / mib, 1),
+        peak_rss_anon_mb=round(result["peak_rss_anon"] / mib, 1),
+        baseline_rss_mb=round(result["baseline_rss"] / mib, 1),
+        max_batch_mb=round(result["max_batch_bytes"] / mib, 1),
+    )
+    print(f"\none-byte rows, {events} events: {json.dumps(benchmark.extra_info)}")
+    assert result["rows"] == events * 8000 + 1  # the added images and the seed's other row

@@ -337,7 +337,10 @@ def test_small_batches_equal_select(mariadb_server, image):
     """``batch_rows`` cuts the rows of a segment, and of one rows event, into batches of at
     most that many rows, an UPDATE's two images always in one batch: the batches hold the
     rows of a whole-table read, in order, and replay to the server's SELECT. With
-    ``segment_bytes=1`` every rows event is placed alone, in pieces (the single-event path)."""
+    ``segment_bytes=1`` every rows event is placed alone, in pieces (the single-event path).
+    Tables ``f`` and ``g`` have fixed-width columns only: ``g`` holds no NULL (every event
+    takes the fixed-width fast path, a chunk of events at a time), ``f`` a NULL in a few
+    events (the others fast, these walked)."""
     server = mariadb_server
     sql = ["DROP DATABASE IF EXISTS pieces", "CREATE DATABASE pieces", "USE pieces",
            "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(20) NULL, n SMALLINT NULL)",
@@ -345,29 +348,37 @@ def test_small_batches_equal_select(mariadb_server, image):
            "FROM seq_1_to_3000",
            "UPDATE t SET v = CONCAT(v, '!'), n = NULL WHERE id % 3 = 0",
            "DELETE FROM t WHERE id % 11 = 0",
-           "UPDATE t SET id = id + 10000 WHERE id % 13 = 0"]
+           "UPDATE t SET id = id + 10000 WHERE id % 13 = 0",
+           "CREATE TABLE f (id INT NOT NULL PRIMARY KEY, n SMALLINT NULL)",
+           "INSERT INTO f SELECT seq, IF(seq % 1500 = 0, NULL, seq % 30000) FROM seq_1_to_6000",
+           "UPDATE f SET n = n + 1 WHERE id % 4 = 0",
+           "CREATE TABLE g (id INT NOT NULL PRIMARY KEY, x BIGINT NOT NULL)",
+           "INSERT INTO g SELECT seq, seq * 1000003 FROM seq_1_to_6000",
+           "UPDATE g SET x = -x WHERE id % 3 = 0", "DELETE FROM g WHERE id % 7 = 0"]
     server.set_global("binlog_row_image", image)
     try:
         path = server.capture_binlog(*sql)
     finally:
         server.set_global("binlog_row_image", "FULL")
-    expected = server.query("SELECT * FROM pieces.t ORDER BY id")
-    with vecbinlog.open(path) as log:
-        whole = log.read_table("pieces.t")
-    assert whole.num_rows > 3000 + 2 * 1000  # inserts, and both images of each updated row
-    for options in ({"batch_rows": 7}, {"batch_rows": 7, "segment_bytes": 1}):
-        with vecbinlog.open(path, **options) as log:
-            batches = list(log.iter_batches("pieces.t"))
-        assert max(b.num_rows for b in batches) <= 7
-        assert len(batches) >= whole.num_rows // 7
-        for b in batches:
-            kinds = b.column("_change_type").to_pylist()
-            assert kinds[0] != "update_postimage" and kinds[-1] != "update_preimage", options
-        pieces = pa.Table.from_batches(batches)
-        assert pieces.to_pylist() == whole.to_pylist(), options
-        state = _replay(pieces, 3)
-        assert sorted(state) == [r[0] for r in expected]
-        assert [state[r[0]] for r in expected] == [list(r) for r in expected]
+    for table, ncols in (("t", 3), ("f", 2), ("g", 2)):
+        expected = server.query(f"SELECT * FROM pieces.{table} ORDER BY id")
+        with vecbinlog.open(path) as log:
+            whole = log.read_table(f"pieces.{table}")
+        assert whole.num_rows > len(expected) + 1000  # inserts, and both images of each updated row
+        for options in ({"batch_rows": 7}, {"batch_rows": 7, "segment_bytes": 1}, {"batch_rows": 1000},
+                        {"batch_rows": 3000}):
+            with vecbinlog.open(path, **options) as log:
+                batches = list(log.iter_batches(f"pieces.{table}"))
+            assert max(b.num_rows for b in batches) <= options["batch_rows"]
+            assert len(batches) >= whole.num_rows // options["batch_rows"]
+            for b in batches:
+                kinds = b.column("_change_type").to_pylist()
+                assert kinds[0] != "update_postimage" and kinds[-1] != "update_preimage", (table, options)
+            pieces = pa.Table.from_batches(batches)
+            assert pieces.to_pylist() == whole.to_pylist(), (table, options)
+            state = _replay(pieces, ncols)
+            assert sorted(state) == [r[0] for r in expected]
+            assert [state[r[0]] for r in expected] == [list(r) for r in expected]
     with pytest.raises(ValueError, match="batch_rows"):
         vecbinlog.open(path, batch_rows=1)
 

@@ -430,7 +430,17 @@ def _value_options(file: BinlogFile, rows: EventIndex, p: np.ndarray, end: np.nd
     return p, partial
 
 
-def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths, max_images: int):
+def _fixed_image_counts(cur, end, present, nullbytes, is_update, widths) -> np.ndarray:
+    """Images of each event if none of its values is NULL: its span over the size of an image
+    (a before/after pair for UPDATE) when that divides it, else 0 (it holds NULLs)."""
+    size = nullbytes + (present * widths).sum(axis=2)  # (E, 2) image size without NULLs
+    unit = np.where(is_update == 1, size[:, 0] + size[:, 1], size[:, 0])
+    span = end - cur
+    ok = (span > 0) & (unit > 0) & (span % np.maximum(unit, 1) == 0)
+    return np.where(ok, span // np.maximum(unit, 1) * (1 + is_update), 0)
+
+
+def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     """Fast path for tables whose columns are all fixed-width: place every image at once.
 
     If no value of an event is NULL, all its images have the same size (a before/after pair
@@ -439,22 +449,18 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths, ma
     zero. Events that fail (they hold NULLs) are left to the lock-step walk.
 
     Returns (event, image number, placed columns (L,), offsets (n, L), valid (n, L), events
-    placed, image starts) or None; the placed columns are those present in some image of the events placed.
-    Raises _TooMany, before placing anything, when the events hold more than ``max_images``.
+    placed, image starts) or None; the placed columns are those present in some image of the
+    events placed.
     """
     size = nullbytes + (present * widths).sum(axis=2)  # (E, 2) image size without NULLs
     unit = np.where(is_update == 1, size[:, 0] + size[:, 1], size[:, 0])
     span = end - cur
-    ok = (span > 0) & (unit > 0) & (span % np.maximum(unit, 1) == 0)
+    n_img = _fixed_image_counts(cur, end, present, nullbytes, is_update, widths)
+    ok = n_img > 0
     if not ok.any():
         return None
-    n_img = np.where(ok, span // np.maximum(unit, 1) * (1 + is_update), 0)
     if int(n_img.sum()) * present.shape[2] > MAX_CELLS_PER_BYTE * int(span.sum()) + MIN_CELLS_BUDGET:
         return None  # the lock-step walk reports it
-    total = int(n_img.sum())
-    if total > max_images:
-        bytes_ok = float(span[ok].sum())
-        raise _TooMany(bytes_ok / total, bytes_ok / (total * present.shape[2]))
     ev = np.repeat(np.arange(len(cur)), n_img)
     first = np.zeros(len(cur), np.int64)
     first[1:] = np.cumsum(n_img)[:-1]
@@ -672,8 +678,8 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
     """The walk of :func:`locate_images`: finds where every image starts (in lock-step, or by
     the speculative chain), then returns (pieces, more, number of images): the pieces lay the
     images out in log order, ``limit`` = (images, placed cells) at a time (one piece without
-    it). The walk keeps at most WALK_PIECES pieces' worth of images: several events that hold
-    more raise _TooMany; a single event is walked that far, and ``more`` is where its next
+    it). The walk keeps at most WALK_IMAGES images: several events that hold more raise
+    _TooMany; a single event is walked a piece at a time, and ``more`` is where its next
     image starts and that image's number (None once done). ``resume`` (single event): start
     there instead of at the first image. ``numbers``: what the pieces' ``event`` calls each
     event of ``rows`` (default its index)."""
@@ -740,29 +746,63 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
     walk_limit = (max(WALK_IMAGES, per_piece) if len(rows) > 1 else per_piece) if limit is not None else 1 << 62
     slow = cur < end
     start0 = cur.copy()
-    # the images found by the walk: (event, image number, start), one entry per round; they
-    # are laid out (offsets of their values) afterwards, a piece at a time, in log order
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    # the images found by the walk: (event, image number, start, record), one entry per round.
+    # While they fit in one piece each round keeps its layout record (where the values are),
+    # put in log order at the end (_assemble); past that only the starts are kept and the
+    # images are laid out again, a piece at a time, in log order (pieces() below).
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray, tuple | None]] = []
     n_found = 0
+    full = True
     if resume is None and all(how == "fixed" for how, _ in storage):
-        # (after images of PARTIAL_UPDATE_ROWS_EVENT have a prefix: left to the walk)
-        try:
-            fast = _place_fixed_images(buf, cur, np.where(partial_ev, cur, end), present, nullbytes, is_update,
-                                       np.array([w for _, w in storage], np.int64), walk_limit)
-        except _TooMany:
-            if len(rows) > 1:
-                raise
-            fast = None  # one event: placed in pieces by the walk
-        if fast is not None:
-            f_ev, f_img, f_live, f_off, f_valid, fast_events, f_start = fast
-            if fast_events.all():  # every image placed at once, in log order
-                record = (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {})
-                return _fixed_pieces(file, rows, table_map, storage, kind, record, per_piece, numbers), None, len(f_ev)
-            slow &= ~fast_events
+        widths = np.array([w for _, w in storage], np.int64)
+        fixed_end = np.where(partial_ev, cur, end)  # (after images of PARTIAL_UPDATE_ROWS_EVENT have a prefix)
+
+        def fast_on(ev_of: np.ndarray):
+            """The fast path over events ``ev_of``, its events renumbered as in ``rows``."""
+            got = _place_fixed_images(buf, cur[ev_of], fixed_end[ev_of], present[ev_of], nullbytes[ev_of],
+                                      is_update[ev_of], widths)
+            if got is None:
+                return None
+            f_ev, f_img, f_live, f_off, f_valid, f_ok, f_start = got
+            return ev_of[f_ev], f_img, f_live, f_off, f_valid, ev_of[f_ok], f_start
+
+        # At most a piece of images at once: events in chunks of at most per_piece images
+        # (an event of more is left to the walk, which places it a piece at a time).
+        counts = _fixed_image_counts(cur, fixed_end, present, nullbytes, is_update, widths)
+        counts[counts > per_piece] = 0
+        candidates = np.flatnonzero(counts)
+        total = np.cumsum(counts[candidates])
+        bounds = [0]
+        while bounds[-1] < len(candidates):  # one search per chunk
+            before = int(total[bounds[-1] - 1]) if bounds[-1] else 0
+            bounds.append(int(np.searchsorted(total, before + per_piece, side="right")))
+        chunks = [candidates[a:b] for a, b in zip(bounds, bounds[1:])] or [candidates]
+        if len(chunks) == 1:
+            fast = fast_on(candidates) if len(candidates) else None
+            if fast is not None:
+                f_ev, f_img, f_live, f_off, f_valid, fast_events, f_start = fast
+                if len(fast_events) == len(rows):  # every image placed at once, in log order
+                    record = (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {})
+                    return iter([_images(file, rows, table_map, storage, kind, record, numbers)]), None, len(f_ev)
+                n_found = len(f_ev)
+                full = n_found <= per_piece
+                found.append((f_ev, f_img, f_start, (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {}) if full else None))
+                del fast, f_off, f_valid
+                slow[fast_events] = False
+                cur[fast_events] = end[fast_events]
+        else:  # first which events take the fast path, then their images a chunk at a time
+            fast_events = np.concatenate([f[5] for f in map(fast_on, chunks) if f is not None] or [np.zeros(0, np.int64)])
+            if len(fast_events) == len(rows):
+                return _fixed_chunks(file, rows, table_map, storage, kind, map(fast_on, chunks), numbers), None, int(
+                    counts.sum())
+            full = False
+            for ch in chunks:
+                f = fast_on(ch)
+                if f is not None:
+                    found.append((f[0], f[1], f[6], None))
+                    n_found += len(f[0])
+            slow[fast_events] = False
             cur[fast_events] = end[fast_events]
-            found.append((f_ev, f_img, f_start))
-            n_found = len(f_ev)
-            del fast, f_off, f_valid
     act = np.flatnonzero(slow)
     first = cur.copy()  # where each event's images start
     stop = end.copy()  # where the images this call places end (a single event's piece: before its end)
@@ -871,9 +911,13 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
         part = None
         if prefixed.any():
             p, part = _value_options(file, rows.take(act), p, end[act], prefixed, json_cols, step)
-        pos, _ = lay_out(act, cur[act], p, par, np.full(A, step, np.int64), part, keep=False)
-        found.append((act, np.full(A, step, np.int64), cur[act]))
+        img_no = np.full(A, step, np.int64)
+        pos, record = lay_out(act, cur[act], p, par, img_no, part, keep=full)
+        found.append((act, img_no, cur[act], record))
         n_found += A
+        if full and n_found > per_piece:  # more than a piece: keep the starts only
+            full = False
+            found[:] = [f[:3] + (None,) for f in found]
         cur[act] = pos
         step += 1
         act = act[pos < end[act]]
@@ -905,16 +949,40 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
                     if keep_n < c_ev.size:
                         stop[act] = c_pos[c_rank == keep_n]
                         keep = c_rank < keep_n
-                        c_ev, c_pos, c_rank = c_ev[keep], c_pos[keep], c_rank[keep]
+                        c_ev, c_pos, c_par, c_rank = c_ev[keep], c_pos[keep], c_par[keep], c_rank[keep]
                     else:
                         stop[act] = c_cur
                     more = (int(stop[0]), step + keep_n)
                 cells += c_ev.size * ncols
                 check_budget(cells)
-                found.append((act[c_ev], step + c_rank, c_pos))
+                c_img = step + c_rank
+                if full and n_found + c_ev.size <= per_piece:
+                    # laid out now, in chunks of about CHAIN_WINDOW_CELLS cells (bounds the
+                    # temporaries); the layout must tile each event exactly as the chain did
+                    ends = np.empty(c_ev.size, np.int64)
+                    chunk = max(CHAIN_WINDOW_CELLS // max(ncols, 1), 1024)
+                    for lo in range(0, c_ev.size, chunk):
+                        sl = slice(lo, lo + chunk)
+                        ends[sl], record = lay_out(act[c_ev[sl]], c_pos[sl], c_pos[sl], c_par[sl], c_img[sl], None, True)
+                        found.append((act[c_ev[sl]], c_img[sl], c_pos[sl], record))
+                    o = np.lexsort((c_rank, c_ev))
+                    _check_tiling(file, rows, act[c_ev[o]], c_pos[o], ends[o], stop)
+                    del ends, o, record
+                else:
+                    full = False
+                    found[:] = [f[:3] + (None,) for f in found]
+                    found.append((act[c_ev], c_img, c_pos, None))
                 n_found += c_ev.size
-                del c_ev, c_pos, c_par, c_rank, c_cur
+                del c_ev, c_pos, c_par, c_rank, c_cur, c_img
                 act = act[:0]
+
+    if full:  # one piece: each round's records put in log order
+        steps = [f[3] for f in found]
+        found.clear()
+        images = _assemble(file, rows, table_map, storage, kind, is_update, steps, bool(partial_ev.any()), step0)
+        if numbers is not None:
+            images.event = numbers[images.event]
+        return iter([images]), more, n_found
 
     def pieces() -> Iterator[RowImages]:
         """The images found, in log order (event, then image), laid out ``per_piece`` at a time;
@@ -932,7 +1000,7 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
         ev, img, start = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
         found.reverse()
         while found:  # each round's arrays scattered into log order, then freed
-            f_ev, f_img, f_start = found.pop()
+            f_ev, f_img, f_start, _ = found.pop()
             at = base[f_ev] + f_img - step0
             ev[at], img[at], start[at] = f_ev, f_img, f_start
             del f_ev, f_img, f_start, at
@@ -948,14 +1016,8 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             if prefixed.any():
                 p, part = _value_options(file, rows.take(e), s, end[e], prefixed, json_cols, int(i[0]))
             ends, record = lay_out(e, s, p, par, i, part, keep=True)
-            nxt_ev = np.append(ev[lo + 1 : hi + 1], -1)[: len(e)]
-            nxt_start = np.append(start[lo + 1 : hi + 1], -1)[: len(e)]
-            bad_img = ends != np.where(nxt_ev == e, nxt_start, stop[e])
-            if bad_img.any():
-                bad = np.zeros(len(rows), bool)
-                bad[e[bad_img]] = True
-                _raise_at(file, rows, bad, "row images do not tile the event (internal check)")
-            del e, i, s, par, p, part, ends, nxt_ev, nxt_start, bad_img  # not held while the piece is used
+            _check_tiling(file, rows, ev[lo : hi + 1], start[lo : hi + 1], ends, stop)
+            del e, i, s, par, p, part, ends  # not held while the piece is used
             yield _images(file, rows, table_map, storage, kind, record, numbers)
             del record
             lo = hi
@@ -965,24 +1027,32 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
     return pieces(), more, n_found
 
 
-def _fixed_pieces(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
-                  record: tuple, per_piece: int, numbers: np.ndarray | None) -> Iterator[RowImages]:
-    """The fixed-width fast path's record (in log order) cut into pieces of ``per_piece`` rows."""
-    if len(record[0]) <= per_piece:
-        yield _images(file, rows, table_map, storage, kind, record, numbers)
-        return
-    ev, img, live, offs, valid, pres, _, _ = record
-    del record
-    for lo in range(0, len(ev), per_piece):
-        sl = slice(lo, lo + per_piece)
-        yield _images(file, rows, table_map, storage, kind, (ev[sl], img[sl], live, offs[sl], valid[sl], pres[sl], None, {}),
+def _check_tiling(file: BinlogFile, rows: EventIndex, ev: np.ndarray, start: np.ndarray, ends: np.ndarray,
+                  stop: np.ndarray) -> None:
+    """Images in log order (``ev``, ``start``; one more than ``ends`` may be given: the next
+    image) must each end where the next image of its event starts, the last at ``stop``."""
+    n = len(ends)
+    nxt_ev = np.append(ev[1 : n + 1], -1)[:n]
+    nxt_start = np.append(start[1 : n + 1], -1)[:n]
+    bad_img = ends != np.where(nxt_ev == ev[:n], nxt_start, stop[ev[:n]])
+    if bad_img.any():
+        bad = np.zeros(len(rows), bool)
+        bad[ev[:n][bad_img]] = True
+        _raise_at(file, rows, bad, "row images do not tile the event (internal check)")
+
+
+def _fixed_chunks(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
+                  chunks: Iterator, numbers: np.ndarray | None) -> Iterator[RowImages]:
+    """The fixed-width fast path's results, one chunk of events (a piece) at a time."""
+    for f_ev, f_img, f_live, f_off, f_valid, _, _ in chunks:
+        yield _images(file, rows, table_map, storage, kind, (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {}),
                       numbers)
 
 
 def _images(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
-            record: tuple, numbers: np.ndarray | None = None) -> RowImages:
+            record: tuple, numbers: np.ndarray | None = None, absent: np.ndarray | None = None) -> RowImages:
     """RowImages of a layout record of images in log order (see ``lay_out`` in :func:`_locate`);
-    ``numbers`` renumbers the events."""
+    ``numbers`` renumbers the events; ``absent`` instead of the record's ``present``."""
     ev, img, live, offsets, valid, pres, partial, lengths = record
     k_ev = kind[ev]
     change = np.select(
@@ -1003,8 +1073,69 @@ def _images(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: li
         columns=live,
         offsets=offsets,
         valid=valid,
-        absent=~pres,
+        absent=~pres if absent is None else absent,
         lengths=lengths,
         storage=storage,
         partial=partial,
     )
+
+
+def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
+              is_update: np.ndarray, steps: list[tuple], with_partial: bool, first_image: int = 0) -> RowImages:
+    """The placement rounds put in log order (event, then image) over the union of their
+    placed columns. ``first_image``: the number of the first image placed (a single event
+    placed in pieces)."""
+    n_events = len(rows)
+    n_images = np.zeros(n_events, np.int64)
+    if steps:
+        ev = np.concatenate([st[0] for st in steps])
+        img = np.concatenate([st[1] for st in steps])
+        np.add.at(n_images, ev, 1)
+    else:
+        ev = img = np.zeros(0, np.int64)
+    odd = (is_update == 1) & (n_images % 2 == 1)
+    if odd.any():
+        _raise_at(file, rows, odd, "UPDATE rows event has a before image without an after image")
+    base = np.zeros(n_events, np.int64)
+    base[1:] = np.cumsum(n_images[:-1])
+    rank = base[ev] + img - first_image
+    order = np.empty(len(rank), np.int64)
+    order[rank] = np.arange(len(rank))
+    ev = ev[order]
+    img = img[order]
+    del order
+    n = len(rank)
+    columns = np.unique(np.concatenate([st[2] for st in steps])) if steps else np.zeros(0, np.int64)
+    L = columns.size
+    if len(steps) == 1 and n and not with_partial and (n == 1 or bool((rank[1:] > rank[:-1]).all())):
+        # one round in log order (the fixed-width fast path): its arrays are the result
+        _, _, _, offsets, valid, pres, _, lengths = steps.pop()
+        absent, partial = ~pres, None
+        steps = []
+    else:
+        offsets = np.zeros((n, L), np.int64)
+        valid = np.zeros((n, L), bool)
+        absent = np.ones((n, L), bool)
+        partial = np.zeros((n, L), bool) if with_partial else None
+        lengths = {c: np.zeros(n, np.int64) for c in columns.tolist() if storage[c][0] != "fixed"}
+    at = 0
+    steps.reverse()
+    while steps:  # each round's arrays are freed once copied
+        s_ev, s_img, live, offs, hasval, pres, part, lens = steps.pop()
+        r = rank[at : at + len(s_ev)]
+        at += len(s_ev)
+        if live.size == L:  # every placed column (live == columns)
+            offsets[r], valid[r], absent[r] = offs, hasval, ~pres
+            if part is not None:
+                partial[r] = part
+        else:
+            j = np.searchsorted(columns, live)
+            offsets[r[:, None], j] = offs
+            valid[r[:, None], j] = hasval
+            absent[r[:, None], j] = ~pres
+            if part is not None:
+                partial[r[:, None], j] = part
+        for c, v in lens.items():
+            lengths[c][r] = v
+    return _images(file, rows, table_map, storage, kind, (ev, img, columns, offsets, valid, None, partial, lengths),
+                   absent=absent)
