@@ -141,30 +141,26 @@ def _measure(paths: list[str], table: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def _info(result: dict, file_bytes: int) -> dict:
+    """The child's measurements in MiB, for ``extra_info``."""
+    mib = 1 << 20
+    out = {"file_mb": round(file_bytes / mib, 1), "table_rows": result["rows"], "batches": result["batches"],
+           "decode_seconds": round(result["seconds"], 2)}
+    for key in ("peak_rss", "peak_rss_anon", "peak_rss_file", "baseline_rss", "baseline_rss_anon",
+                "baseline_rss_file", "arrow_pool_max"):
+        out[f"{key}_mb"] = round(result[key] / mib, 1)
+    out["max_batch_mb"] = round(result["max_batch_bytes"] / mib, 1)
+    out["peak_rss_over_file"] = round(result["peak_rss"] / file_bytes, 3)
+    return out
+
+
 @pytest.mark.parametrize("table", ["b.narrow", "b.strings"])
 def test_iter_batches_peak_rss(benchmark, big_binlog, table):
     paths, inserted, gen_seconds = big_binlog
     file_bytes = sum(os.path.getsize(p) for p in paths)
     result = benchmark.pedantic(_measure, args=(paths, table), rounds=1, iterations=1)
-    mib = 1 << 20
-    benchmark.extra_info.update(
-        table=table,
-        files=len(paths),
-        file_mb=round(file_bytes / mib, 1),
-        table_rows=result["rows"],
-        batches=result["batches"],
-        decode_seconds=round(result["seconds"], 2),
-        peak_rss_mb=round(result["peak_rss"] / mib, 1),
-        peak_rss_anon_mb=round(result["peak_rss_anon"] / mib, 1),
-        peak_rss_file_mb=round(result["peak_rss_file"] / mib, 1),
-        baseline_rss_mb=round(result["baseline_rss"] / mib, 1),
-        baseline_rss_anon_mb=round(result["baseline_rss_anon"] / mib, 1),
-        baseline_rss_file_mb=round(result["baseline_rss_file"] / mib, 1),
-        arrow_pool_max_mb=round(result["arrow_pool_max"] / mib, 1),
-        max_batch_mb=round(result["max_batch_bytes"] / mib, 1),
-        peak_rss_over_file=round(result["peak_rss"] / file_bytes, 3),
-        generate_seconds=round(gen_seconds, 1),
-    )
+    benchmark.extra_info.update(table=table, files=len(paths), generate_seconds=round(gen_seconds, 1),
+                                **_info(result, file_bytes))
     print(f"\n{table}: {json.dumps(benchmark.extra_info)}")
     assert result["rows"] == inserted[table]
 
@@ -194,17 +190,6 @@ def test_iter_batches_peak_rss_of_one_byte_rows(benchmark, one_byte_rows_files, 
     bounded by ``batch_rows``, not by the file or by what its events hold."""
     path = one_byte_rows_files[events]
     result = benchmark.pedantic(_measure, args=([path], "test_db.buildings"), rounds=1, iterations=1)
-    mib = 1 << 20
-    benchmark.extra_info.update(
-        events=events,
-        file_mb=round(os.path.getsize(path) / mib, 1),
-        table_rows=result["rows"],
-        batches=result["batches"],
-        decode_seconds=round(result["seconds"], 2),
-        peak_rss_mb=round(result["peak_rss"] / mib, 1),
-        peak_rss_anon_mb=round(result["peak_rss_anon"] / mib, 1),
-        baseline_rss_mb=round(result["baseline_rss"] / mib, 1),
-        max_batch_mb=round(result["max_batch_bytes"] / mib, 1),
-    )
+    benchmark.extra_info.update(events=events, **_info(result, os.path.getsize(path)))
     print(f"\none-byte rows, {events} events: {json.dumps(benchmark.extra_info)}")
     assert result["rows"] == events * 8000 + 1  # the added images and the seed's other row
