@@ -30,7 +30,7 @@ local run).
 Besides the rule, what can be checked against an independent walk of the headers is: for
 every file, ``events()`` lists exactly the complete events and ``info()`` counts them; rows
 only come from rows events; a file cut at any offset decodes to exactly the rows of the
-events before the cut; ``segment_bytes`` never changes the outcome; a rows event whose
+events before the cut; ``segment_bytes`` and ``batch_rows`` never change the outcome; a rows event whose
 column count or table id disagrees with the TABLE_MAPs is never decoded.
 
 Bugs found are kept at the end: ``test_found_*`` for the ones since fixed (plain
@@ -505,7 +505,8 @@ OPERATIONS = {
 }
 
 
-def run_one(path: Path, op: str, *, verify: bool, strict: bool, out: Outcome, segment_bytes: int | None = None) -> None:
+def run_one(path: Path, op: str, *, verify: bool, strict: bool, out: Outcome, segment_bytes: int | None = None,
+            batch_rows: int | None = None) -> None:
     size = path.stat().st_size
     arrow_pool = pa.default_memory_pool()
     arrow_before = arrow_pool.max_memory() or 0
@@ -515,7 +516,7 @@ def run_one(path: Path, op: str, *, verify: bool, strict: bool, out: Outcome, se
         warnings.simplefilter("always")
         try:
             with alarm(ALARM_S):
-                kw = {} if segment_bytes is None else {"segment_bytes": segment_bytes}
+                kw = {k: v for k, v in (("segment_bytes", segment_bytes), ("batch_rows", batch_rows)) if v is not None}
                 with vecbinlog.open(path, verify_checksums=verify, strict=strict, **kw) as log:
                     out.results[op] = OPERATIONS[op](log)
         except vecbinlog.BinlogError as exc:
@@ -566,11 +567,11 @@ def check_error(exc: vecbinlog.BinlogError, path: Path, size: int) -> None:
 
 
 def exercise(path: Path, *, verify: bool = True, strict: bool = False, ops=tuple(OPERATIONS),
-             segment_bytes: int | None = None) -> Outcome:
+             segment_bytes: int | None = None, batch_rows: int | None = None) -> Outcome:
     """Each operation on a fresh open of ``path``; checks the rule, returns what happened."""
     out = Outcome()
     for op in ops:
-        run_one(path, op, verify=verify, strict=strict, out=out, segment_bytes=segment_bytes)
+        run_one(path, op, verify=verify, strict=strict, out=out, segment_bytes=segment_bytes, batch_rows=batch_rows)
     check_nothing_lost(path, out, strict=strict)
     return out
 
@@ -1261,6 +1262,20 @@ def test_segment_sizes_agree(tmp_path, name, data, seg, mutate):
     whole = exercise(path)
     pieces = exercise(path, segment_bytes=seg)
     _same_outcome(whole, pieces, f"segment_bytes={seg}")
+
+
+@settings_for(40)
+@given(name=st.sampled_from(SEEDS), data=st.data(), rows=st.sampled_from([2, 3, 16, 64]), mutate=st.booleans())
+def test_batch_rows_agree(tmp_path, name, data, rows, mutate):
+    """``batch_rows`` only bounds memory: the outcome (tables, rows, errors) is the same, for
+    the seed files and for files with a rows or TABLE_MAP event mutated (CRC32s fixed)."""
+    raw = seed_bytes(name)
+    if mutate:
+        e = data.draw(st.sampled_from([e for e in walk(raw)[0] if e.type in ROWS + (TABLE_MAP,)]), label="event")
+        raw = bytes(finish(raw, apply_edits(bytearray(raw), data.draw(
+            byte_mutations(len(raw), lo=e.offset + 13, hi=e.offset + e.size), label="edits"))))
+    path = write(tmp_path, raw)
+    _same_outcome(exercise(path), exercise(path, batch_rows=rows), f"batch_rows={rows}")
 
 
 # ---------------------------------------------------------------------------------------
