@@ -333,14 +333,15 @@ def test_tables_of_one_shape_share_one_placement(mariadb_server, monkeypatch, im
 
 
 @pytest.mark.parametrize("image", ["FULL", "MINIMAL"])
-def test_small_batches_equal_select(mariadb_server, image):
+def test_small_batches_equal_select(mariadb_server, image, monkeypatch):
     """``batch_rows`` cuts the rows of a segment, and of one rows event, into batches of at
     most that many rows, an UPDATE's two images always in one batch: the batches hold the
     rows of a whole-table read, in order, and replay to the server's SELECT. With
     ``segment_bytes=1`` every rows event is placed alone, in pieces (the single-event path).
     Tables ``f`` and ``g`` have fixed-width columns only: ``g`` holds no NULL (every event
     takes the fixed-width fast path, a chunk of events at a time), ``f`` a NULL in a few
-    events (the others fast, these walked)."""
+    events (the others fast, these walked). Last, a walk may keep only 2000 images: groups
+    of events that hold more are cut into smaller groups."""
     server = mariadb_server
     sql = ["DROP DATABASE IF EXISTS pieces", "CREATE DATABASE pieces", "USE pieces",
            "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(20) NULL, n SMALLINT NULL)",
@@ -366,9 +367,13 @@ def test_small_batches_equal_select(mariadb_server, image):
             whole = log.read_table(f"pieces.{table}")
         assert whole.num_rows > len(expected) + 1000  # inserts, and both images of each updated row
         for options in ({"batch_rows": 7}, {"batch_rows": 7, "segment_bytes": 1}, {"batch_rows": 1000},
-                        {"batch_rows": 3000}):
-            with vecbinlog.open(path, **options) as log:
-                batches = list(log.iter_batches(f"pieces.{table}"))
+                        {"batch_rows": 3000}, {"batch_rows": 1000, "walk_images": 2000}):
+            with monkeypatch.context() as patch:
+                if "walk_images" in options:
+                    patch.setattr(vecbinlog.rows, "WALK_IMAGES", options["walk_images"])
+                opened = {k: v for k, v in options.items() if k != "walk_images"}
+                with vecbinlog.open(path, **opened) as log:
+                    batches = list(log.iter_batches(f"pieces.{table}"))
             assert max(b.num_rows for b in batches) <= options["batch_rows"]
             assert len(batches) >= whole.num_rows // options["batch_rows"]
             for b in batches:

@@ -753,6 +753,11 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray, tuple | None]] = []
     n_found = 0
     full = True
+
+    def too_many() -> _TooMany:
+        done = float((cur - start0).sum())
+        return _TooMany(done / max(n_found, 1), done / max(n_found * ncols, 1))
+
     if resume is None and all(how == "fixed" for how, _ in storage):
         widths = np.array([w for _, w in storage], np.int64)
         fixed_end = np.where(partial_ev, cur, end)  # (after images of PARTIAL_UPDATE_ROWS_EVENT have a prefix)
@@ -784,25 +789,30 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
                 if len(fast_events) == len(rows):  # every image placed at once, in log order
                     record = (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {})
                     return iter([_images(file, rows, table_map, storage, kind, record, numbers)]), None, len(f_ev)
-                n_found = len(f_ev)
-                full = n_found <= per_piece
-                found.append((f_ev, f_img, f_start, (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {}) if full else None))
+                n_found = len(f_ev)  # at most a piece: the record is kept
+                found.append((f_ev, f_img, f_start, (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {})))
                 del fast, f_off, f_valid
                 slow[fast_events] = False
                 cur[fast_events] = end[fast_events]
-        else:  # first which events take the fast path, then their images a chunk at a time
-            fast_events = np.concatenate([f[5] for f in map(fast_on, chunks) if f is not None] or [np.zeros(0, np.int64)])
-            if len(fast_events) == len(rows):
-                return _fixed_chunks(file, rows, table_map, storage, kind, map(fast_on, chunks), numbers), None, int(
-                    counts.sum())
-            full = False
+        else:  # several chunks: which events take the fast path, keeping their image starts
+            fast_parts, kept = [], []
             for ch in chunks:
                 f = fast_on(ch)
                 if f is not None:
-                    found.append((f[0], f[1], f[6], None))
+                    fast_parts.append(f[5])
                     n_found += len(f[0])
+                    if n_found <= walk_limit:
+                        kept.append((f[0], f[1], f[6], None))
+            fast_events = np.concatenate(fast_parts) if fast_parts else np.zeros(0, np.int64)
+            if len(fast_events) == len(rows):  # all fast: laid out again a chunk (a piece) at a time
+                return _fixed_chunks(file, rows, table_map, storage, kind, map(fast_on, chunks), numbers), None, n_found
             slow[fast_events] = False
             cur[fast_events] = end[fast_events]
+            if n_found > walk_limit:  # several events (several chunks)
+                raise too_many()
+            full = False
+            found.extend(kept)
+            del kept
     act = np.flatnonzero(slow)
     first = cur.copy()  # where each event's images start
     stop = end.copy()  # where the images this call places end (a single event's piece: before its end)
@@ -817,10 +827,6 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
                 f"{int(rows.event_size.sum())} bytes of rows events (over {MAX_CELLS_PER_BYTE} per byte)",
                 path=file.path, offset=int(rows.pos[0]), event_type=event_type_name(int(rows.type_code[0])),
             )
-
-    def too_many() -> _TooMany:
-        done = float((cur - start0).sum())
-        return _TooMany(done / max(n_found, 1), done / max(n_found * ncols, 1))
 
     cells = n_found * ncols
     check_budget(cells)
@@ -1004,11 +1010,13 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             at = base[f_ev] + f_img - step0
             ev[at], img[at], start[at] = f_ev, f_img, f_start
             del f_ev, f_img, f_start, at
-        lo = 0
-        while lo < n or lo == n == 0:
-            hi = min(lo + per_piece, n)
+        bounds = [0]
+        while bounds[-1] < n:
+            hi = min(bounds[-1] + per_piece, n)
             if hi < n and is_update[ev[hi]] and img[hi] % 2:  # an UPDATE's two images stay together
                 hi -= 1
+            bounds.append(hi)
+        for lo, hi in list(zip(bounds, bounds[1:])) or [(0, 0)]:  # (no image: one empty piece)
             e, i, s = ev[lo:hi], img[lo:hi], start[lo:hi]
             par = (i & 1) * is_update[e]
             p, part = s, None
@@ -1020,9 +1028,6 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             del e, i, s, par, p, part, ends  # not held while the piece is used
             yield _images(file, rows, table_map, storage, kind, record, numbers)
             del record
-            lo = hi
-            if not n:
-                break
 
     return pieces(), more, n_found
 
