@@ -1735,3 +1735,26 @@ def test_null_vectors_memory(tmp_path):
     fixed-size-list slots (the memory bound of assert_rule holds)."""
     data = _vector_null_rows_file(16383, 2000)  # 16383 is the largest VECTOR MySQL allows
     assert_rule(write(tmp_path, data), ops=("read_all",))
+
+
+@settings(max_examples=200, deadline=None)
+@given(widths=st.lists(st.integers(0, 20), min_size=1, max_size=12), gaps=st.data(),
+       starts=st.lists(st.integers(0, 300), min_size=1, max_size=20))
+def test_gather_blocks_cut_each_value(widths, gaps, starts):
+    """Fixed-width values that sit at the same place in every record (FULL images without
+    NULLs) are gathered in blocks of neighbouring columns (common.gather_blocks): each column
+    must be exactly its own bytes, whether values touch, leave gaps or make blocks wider than
+    BLOCK_BYTES; expected: Python slices of the buffer."""
+    from vecbinlog.decoders.common import gather_blocks
+
+    within, at = [], 0
+    for w in widths:
+        at += gaps.draw(st.sampled_from([0, 0, 0, 1, 5]), label="gap")
+        within.append(at)
+        at += w
+    raw = bytes(range(256)) * 3
+    buf = np.frombuffer(raw[: max(starts) + at + 1], np.uint8)
+    got = gather_blocks(buf, np.array(starts, np.int64), np.array(within, np.int64), np.array(widths, np.int64))
+    for j, w in enumerate(widths):
+        assert got[j].shape == (len(starts), w) and got[j].flags.c_contiguous
+        assert [bytes(r) for r in got[j]] == [raw[s + within[j]: s + within[j] + w] for s in starts]

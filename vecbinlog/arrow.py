@@ -71,8 +71,9 @@ import pyarrow as pa
 from .constants import ColumnType
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
 from .errors import BinlogError
+from .decoders.common import gather_blocks
 from .decoders.jsondiff import JsonDiff, apply_partial
-from .rows import CHANGE_TYPES, RowImages
+from .rows import CHANGE_TYPES, AffineOffsets, RowImages
 from .table_map import TableMap
 from .transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
 
@@ -167,9 +168,16 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
     ok = codes >= 0
     if ok.any():
         ok[ok] = values.is_valid().to_numpy(zero_copy_only=False)[codes[ok]]
-    used, inverse = np.unique(codes[ok], return_inverse=True)
+    kept = codes[ok]
     idx = np.zeros(len(codes), index_type.to_pandas_dtype())
-    idx[ok] = inverse.ravel()
+    if len(kept) and bool((kept[1:] >= kept[:-1]).all()):  # in log order: no sort needed
+        first = np.ones(len(kept), bool)
+        first[1:] = kept[1:] != kept[:-1]
+        used = kept[first]
+        idx[ok] = np.cumsum(first) - 1
+    else:
+        used, inverse = np.unique(kept, return_inverse=True)
+        idx[ok] = inverse.ravel()
     return pa.DictionaryArray.from_arrays(pa.array(idx, index_type, mask=~ok), values.take(pa.array(used, pa.int64())))
 
 
@@ -223,10 +231,19 @@ def build_batch(
     # A column NULL or absent in every row is a shared all-null array; the others are decoded,
     # in threads when there are several columns of many rows (NumPy and Arrow release the GIL),
     # each column's positions made when it is decoded.
+    # values at the same place in every image: neighbouring columns gathered together
+    gathered: dict[int, np.ndarray] = {}
+    if isinstance(images.offsets, AffineOffsets) and n:
+        widths = np.array([images.storage[c][1] for c in images.columns.tolist()], np.int64)
+        blocks = gather_blocks(images.file.buf, images.offsets.starts, images.offsets.within, widths)
+        gathered = dict(zip(images.columns.tolist(), blocks))
+        del blocks
+
     def column_data(c: int) -> ColumnData:
         how, width = images.storage[c]
         offsets, valid, partial = images.column(c)
         return ColumnData(
+            raw=gathered.pop(c, None),
             spec=tm.columns[c],
             name=names[c],
             buf=images.file.buf,
@@ -345,9 +362,9 @@ class _SharedNulls:
 def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
     """``_absent`` from the (n, ncols) mask at once: list<dictionary<int16, string>>, two
     bytes per absent column (a MINIMAL image of a wide table has thousands)."""
-    counts = absent.sum(axis=1)
     offsets = np.zeros(len(absent) + 1, np.int32)
-    np.cumsum(counts, out=offsets[1:])
+    if absent.any():
+        np.cumsum(np.count_nonzero(absent, axis=1), out=offsets[1:])
     # row-major boolean selection from a broadcast row of column numbers: no index arrays
     cols = np.broadcast_to(np.arange(absent.shape[1], dtype=np.int16), absent.shape)[absent]
     values = pa.DictionaryArray.from_arrays(pa.array(cols, pa.int16()), pa.array(names, pa.string()))

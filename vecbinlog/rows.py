@@ -266,6 +266,24 @@ class TableMaps:
         return table[rows.fmt, rows.type_code]
 
 
+@dataclass(frozen=True)
+class AffineOffsets:
+    """The offsets of values that sit at the same place in every image (FULL images of a
+    table of fixed-width columns, no NULL): ``offsets[r, j] == starts[r] + within[j]``,
+    kept as the two vectors instead of an (n, L) array. The values of neighbouring columns
+    are then neighbouring bytes of each image, which the decoders gather in one copy."""
+
+    starts: np.ndarray  #: int64 (n,): where the first placed column's value starts
+    within: np.ndarray  #: int64 (L,): where each placed column starts, relative to it
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def array(self) -> np.ndarray:
+        """The (n, L) offsets."""
+        return self.starts[:, None] + self.within
+
+
 @dataclass
 class RowImages:
     """Every row image of a run of rows events of one table layout, located, in log order.
@@ -287,7 +305,7 @@ class RowImages:
     change: np.ndarray  #: int8 (n,) index into CHANGE_TYPES
     event_row: np.ndarray  #: int32 (n,) row number within its event
     columns: np.ndarray  #: int64 (L,) the placed columns, increasing
-    offsets: np.ndarray  #: int64 (n, L)
+    offsets: np.ndarray | AffineOffsets  #: int64 (n, L), or starts and relative places
     valid: np.ndarray  #: bool (n, L)
     absent: np.ndarray  #: bool (n, L)
     lengths: dict[int, np.ndarray] = field(default_factory=dict)  #: column -> int64 (n,)
@@ -301,9 +319,12 @@ class RowImages:
 
     def take(self, keep: np.ndarray) -> RowImages:
         """The rows where ``keep`` (a boolean mask or positions) selects."""
-        per_row = ("event_pos", "event", "inner", "timestamp", "change", "event_row", "offsets", "valid", "absent")
+        per_row = ("event_pos", "event", "inner", "timestamp", "change", "event_row", "valid", "absent")
+        offsets = self.offsets
+        offsets = (AffineOffsets(offsets.starts[keep], offsets.within) if isinstance(offsets, AffineOffsets)
+                   else offsets[keep])
         out = RowImages(table_map=self.table_map, file=self.file, storage=self.storage, columns=self.columns,
-                        **{name: getattr(self, name)[keep] for name in per_row})
+                        offsets=offsets, **{name: getattr(self, name)[keep] for name in per_row})
         out.lengths = {c: v[keep] for c, v in self.lengths.items()}
         out.partial = None if self.partial is None else self.partial[keep]
         return out
@@ -339,7 +360,10 @@ class RowImages:
         n = len(self)
         if j < 0:
             return np.zeros(n, np.int64), np.zeros(n, bool), None
-        return np.ascontiguousarray(self.offsets[:, j]), np.ascontiguousarray(self.valid[:, j]), self.partial_of(c)
+        offsets = self.offsets
+        at = (offsets.starts + offsets.within[j] if isinstance(offsets, AffineOffsets)
+              else np.ascontiguousarray(offsets[:, j]))
+        return at, np.ascontiguousarray(self.valid[:, j]), self.partial_of(c)
 
     def partial_of(self, c: int) -> np.ndarray | None:
         """bool (n,): the value of column ``c`` is a JSON diff vector; None when none is."""
@@ -494,7 +518,7 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     within = np.cumsum(contrib, axis=2) - contrib
     if full:
         valid = np.ones((len(ev), live.size), bool)
-        return ev, img, live, (start + nb)[:, None] + within[0, 0], valid, ok, start
+        return ev, img, live, AffineOffsets(start + nb, within[0, 0]), valid, ok, start
     valid = present[:, :, live][ev, par]
     offs = (start + nb)[:, None] + within[ev, par]
     return ev, img, live, np.where(valid, offs, 0), valid, ok, start
@@ -1127,6 +1151,8 @@ def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: 
     steps.reverse()
     while steps:  # each round's arrays are freed once copied
         s_ev, s_img, live, offs, hasval, pres, part, lens = steps.pop()
+        if isinstance(offs, AffineOffsets):
+            offs = offs.array()
         r = rank[at : at + len(s_ev)]
         at += len(s_ev)
         if live.size == L:  # every placed column (live == columns)

@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..table_map import ColumnSpec
-from .common import ColumnData, DecodeOptions, gather_fixed, validity
+from .common import ColumnData, DecodeOptions, validity
 
 
 def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
@@ -15,7 +15,7 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
 
 def decode(col: ColumnData) -> pa.Array:
     n = len(col)
-    raw = gather_fixed(col.buf, col.offsets, col.width)
+    raw = col.fixed_bytes()
     if col.width > 8:
         raise col.error(f"BIT value of {col.width} bytes (at most 8)", 0)
     padded = np.zeros((n, 8), np.uint8)

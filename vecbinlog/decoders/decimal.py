@@ -21,7 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..table_map import ColumnSpec
-from .common import ColumnData, DecodeOptions, gather_fixed, validity
+from .common import ColumnData, DecodeOptions, validity
 
 _DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
 _MASK32 = np.uint64(0xFFFFFFFF)
@@ -54,13 +54,15 @@ def decode(col: ColumnData) -> pa.Array:
     precision, scale = precision_scale(col.spec)
     atype = arrow_type(col.spec, col.name, col.options)
     n = len(col)
-    raw = gather_fixed(col.buf, col.offsets, col.width).astype(np.uint8)
+    raw = col.fixed_bytes().astype(np.uint8)
     if raw.shape[1]:
         negative = (raw[:, 0] & 0x80) == 0  # stored sign bit: 1 = positive (bin2decimal)
         raw[:, 0] ^= 0x80
         raw[negative] ^= 0xFF
     else:
         negative = np.zeros(n, bool)
+    if precision <= 18:  # the value fits an int64: no limbs
+        return _decode_int64(col, raw, negative, precision, scale, atype)
     nlimbs = atype.byte_width // 4  # 32-bit limbs of the Arrow value
     acc = np.zeros((n, nlimbs), np.uint64)
     pos = 0
@@ -92,5 +94,32 @@ def decode(col: ColumnData) -> pa.Array:
             carry = t >> np.uint64(32)
         acc[negative] = neg
     data = np.ascontiguousarray(acc.astype("<u4"))
+    vbuf, nulls = validity(col.valid)
+    return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(data)], null_count=nulls)
+
+
+def _decode_int64(col: ColumnData, raw: np.ndarray, negative: np.ndarray, precision: int, scale: int,
+                  atype: pa.DataType) -> pa.Array:
+    """DECIMAL of at most 18 digits: the digit groups summed in an int64 (< 10**18), then
+    written as decimal128's two little-endian 64-bit halves (the high one the sign)."""
+    n = len(raw)
+    value = np.zeros(n, np.int64)
+    bad = np.zeros(n, bool)
+    pos = 0
+    for nbytes, digits in groups(precision, scale):
+        g = raw[:, pos].astype(np.int64)
+        for k in range(1, nbytes):
+            g = (g << 8) | raw[:, pos + k]
+        pos += nbytes
+        bad |= g >= 10**digits
+        value = value * 10**digits + g  # no overflow while every group is in range
+    bad &= col.valid
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise col.error(f"DECIMAL({precision},{scale}) value has a digit group out of range", i)
+    np.negative(value, out=value, where=negative)
+    data = np.empty((n, 2), "<i8")
+    data[:, 0] = value
+    data[:, 1] = value >> 63
     vbuf, nulls = validity(col.valid)
     return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(data)], null_count=nulls)

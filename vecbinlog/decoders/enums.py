@@ -18,7 +18,7 @@ import pyarrow as pa
 from ..collations import charset_for, decode_text
 from ..constants import BINARY_COLLATION, ColumnType as T
 from ..table_map import ColumnSpec
-from .common import ColumnData, DecodeOptions, gather_fixed, validity
+from .common import ColumnData, DecodeOptions, validity
 
 
 def _labels(spec: ColumnSpec, values: tuple[bytes, ...], options: DecodeOptions) -> pa.Array:
@@ -40,7 +40,7 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
 
 
 def _unsigned(col: ColumnData) -> np.ndarray:
-    raw = gather_fixed(col.buf, col.offsets, col.width)
+    raw = col.fixed_bytes()
     if col.width > 8:
         raise col.error(f"{col.spec.type_name} value of {col.width} bytes (at most 8)", 0)
     padded = np.zeros((len(col), 8), np.uint8)

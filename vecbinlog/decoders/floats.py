@@ -6,7 +6,7 @@ import pyarrow as pa
 
 from ..constants import ColumnType as T
 from ..table_map import ColumnSpec
-from .common import ColumnData, DecodeOptions, gather_fixed, validity
+from .common import ColumnData, DecodeOptions, validity
 
 
 def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
@@ -22,6 +22,6 @@ def decode(col: ColumnData) -> pa.Array:
         from . import raw
 
         return raw.decode(col)
-    values = gather_fixed(col.buf, col.offsets, col.width).view(f"<f{col.width}").reshape(n)
+    values = col.fixed_bytes().view(f"<f{col.width}").reshape(n)
     vbuf, nulls = validity(col.valid)
     return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(values)], null_count=nulls)

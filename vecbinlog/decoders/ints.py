@@ -11,7 +11,7 @@ import pyarrow as pa
 
 from ..constants import ColumnType as T
 from ..table_map import ColumnSpec
-from .common import ColumnData, DecodeOptions, gather_fixed, validity
+from .common import ColumnData, DecodeOptions, validity
 
 #: type -> (bytes in the row image, signed Arrow type, unsigned Arrow type)
 INT_LAYOUT: dict[int, tuple[int, pa.DataType, pa.DataType]] = {
@@ -41,7 +41,7 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
 def decode(col: ColumnData) -> pa.Array:
     spec = col.spec
     n = len(col)
-    raw = gather_fixed(col.buf, col.offsets, col.width)
+    raw = col.fixed_bytes()
     if spec.type == T.MYSQL_TYPE_YEAR:
         # One byte: year - 1900, and 0 for the year 0000 (Field_year::pack).
         b = raw[:, 0].astype(np.uint16)

@@ -62,7 +62,7 @@ import pyarrow as pa
 from ..constants import ColumnType as T
 from ..errors import MalformedEventError
 from ..table_map import ColumnSpec
-from .common import ColumnData, DecodeOptions, binary_like, gather_fixed, validity
+from .common import ColumnData, DecodeOptions, binary_like, validity
 
 __all__ = ["arrow_type", "decode", "TEMPORAL_TYPES"]
 
@@ -328,7 +328,7 @@ def _gather(col: ColumnData) -> np.ndarray:
     n, width = len(col), col.width
     if n == 0:
         return np.zeros((0, width), np.uint8)
-    raw = gather_fixed(col.buf, col.offsets, width)
+    raw = col.fixed_bytes()
     if not col.valid.all():
         raw[~col.valid] = np.frombuffer(_safe_value(col.spec.type, width), np.uint8)
     return raw
