@@ -807,11 +807,12 @@ class _SharedPlacement:
             for m in members:
                 del self.group[m]
             runs = [self.runs[m][1] for m in members]
-            positions = np.sort(np.concatenate(runs))
+            positions = np.concatenate(runs)  # run after run: the images come grouped by run
             names = ", ".join(dict.fromkeys(self.runs[m][0] for m in members))
             together = place_together(self.src, self.maps, self.index.take(positions), tm, names, self.max_images)
             if together is not None:
-                self.parts.update(zip(members, together.split(positions, runs, [self.runs[m][2] for m in members])))
+                self.parts.update(zip(members, together.split([len(r) for r in runs],
+                                                              [self.runs[m][2] for m in members])))
         if k in self.parts:
             yield self.parts.pop(k)
         else:

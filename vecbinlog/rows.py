@@ -329,22 +329,18 @@ class RowImages:
         out.partial = None if self.partial is None else self.partial[keep]
         return out
 
-    def split(self, positions: np.ndarray, runs: list[np.ndarray], table_maps: list[TableMap]) -> list[RowImages]:
-        """These images, placed for the events at ``positions`` (sorted indices into the event
-        index), cut into the rows of each run of events (sorted parts of ``positions`` that
-        partition it), each with ``event`` renumbered against its run and its own layout
-        ``table_maps[k]`` (stored alike). One reordering copy; the parts are slices of it."""
-        owner_of_event = np.empty(len(positions), np.int64)
-        for k, run_pos in enumerate(runs):
-            owner_of_event[np.searchsorted(positions, run_pos)] = k
-        owner = owner_of_event[self.event]
-        grouped = self.take(np.argsort(owner, kind="stable"))  # each run's rows together, in log order
-        bounds = np.zeros(len(runs) + 1, np.int64)
-        np.cumsum(np.bincount(owner, minlength=len(runs)), out=bounds[1:])
+    def split(self, sizes: list[int], table_maps: list[TableMap]) -> list[RowImages]:
+        """These images, placed for events given run after run (``sizes[k]`` events of run
+        ``k``, each run in log order), cut into each run's rows, each with ``event``
+        renumbered against its run and its own layout ``table_maps[k]`` (stored alike). The
+        images are in the order of their events, so each run's rows are a slice: no copy."""
+        first = np.zeros(len(sizes) + 1, np.int64)
+        np.cumsum(sizes, out=first[1:])
+        cut = np.searchsorted(self.event, first)  # ``event`` is non-decreasing
         parts = []
-        for k, (run_pos, table_map) in enumerate(zip(runs, table_maps)):
-            part = grouped.take(slice(int(bounds[k]), int(bounds[k + 1])))
-            part.event = np.searchsorted(run_pos, positions[part.event])
+        for k, table_map in enumerate(table_maps):
+            part = self.take(slice(int(cut[k]), int(cut[k + 1])))
+            part.event = part.event - first[k]
             part.table_map = table_map
             parts.append(part)
         return parts
@@ -770,13 +766,11 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
     walk_limit = (max(WALK_IMAGES, per_piece) if len(rows) > 1 else per_piece) if limit is not None else 1 << 62
     slow = cur < end
     start0 = cur.copy()
-    # the images found by the walk: (event, image number, start, record), one entry per round.
-    # While they fit in one piece each round keeps its layout record (where the values are),
-    # put in log order at the end (_assemble); past that only the starts are kept and the
-    # images are laid out again, a piece at a time, in log order (pieces() below).
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray, tuple | None]] = []
+    # the images found by the walk: (event, image number, start), one entry per round. They
+    # are laid out afterwards, a piece at a time, in log order (pieces() below): one pass over
+    # all the images costs less than keeping each round's layout and putting those in order.
+    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     n_found = 0
-    full = True
 
     def too_many() -> _TooMany:
         done = float((cur - start0).sum())
@@ -813,8 +807,8 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
                 if len(fast_events) == len(rows):  # every image placed at once, in log order
                     record = (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {})
                     return iter([_images(file, rows, table_map, storage, kind, record, numbers)]), None, len(f_ev)
-                n_found = len(f_ev)  # at most a piece: the record is kept
-                found.append((f_ev, f_img, f_start, (f_ev, f_img, f_live, f_off, f_valid, f_valid, None, {})))
+                n_found = len(f_ev)
+                found.append((f_ev, f_img, f_start))
                 del fast, f_off, f_valid
                 slow[fast_events] = False
                 cur[fast_events] = end[fast_events]
@@ -826,7 +820,7 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
                     fast_parts.append(f[5])
                     n_found += len(f[0])
                     if n_found <= walk_limit:
-                        kept.append((f[0], f[1], f[6], None))
+                        kept.append((f[0], f[1], f[6]))
             fast_events = np.concatenate(fast_parts) if fast_parts else np.zeros(0, np.int64)
             if len(fast_events) == len(rows):  # all fast: laid out again a chunk (a piece) at a time
                 return _fixed_chunks(file, rows, table_map, storage, kind, map(fast_on, chunks), numbers), None, n_found
@@ -834,7 +828,6 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             cur[fast_events] = end[fast_events]
             if n_found > walk_limit:  # several events (several chunks)
                 raise too_many()
-            full = False
             found.extend(kept)
             del kept
     act = np.flatnonzero(slow)
@@ -899,25 +892,29 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             isnull = np.zeros_like(pres)
         hasval = pres & ~isnull
         pos = p + nb
-        offs = np.zeros((A, live.size), np.int64) if keep else None
+        # The record is made column by column: (L, A) arrays, handed on transposed (their
+        # columns contiguous, as the decoders read them).
+        has_t = np.ascontiguousarray(hasval.T) if keep else None
+        offs_t = np.zeros((live.size, A), np.int64) if keep else None
         lens: dict[int, np.ndarray] = {}
         for run in runs_over(live):
             if run[0] == "fixed":
                 _, a, b, ws = run
-                contrib = hasval[:, a:b] * ws
-                cs = np.cumsum(contrib, axis=1)
                 if keep:
-                    offs[:, a:b] = np.where(hasval[:, a:b], pos[:, None] + cs - contrib, 0)
-                pos = pos + cs[:, -1]
+                    for j in range(a, b):
+                        np.multiply(pos, has_t[j], out=offs_t[j])  # 0 where there is no value
+                        pos = pos + has_t[j] * int(ws[j - a])
+                else:
+                    pos = pos + hasval[:, a:b] @ ws  # (a cumsum along rows costs 2-6x more)
             else:
                 _, j, k, c = run
-                hv = hasval[:, j]
+                hv = has_t[j] if keep else hasval[:, j]
                 over = hv & (pos + k > e_end)
                 if over.any():
                     fail(over, f": length of column {c + 1} runs past the end of the event")
                 length = _prefixes(buf, pos, hv, k)
                 if keep:
-                    offs[:, j] = np.where(hv, pos + k, 0)
+                    np.multiply(pos + k, hv, out=offs_t[j])
                     lens[c] = length
                 pos = pos + hv * (k + length)
             # checked once per run: no value may end past its event
@@ -929,7 +926,8 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             fail(stuck, " is empty: no column is present")
         if not keep:
             return pos, None
-        return pos, (evs, img_no, live, offs, hasval, pres, None if part is None else part & hasval, lens)
+        hasval = has_t.T
+        return pos, (evs, img_no, live, offs_t.T, hasval, pres, None if part is None else part & hasval, lens)
 
     while act.size:
         A = act.size
@@ -942,12 +940,9 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
         if prefixed.any():
             p, part = _value_options(file, rows.take(act), p, end[act], prefixed, json_cols, step)
         img_no = np.full(A, step, np.int64)
-        pos, record = lay_out(act, cur[act], p, par, img_no, part, keep=full)
-        found.append((act, img_no, cur[act], record))
+        pos, _ = lay_out(act, cur[act], p, par, img_no, part, keep=False)
+        found.append((act, img_no, cur[act]))
         n_found += A
-        if full and n_found > per_piece:  # more than a piece: keep the starts only
-            full = False
-            found[:] = [f[:3] + (None,) for f in found]
         cur[act] = pos
         step += 1
         act = act[pos < end[act]]
@@ -985,34 +980,10 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
                     more = (int(stop[0]), step + keep_n)
                 cells += c_ev.size * ncols
                 check_budget(cells)
-                c_img = step + c_rank
-                if full and n_found + c_ev.size <= per_piece:
-                    # laid out now, in chunks of about CHAIN_WINDOW_CELLS cells (bounds the
-                    # temporaries); the layout must tile each event exactly as the chain did
-                    ends = np.empty(c_ev.size, np.int64)
-                    chunk = max(CHAIN_WINDOW_CELLS // max(ncols, 1), 1024)
-                    for lo in range(0, c_ev.size, chunk):
-                        sl = slice(lo, lo + chunk)
-                        ends[sl], record = lay_out(act[c_ev[sl]], c_pos[sl], c_pos[sl], c_par[sl], c_img[sl], None, True)
-                        found.append((act[c_ev[sl]], c_img[sl], c_pos[sl], record))
-                    o = np.lexsort((c_rank, c_ev))
-                    _check_tiling(file, rows, act[c_ev[o]], c_pos[o], ends[o], stop)
-                    del ends, o, record
-                else:
-                    full = False
-                    found[:] = [f[:3] + (None,) for f in found]
-                    found.append((act[c_ev], c_img, c_pos, None))
+                found.append((act[c_ev], step + c_rank, c_pos))
                 n_found += c_ev.size
-                del c_ev, c_pos, c_par, c_rank, c_cur, c_img
+                del c_ev, c_pos, c_par, c_rank, c_cur
                 act = act[:0]
-
-    if full:  # one piece: each round's records put in log order
-        steps = [f[3] for f in found]
-        found.clear()
-        images = _assemble(file, rows, table_map, storage, kind, is_update, steps, bool(partial_ev.any()), step0)
-        if numbers is not None:
-            images.event = numbers[images.event]
-        return iter([images]), more, n_found
 
     def pieces() -> Iterator[RowImages]:
         """The images found, in log order (event, then image), laid out ``per_piece`` at a time;
@@ -1030,7 +1001,7 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
         ev, img, start = np.empty(n, np.int64), np.empty(n, np.int64), np.empty(n, np.int64)
         found.reverse()
         while found:  # each round's arrays scattered into log order, then freed
-            f_ev, f_img, f_start, _ = found.pop()
+            f_ev, f_img, f_start = found.pop()
             at = base[f_ev] + f_img - step0
             ev[at], img[at], start[at] = f_ev, f_img, f_start
             del f_ev, f_img, f_start, at
@@ -1108,65 +1079,3 @@ def _images(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: li
         partial=partial,
     )
 
-
-def _assemble(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: list, kind: np.ndarray,
-              is_update: np.ndarray, steps: list[tuple], with_partial: bool, first_image: int = 0) -> RowImages:
-    """The placement rounds put in log order (event, then image) over the union of their
-    placed columns. ``first_image``: the number of the first image placed (a single event
-    placed in pieces)."""
-    n_events = len(rows)
-    n_images = np.zeros(n_events, np.int64)
-    if steps:
-        ev = np.concatenate([st[0] for st in steps])
-        img = np.concatenate([st[1] for st in steps])
-        np.add.at(n_images, ev, 1)
-    else:
-        ev = img = np.zeros(0, np.int64)
-    odd = (is_update == 1) & (n_images % 2 == 1)
-    if odd.any():
-        _raise_at(file, rows, odd, "UPDATE rows event has a before image without an after image")
-    base = np.zeros(n_events, np.int64)
-    base[1:] = np.cumsum(n_images[:-1])
-    rank = base[ev] + img - first_image
-    order = np.empty(len(rank), np.int64)
-    order[rank] = np.arange(len(rank))
-    ev = ev[order]
-    img = img[order]
-    del order
-    n = len(rank)
-    columns = np.unique(np.concatenate([st[2] for st in steps])) if steps else np.zeros(0, np.int64)
-    L = columns.size
-    if len(steps) == 1 and n and not with_partial and (n == 1 or bool((rank[1:] > rank[:-1]).all())):
-        # one round in log order (the fixed-width fast path): its arrays are the result
-        _, _, _, offsets, valid, pres, _, lengths = steps.pop()
-        absent, partial = ~pres, None
-        steps = []
-    else:
-        offsets = np.zeros((n, L), np.int64)
-        valid = np.zeros((n, L), bool)
-        absent = np.ones((n, L), bool)
-        partial = np.zeros((n, L), bool) if with_partial else None
-        lengths = {c: np.zeros(n, np.int64) for c in columns.tolist() if storage[c][0] != "fixed"}
-    at = 0
-    steps.reverse()
-    while steps:  # each round's arrays are freed once copied
-        s_ev, s_img, live, offs, hasval, pres, part, lens = steps.pop()
-        if isinstance(offs, AffineOffsets):
-            offs = offs.array()
-        r = rank[at : at + len(s_ev)]
-        at += len(s_ev)
-        if live.size == L:  # every placed column (live == columns)
-            offsets[r], valid[r], absent[r] = offs, hasval, ~pres
-            if part is not None:
-                partial[r] = part
-        else:
-            j = np.searchsorted(columns, live)
-            offsets[r[:, None], j] = offs
-            valid[r[:, None], j] = hasval
-            absent[r[:, None], j] = ~pres
-            if part is not None:
-                partial[r[:, None], j] = part
-        for c, v in lens.items():
-            lengths[c][r] = v
-    return _images(file, rows, table_map, storage, kind, (ev, img, columns, offsets, valid, None, partial, lengths),
-                   absent=absent)
