@@ -388,9 +388,11 @@ def test_small_batches_equal_select(mariadb_server, image, monkeypatch):
         vecbinlog.open(path, batch_rows=1)
 
 
-def test_columns_decoded_in_threads_equal_select(mariadb_server):
+def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tmp_path):
     """A batch large enough to be decoded in threads (20 000 rows x 5 columns) == SELECT,
-    with threads=2 and threads=1; threads must be a positive integer."""
+    with threads=2 and threads=1, and in batches of 3000 rows each decoded in the background
+    while the next is placed; an error in a batch decoded in the background comes before an
+    error placing a later one, as with threads=1; threads must be a positive integer."""
     server = mariadb_server
     path = server.capture_binlog(
         "DROP DATABASE IF EXISTS threaded", "CREATE DATABASE threaded", "USE threaded",
@@ -399,6 +401,7 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server):
         "INSERT INTO t SELECT seq, IF(seq % 7 = 0, NULL, CONCAT('v-', seq * 13)), seq * 1.5 - 7000, "
         "TIMESTAMPADD(SECOND, seq * 97, '2020-01-01 00:00:00.125'), IF(seq % 5 = 0, NULL, 18446744073709551615 - seq) "
         "FROM seq_1_to_20000",
+        "CREATE TABLE t2 (id INT NOT NULL PRIMARY KEY, w INT)", "INSERT INTO t2 SELECT seq, -seq FROM seq_1_to_100",
     )
     expected = server.query("SELECT * FROM threaded.t ORDER BY id")
     for threads in (2, 1):
@@ -406,6 +409,41 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server):
             t = log.read_table("threaded.t")
         own = t.select(["id", "v", "d", "ts", "u"]).to_pylist()
         assert [tuple(r.values()) for r in own] == expected, threads
+    # every batch in the background (the size threshold set to 1 cell)
+    from vecbinlog import arrow, reader
+
+    monkeypatch.setattr(reader, "THREADED_CELLS", 1)
+    monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
+    with vecbinlog.open(path, threads=2, batch_rows=3000) as log:
+        batches = list(log.iter_batches("threaded.t"))
+    assert [b.num_rows for b in batches] == [3000] * 6 + [2000]
+    own = pa.Table.from_batches(batches).select(["id", "v", "d", "ts", "u"]).to_pylist()
+    assert [tuple(r.values()) for r in own] == expected
+    # Two faults: row 19 600 (in the last batch of t) gets a DECIMAL digit group out of range
+    # (an error decoding that batch), and the rows event of t2, after it, claims 3 columns (an
+    # error placing t2's batch, met while t's last batch is decoded in the background; t2 is
+    # shaped otherwise, so it is not placed together with t).
+    # Row 19 600's v is NULL: its image is id, d (22400.000), ts, u.
+    raw = bytearray(path.read_bytes())
+    d_at = raw.index((19600).to_bytes(4, "little") + bytes.fromhex("800057800000")) + 4
+    raw[d_at:d_at + 4] = b"\xff\xff\xff\xff"
+    with vecbinlog.open(path) as log:
+        last = [e for e in log.events().to_pylist() if e["type"] == "WRITE_ROWS_EVENT_V1"][-1]  # t2's
+    assert last["pos"] > d_at and raw[last["pos"] + 19 + 8] == 2  # column count, after table id and flags
+    raw[last["pos"] + 19 + 8] = 3
+    bad = tmp_path / "two-faults.bin"
+    bad.write_bytes(bytes(raw))
+    outcomes = []
+    for threads in (1, 2):
+        got: list[tuple[str, int]] = []
+        with vecbinlog.open(bad, threads=threads, batch_rows=3000, verify_checksums=False) as log:
+            with pytest.raises(vecbinlog.BinlogError) as err:
+                for name, b in log.iter_tables():
+                    got.append((name, b.num_rows))
+        outcomes.append((got, str(err.value), err.value.offset))
+    assert outcomes[0][0] == [("threaded.t", 3000)] * 6 and outcomes[0][2] == d_at
+    assert "digit group out of range" in outcomes[0][1]
+    assert outcomes[1] == outcomes[0]
     with pytest.raises(ValueError, match="threads"):
         vecbinlog.open(path, threads=0)
     # a process forked after threaded decoding has the pool object but not its threads: it must

@@ -181,9 +181,10 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
     return pa.DictionaryArray.from_arrays(pa.array(idx, index_type, mask=~ok), values.take(pa.array(used, pa.int64())))
 
 
-#: Rows x columns under which a batch's columns are decoded one after the other (threads
-#: cost more than they give on small batches).
-THREADED_CELLS = 1 << 16
+#: Rows x columns under which a batch's columns are decoded one after the other, and the
+#: batch is not decoded in the background (threads cost more than they give on small
+#: batches: they take turns at the GIL).
+THREADED_CELLS = 1 << 18
 _POOL: ThreadPoolExecutor | None = None
 _POOL_SIZE = 0
 _POOL_PID = 0  # a forked child has the pool object but not its threads: it makes its own

@@ -212,25 +212,40 @@ class GtidSummary:
         if not self._texts:
             return None
         texts = pa.concat_arrays(self._texts)
-        if not pc.any(pc.match_substring(texts, ":")).as_py():  # MariaDB domain-server-seq
-            parts = pc.split_pattern(texts, "-").flatten().to_numpy(zero_copy_only=False).reshape(-1, 3)
-            dom, srv, seq = (parts[:, j].astype(np.uint64) for j in range(3))
-            order = np.lexsort((seq, srv, dom))
-            dom, srv, seq = dom[order], srv[order], seq[order]
-            last = np.ones(len(dom), bool)
-            last[:-1] = (dom[1:] != dom[:-1]) | (srv[1:] != srv[:-1])
-            return ",".join(f"{d}-{s}-{q}" for d, s, q in zip(dom[last].tolist(), srv[last].tolist(), seq[last].tolist()))
-        parts = pc.split_pattern(texts, ":", max_splits=1, reverse=True).flatten()
-        pairs = parts.to_numpy(zero_copy_only=False).reshape(-1, 2)
-        key, gno = pairs[:, 0], pairs[:, 1].astype(np.int64)
-        out: dict[str, list[str]] = {}
-        for k in dict.fromkeys(key.tolist()):
-            g = np.unique(gno[key == k])
-            cuts = np.flatnonzero(np.diff(g) != 1) + 1
-            ivs = [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in np.split(g, cuts)]
-            uuid, _, tag = k.partition(":")
-            out.setdefault(uuid, []).append(":".join(([tag] if tag else []) + ivs))
-        return ",".join(f"{u}:{':'.join(p)}" for u, p in out.items())
+        mysql = pc.match_substring(texts, ":")  # uuid:gno; MariaDB's are domain-server-seq
+        # (a file holds one kind; a damaged one may hold both: each is summed up on its own)
+        parts = [_mariadb_set(texts.filter(pc.invert(mysql))), _mysql_set(texts.filter(mysql))]
+        return ",".join(p for p in parts if p)
+
+
+def _mariadb_set(texts: pa.Array) -> str:
+    """The last sequence number of each domain and server, as ``domain-server-seq`` items."""
+    if not len(texts):
+        return ""
+    parts = pc.split_pattern(texts, "-").flatten().to_numpy(zero_copy_only=False).reshape(-1, 3)
+    dom, srv, seq = (parts[:, j].astype(np.uint64) for j in range(3))
+    order = np.lexsort((seq, srv, dom))
+    dom, srv, seq = dom[order], srv[order], seq[order]
+    last = np.ones(len(dom), bool)
+    last[:-1] = (dom[1:] != dom[:-1]) | (srv[1:] != srv[:-1])
+    return ",".join(f"{d}-{s}-{q}" for d, s, q in zip(dom[last].tolist(), srv[last].tolist(), seq[last].tolist()))
+
+
+def _mysql_set(texts: pa.Array) -> str:
+    """MySQL's notation: ``uuid:1-5:7`` per source (``uuid:tag:...`` for tagged GTIDs)."""
+    if not len(texts):
+        return ""
+    parts = pc.split_pattern(texts, ":", max_splits=1, reverse=True).flatten()
+    pairs = parts.to_numpy(zero_copy_only=False).reshape(-1, 2)
+    key, gno = pairs[:, 0], pairs[:, 1].astype(np.int64)
+    out: dict[str, list[str]] = {}
+    for k in dict.fromkeys(key.tolist()):
+        g = np.unique(gno[key == k])
+        cuts = np.flatnonzero(np.diff(g) != 1) + 1
+        ivs = [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in np.split(g, cuts)]
+        uuid, _, tag = k.partition(":")
+        out.setdefault(uuid, []).append(":".join(([tag] if tag else []) + ivs))
+    return ",".join(f"{u}:{':'.join(p)}" for u, p in out.items())
 
 
 class GtidSet:

@@ -3,18 +3,21 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 import warnings
 from collections import Counter
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD, RowTransactions, build_batch, table_schema
+from .arrow import (JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD, THREADED_CELLS, RowTransactions, build_batch,
+                    table_schema)
 from .compression import COMPRESSED_EVENTS, unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
@@ -388,7 +391,39 @@ class Binlog:
                 )
 
     def _batches(self, wanted) -> Iterator[tuple[str, pa.RecordBatch]]:
-        """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table."""
+        """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table.
+
+        With ``threads`` > 1 each batch is decoded in the background while the next one is
+        placed (placement is many small NumPy steps, decoding a few large ones: on two cores
+        they overlap); batches still come, and fail, in log order."""
+        pending: _Pending | None = None  # the batch being decoded in the background
+        try:
+            for job in self._batch_jobs(wanted):
+                background = self.threads > 1 and job.cells >= THREADED_CELLS
+                if background:
+                    job.start()
+                if pending is not None:
+                    done, pending = pending, None
+                    yield done.result()
+                    del done
+                if background:
+                    pending = job
+                else:
+                    yield job.result()
+                job = None
+            if pending is not None:
+                done, pending = pending, None
+                yield done.result()
+        except GeneratorExit:
+            raise
+        except BaseException:
+            if pending is not None:  # it comes first in the log: its error, or its batch, first
+                done, pending = pending, None
+                yield done.result()
+            raise
+
+    def _batch_jobs(self, wanted) -> Iterator[_Pending]:
+        """The batches of :meth:`_batches`, placed, each with what decodes it."""
         dropped: Counter[str] = Counter()
         versions = _SchemaVersions()
         for step in self._walk(transactions=True):
@@ -445,13 +480,12 @@ class Binlog:
                     if not keep_rows.all():
                         images = images.take(keep_rows)
                         txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
-                    batch, notes = build_batch(images, self._options(name, f.formats[0].flavor), f.name, txn,
-                                               self.queries, schema_version=v, threads=self.threads)
-                    del images, txn
-                    for note in notes:
-                        warnings.warn(f"{f.path}: {name}: {note}", DecodeWarning, stacklevel=3)
-                    yield name, batch
-                    del batch  # not held while the next batch is made
+                    job = _Pending(f.path, name, len(images) * len(tm.columns), functools.partial(
+                        build_batch, images, self._options(name, f.formats[0].flavor), f.name, txn, self.queries,
+                        schema_version=v, threads=self.threads))
+                    del images, txn  # held by the job only, which lets go of them once decoded
+                    yield job
+                    del job
         for name, n in dropped.items():
             if not n:
                 continue
@@ -459,7 +493,7 @@ class Binlog:
                 f"{name}: {n} row images left out: their transaction rolled back (or was undone by ROLLBACK TO "
                 "SAVEPOINT, or has no end in the files), so they did not take effect; rolled_back='keep' keeps "
                 "them, marked by _outcome",
-                DecodeWarning, stacklevel=3,
+                DecodeWarning, stacklevel=4,
             )
 
     def _effective(self, step: _Step, sel: np.ndarray) -> tuple[np.ndarray, list[TableMap]]:
@@ -777,6 +811,41 @@ def _not_decoded(counts: Counter[str]) -> dict[str, dict[str, int]]:
         "skipped": {k: v for k, v in sorted(counts.items()) if k not in _DECODED_EVENTS | _UNSUPPORTED_EVENTS},
         "unsupported": {k: v for k, v in sorted(counts.items()) if k in _UNSUPPORTED_EVENTS},
     }
+
+
+_BUILDER: ThreadPoolExecutor | None = None
+_BUILDER_PID = 0
+
+
+def _builder() -> ThreadPoolExecutor:
+    """The thread that decodes batches in the background (a forked child makes its own)."""
+    global _BUILDER, _BUILDER_PID
+    if _BUILDER is None or _BUILDER_PID != os.getpid():
+        _BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vecbinlog-batch")
+        _BUILDER_PID = os.getpid()
+    return _BUILDER
+
+
+class _Pending:
+    """A batch of ``table`` to decode: here (:meth:`result`), or in the background (:meth:`start`)."""
+
+    def __init__(self, path: str, table: str, cells: int, make: Callable[[], tuple[pa.RecordBatch, list[str]]]):
+        self.path, self.table, self.cells = path, table, cells
+        self.make: Callable[[], tuple[pa.RecordBatch, list[str]]] | None = make
+        self.future: Future | None = None
+
+    def start(self) -> None:
+        self.future = _builder().submit(self.make)
+
+    def result(self) -> tuple[str, pa.RecordBatch]:
+        """(table, batch), its decoding warnings issued; the row images are let go."""
+        made = self.future.result() if self.future is not None else self.make()
+        self.make = self.future = None
+        batch, notes = made
+        del made
+        for note in notes:
+            warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=4)
+        return self.table, batch
 
 
 class _SharedPlacement:
