@@ -738,6 +738,22 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
     runs = [(r[0], r[1], r[2], np.array(r[3], np.int64)) if r[0] == "fixed" else r for r in runs]
     all_columns = np.arange(ncols, dtype=np.int64)
     full_images = bool(present.all())
+    # FULL images, only where each image ends: column c's null bit is bit c of the bitmap, so a
+    # run of fixed-width columns takes its width less, per bitmap byte, a table look-up of the
+    # widths of its columns that byte says are NULL
+    null_widths: list[tuple] = []
+    if full_images:
+        byte_values = np.arange(256, dtype=np.int64)
+        for run in runs:
+            if run[0] == "fixed":
+                _, a, b, ws = run
+                tables = {}
+                for c in range(a, b):
+                    lut = tables.setdefault(c >> 3, np.zeros(256, np.int64))
+                    lut += ((byte_values >> (c & 7)) & 1) * int(ws[c - a])
+                null_widths.append(("fixed", int(ws.sum()), list(tables.items())))
+            else:
+                null_widths.append(("prefixed", run[1] >> 3, 1 << (run[1] & 7), run[2], run[1]))
     placed_runs: dict[bytes, list[tuple]] = {}
 
     def runs_over(live: np.ndarray) -> list[tuple]:
@@ -858,6 +874,15 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
         placed."""
         A = evs.size
         e_end = end[evs]
+        nb = nullbytes[evs, par]
+
+        def fail(mask: np.ndarray, what: str) -> None:
+            _raise_at(file, rows.take(evs), mask, f"row image {int(img_no[np.flatnonzero(mask)[0]])}{what}")
+
+        if (p + nb > e_end).any():
+            fail(p + nb > e_end, " ends inside its null bitmap")
+        if full_images and not keep:
+            return _ends_of_full_images(p, nb, e_end, start, fail), None
         if full_images:  # every column in every image: nothing to select
             live_mask = None
             pres = np.ones((A, ncols), bool)
@@ -870,13 +895,6 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             live = np.flatnonzero(live_mask)
             pres = pres[:, live]
             part = None if part is None else part[:, live]
-        nb = nullbytes[evs, par]
-
-        def fail(mask: np.ndarray, what: str) -> None:
-            _raise_at(file, rows.take(evs), mask, f"row image {int(img_no[np.flatnonzero(mask)[0]])}{what}")
-
-        if (p + nb > e_end).any():
-            fail(p + nb > e_end, " ends inside its null bitmap")
         maxnb = int(nb.max()) if A else 0
         if maxnb and live.size:
             k = np.arange(maxnb, dtype=np.int64)
@@ -928,6 +946,31 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             return pos, None
         hasval = has_t.T
         return pos, (evs, img_no, live, offs_t.T, hasval, pres, None if part is None else part & hasval, lens)
+
+    def _ends_of_full_images(p, nb, e_end, start, fail) -> np.ndarray:
+        """lay_out of FULL images, where they end only (see ``null_widths``)."""
+        nbits = np.take(buf, p[:, None] + np.arange(int(nb[0]), dtype=np.int64)) if len(p) else None
+        pos = p + nb
+        for run in null_widths:
+            if run[0] == "fixed":
+                _, total, tables = run
+                for byte, lut in tables:
+                    total = total - lut[nbits[:, byte]]
+                pos = pos + total
+            else:
+                _, byte, bit, k, c = run
+                hv = (nbits[:, byte] & bit) == 0
+                over = hv & (pos + k > e_end)
+                if over.any():
+                    fail(over, f": length of column {c + 1} runs past the end of the event")
+                pos = pos + hv * (k + _prefixes(buf, pos, hv, k))
+        over = pos > e_end
+        if over.any():
+            fail(over, " runs past the end of the event")
+        stuck = pos == start
+        if stuck.any():
+            fail(stuck, " is empty: no column is present")
+        return pos
 
     while act.size:
         A = act.size
