@@ -1271,13 +1271,18 @@ def test_segment_sizes_agree(tmp_path, name, data, seg, mutate):
 def test_batch_rows_agree(tmp_path, name, data, rows, mutate):
     """``batch_rows`` only bounds memory: the outcome (tables, rows, errors) is the same, for
     the seed files and for files with a rows or TABLE_MAP event mutated (CRC32s fixed)."""
+    path = write(tmp_path, _seed_or_mutated(name, data, mutate))
+    _same_outcome(exercise(path), exercise(path, batch_rows=rows), f"batch_rows={rows}")
+
+
+def _seed_or_mutated(name: str, data, mutate: bool) -> bytes:
+    """A seed file, or (``mutate``) the seed with one rows or TABLE_MAP event mutated (CRC32s fixed)."""
     raw = seed_bytes(name)
     if mutate:
         e = data.draw(st.sampled_from([e for e in walk(raw)[0] if e.type in ROWS + (TABLE_MAP,)]), label="event")
         raw = bytes(finish(raw, apply_edits(bytearray(raw), data.draw(
             byte_mutations(len(raw), lo=e.offset + 13, hi=e.offset + e.size), label="edits"))))
-    path = write(tmp_path, raw)
-    _same_outcome(exercise(path), exercise(path, batch_rows=rows), f"batch_rows={rows}")
+    return raw
 
 
 @settings_for(40)
@@ -1292,12 +1297,7 @@ def test_background_decoding_agrees(tmp_path, monkeypatch, name, data, rows, mut
 
     monkeypatch.setattr(reader, "THREADED_CELLS", 1)
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
-    raw = seed_bytes(name)
-    if mutate:
-        e = data.draw(st.sampled_from([e for e in walk(raw)[0] if e.type in ROWS + (TABLE_MAP,)]), label="event")
-        raw = bytes(finish(raw, apply_edits(bytearray(raw), data.draw(
-            byte_mutations(len(raw), lo=e.offset + 13, hi=e.offset + e.size), label="edits"))))
-    path = write(tmp_path, raw)
+    path = write(tmp_path, _seed_or_mutated(name, data, mutate))
     one, two = exercise(path, threads=1, batch_rows=rows), exercise(path, threads=2, batch_rows=rows)
     _same_outcome(one, two, f"threads=2, batch_rows={rows}")
     for op in ("read_all", "tables"):

@@ -414,7 +414,9 @@ class Binlog:
             if pending is not None:
                 done, pending = pending, None
                 yield done.result()
-        except GeneratorExit:
+        except GeneratorExit:  # the caller stopped reading: the batch in the background is not wanted
+            if pending is not None and pending.future is not None:
+                pending.future.cancel()
             raise
         except BaseException:
             if pending is not None:  # it comes first in the log: its error, or its batch, first

@@ -927,21 +927,13 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             else:
                 _, j, k, c = run
                 hv = has_t[j] if keep else hasval[:, j]
-                over = hv & (pos + k > e_end)
-                if over.any():
-                    fail(over, f": length of column {c + 1} runs past the end of the event")
-                length = _prefixes(buf, pos, hv, k)
+                length = prefix_lengths(pos, hv, k, c, e_end, fail)
                 if keep:
                     np.multiply(pos + k, hv, out=offs_t[j])
                     lens[c] = length
                 pos = pos + hv * (k + length)
             # checked once per run: no value may end past its event
-        over = pos > e_end
-        if over.any():
-            fail(over, " runs past the end of the event")
-        stuck = pos == start
-        if stuck.any():
-            fail(stuck, " is empty: no column is present")
+        check_ends(pos, start, e_end, fail)
         if not keep:
             return pos, None
         hasval = has_t.T
@@ -960,17 +952,26 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
             else:
                 _, byte, bit, k, c = run
                 hv = (nbits[:, byte] & bit) == 0
-                over = hv & (pos + k > e_end)
-                if over.any():
-                    fail(over, f": length of column {c + 1} runs past the end of the event")
-                pos = pos + hv * (k + _prefixes(buf, pos, hv, k))
+                pos = pos + hv * (k + prefix_lengths(pos, hv, k, c, e_end, fail))
+        check_ends(pos, start, e_end, fail)
+        return pos
+
+    def prefix_lengths(pos, hv, k, c, e_end, fail) -> np.ndarray:
+        """The ``k``-byte length prefixes of column ``c`` at ``pos`` where ``hv``, which must
+        lie inside their events."""
+        over = hv & (pos + k > e_end)
+        if over.any():
+            fail(over, f": length of column {c + 1} runs past the end of the event")
+        return _prefixes(buf, pos, hv, k)
+
+    def check_ends(pos, start, e_end, fail) -> None:
+        """Images ending at ``pos`` must end inside their events and not be empty."""
         over = pos > e_end
         if over.any():
             fail(over, " runs past the end of the event")
         stuck = pos == start
         if stuck.any():
             fail(stuck, " is empty: no column is present")
-        return pos
 
     while act.size:
         A = act.size
