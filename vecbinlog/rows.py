@@ -23,8 +23,11 @@ JSON values whose bit is set are diff vectors, stored like a JSON value (see
 Rows inside one event are chained (each image's size depends on its null bits and its
 lengths), but events are independent: the images are walked with one cursor per event, all
 events advancing in lock-step, one image per step, and each step is a handful of NumPy
-operations over all events that still have images. Runs of fixed-width columns are placed
-with one cumulative sum; each length-prefixed column costs a gather of its prefix.
+operations over all events that still have images. A run of fixed-width columns moves the
+cursors by its width less that of its NULL columns (through per-byte tables of the null bitmap
+for FULL images); each length-prefixed column costs a gather of its prefix. The steps only
+find where each image starts; the images are then laid out (where each value is) in one pass
+over all of them, a batch at a time.
 """
 
 from __future__ import annotations
