@@ -463,7 +463,7 @@ def _fixed_image_counts(cur, end, present, nullbytes, is_update, widths) -> np.n
     return np.where(ok, span // np.maximum(unit, 1) * (1 + is_update), 0)
 
 
-def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
+def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths, lay_out: bool = True):
     """Fast path for tables whose columns are all fixed-width: place every image at once.
 
     If no value of an event is NULL, all its images have the same size (a before/after pair
@@ -471,9 +471,10 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
     event's span must be a whole number of images and every image's null bits must be
     zero. Events that fail (they hold NULLs) are left to the lock-step walk.
 
-    Returns (event, image number, placed columns (L,), offsets (n, L), valid (n, L), events
-    placed, image starts) or None; the placed columns are those present in some image of the
-    events placed.
+    Returns (event, image number, placed columns (L,), offsets (n, L; AffineOffsets for FULL
+    images), valid (n, L), events placed, image starts) or None; the placed columns are those
+    present in some image of the events placed. ``lay_out=False``: the placed columns, offsets
+    and valid are None (only which events are fast and where their images start).
     """
     size = nullbytes + (present * widths).sum(axis=2)  # (E, 2) image size without NULLs
     unit = np.where(is_update == 1, size[:, 0] + size[:, 1], size[:, 0])
@@ -510,6 +511,8 @@ def _place_fixed_images(buf, cur, end, present, nullbytes, is_update, widths):
             ok[np.unique(ev[has_null])] = False
             keep = ok[ev]
             ev, img, par, start, nb = ev[keep], img[keep], par[keep], start[keep], nb[keep]
+    if not lay_out:  # which events are fast, and where their images start, only
+        return ev, img, None, None, None, ok, start
     live = np.flatnonzero(present[ok].any(axis=(0, 1)))
     # where each column starts within an image of each (event, parity): a cumulative sum per
     # pattern, not per image
@@ -799,10 +802,10 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
         widths = np.array([w for _, w in storage], np.int64)
         fixed_end = np.where(partial_ev, cur, end)  # (after images of PARTIAL_UPDATE_ROWS_EVENT have a prefix)
 
-        def fast_on(ev_of: np.ndarray):
+        def fast_on(ev_of: np.ndarray, lay_out: bool = True):
             """The fast path over events ``ev_of``, its events renumbered as in ``rows``."""
             got = _place_fixed_images(buf, cur[ev_of], fixed_end[ev_of], present[ev_of], nullbytes[ev_of],
-                                      is_update[ev_of], widths)
+                                      is_update[ev_of], widths, lay_out)
             if got is None:
                 return None
             f_ev, f_img, f_live, f_off, f_valid, f_ok, f_start = got
@@ -834,7 +837,7 @@ def _locate(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: Tabl
         else:  # several chunks: which events take the fast path, keeping their image starts
             fast_parts, kept = [], []
             for ch in chunks:
-                f = fast_on(ch)
+                f = fast_on(ch, lay_out=False)  # laid out below only if every event is fast
                 if f is not None:
                     fast_parts.append(f[5])
                     n_found += len(f[0])
