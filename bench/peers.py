@@ -17,8 +17,11 @@ then times on each file:
 * the raw limits: reading the file from page cache into a buffer, and one NumPy pass
   (``np.memmap(...).max()``) over it.
 
-Every measurement runs in its own child process; "peak RSS" is that child's ru_maxrss
-(from os.wait4, i.e. getrusage of the child). Rates count *row images* (what vecbinlog
+read_all, mariadb-binlog and the raw limits are measured in interleaved rounds (--rounds,
+default 3: each method once per round, each time a best of 5), so that a ratio is not two
+methods measured minutes apart on a VM whose speed drifts; each keeps its best over all rounds.
+Every measurement runs in its own child process; "peak RSS" is that child's VmHWM (Python
+children) or GNU time's %M (whole commands). Rates count *row images* (what vecbinlog
 returns: an UPDATE is two images, before and after); "row changes" counts an UPDATE once.
 The last column is vecbinlog read_all's rate divided by the method's rate
 (> 1: vecbinlog is faster; for the raw limits it is the fraction of the limit reached).
@@ -541,6 +544,45 @@ def measure_raw(path: Path) -> dict:
     return {"read": {"seconds": t_read}, "numpy": {"seconds": t_np}}
 
 
+#: Rounds in which read_all, mariadb-binlog and the raw limits are measured one after the
+#: other (each a best of 5): this shared VM's speed drifts by up to 1.8x from one minute to
+#: the next, so methods measured minutes apart can be compared at different speeds.
+ROUNDS = 3
+
+
+def measure_interleaved(path: Path, tool: str, rounds: int = ROUNDS) -> dict:
+    """read_all, mariadb-binlog and the raw limits, measured in turn ``rounds`` times: each
+    method's time is its best over all rounds, and each keeps its per-round times (``rounds``),
+    so a ratio can also be given per round (both sides measured within the same minute)."""
+    seen: dict[str, list[dict]] = {}
+    for _ in range(max(rounds, 1)):
+        got = {"read_all": measure_child("read_all", str(path))}
+        try:
+            got["mariadb_binlog"] = measure_mariadb_binlog(path, tool)
+        except Exception as e:  # keep the rest of the table
+            got["mariadb_binlog"] = {"error": str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)}
+        got.update(measure_raw(path))
+        for key, m in got.items():
+            seen.setdefault(key, []).append(m)
+    out = {}
+    for key, ms in seen.items():
+        ok = [m for m in ms if "seconds" in m]
+        if not ok:
+            out[key] = ms[0]
+            continue
+        best = dict(min(ok, key=lambda m: m["seconds"]))
+        best["rounds"] = [m.get("seconds") for m in ms]
+        best["rss"] = max((m.get("rss") or 0) for m in ok) or best.get("rss")
+        out[key] = best
+    return out
+
+
+def round_ratios(m: dict, peer: str) -> list[float]:
+    """``peer``'s time over read_all's, round by round (interleaved rounds only)."""
+    ours, theirs = m.get("read_all", {}).get("rounds") or [], m.get(peer, {}).get("rounds") or []
+    return [b / a for a, b in zip(ours, theirs) if a and b]
+
+
 # --------------------------------------------------------------------------
 # Report
 # --------------------------------------------------------------------------
@@ -572,6 +614,14 @@ def _fmt_ms(s: float) -> str:
     return f"{s * 1000:.0f} ms" if s < 10 else f"{s:.1f} s"
 
 
+def _fmt_spread(rounds: list | None) -> str:
+    """" (slowest round: X ms)" when a method was measured in several interleaved rounds."""
+    times = [t for t in rounds or [] if t]
+    if len(times) < 2:
+        return ""
+    return f" (rounds up to {_fmt_ms(max(times))})"
+
+
 def render(results: dict, md: bool) -> str:
     lines = []
     header = ["shape", "file MB", "row changes (images)", "method", "time", "rows/s", "MB/s", "peak RSS",
@@ -593,7 +643,7 @@ def render(results: dict, md: bool) -> str:
                 rps = "" if key in ("read", "numpy", "place", "gather") else _fmt_rate(images / s)
                 rss = f"{m['rss'] / 2**20:.0f} MB" if m.get("rss") else ""
                 ratio = "1" if key == "read_all" else f"{s / base:.2f}"
-                cells = [_fmt_ms(s), rps, f"{mb / s:,.0f}", rss, ratio]
+                cells = [_fmt_ms(s) + _fmt_spread(m.get("rounds")), rps, f"{mb / s:,.0f}", rss, ratio]
             rows.append([shape if first else "", f"{mb:.1f}" if first else "",
                          f"{r['changes']:,} ({images:,})" if first else "", label, *cells])
             first = False
@@ -627,15 +677,22 @@ def render_targets(results: dict) -> str:
         vs_c, vs_py = TARGETS.get(shape, (None, None))
         if vs_c and "seconds" in m.get("mariadb_binlog", {}):
             checks.append((f"{vs_c}x `mariadb-binlog -v`", m["mariadb_binlog"]["seconds"] / ours,
-                           m["mariadb_binlog"]["seconds"] / vs_c, vs_c))
+                           m["mariadb_binlog"]["seconds"] / vs_c, vs_c, round_ratios(m, "mariadb_binlog")))
         if vs_py and "seconds" in m.get("pymysqlrepl", {}):
             checks.append((f"{vs_py}x python-mysql-replication", m["pymysqlrepl"]["seconds"] / ours,
-                           m["pymysqlrepl"]["seconds"] / vs_py, vs_py))
+                           m["pymysqlrepl"]["seconds"] / vs_py, vs_py, []))
         if "seconds" in m.get("numpy", {}):
             checks.append(("within 10x of the memmap pass", m["numpy"]["seconds"] * 10 / ours,
-                           m["numpy"]["seconds"] * 10, 1))
-        for label, ratio, allowed, need in checks:
-            shown = f"{ratio:.2f}x" if need > 1 else f"{ours / (allowed / 10):.0f}x the pass"
+                           m["numpy"]["seconds"] * 10, 1, round_ratios(m, "numpy")))
+        for label, ratio, allowed, need, per_round in checks:
+            if need > 1:
+                shown = f"{ratio:.2f}x"
+                if len(per_round) > 1:
+                    shown += f" (per round {min(per_round):.2f}-{max(per_round):.2f}x)"
+            else:
+                shown = f"{ours / (allowed / 10):.0f}x the pass"
+                if len(per_round) > 1:
+                    shown += f" (per round {1 / max(per_round):.0f}-{1 / min(per_round):.0f}x)"
             floor = _fmt_ms(gather) if gather is not None else ""
             lines.append(f"| {shape} | {label} | {shown} | {_fmt_ms(allowed)} | {floor} | "
                          f"{'yes' if ratio >= need else 'no'} |")
@@ -678,7 +735,7 @@ def _cpu() -> str:
 
 
 def write_markdown(out: Path, results: dict, versions: dict, command: str, rows: int, seed: int,
-                   gen_seconds: float, total_seconds: float) -> None:
+                   gen_seconds: float, total_seconds: float, rounds: int = ROUNDS) -> None:
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     text = [
         "# vecbinlog against its peers",
@@ -705,6 +762,10 @@ def write_markdown(out: Path, results: dict, versions: dict, command: str, rows:
         "",
         "How each number is taken (all on the same file, in the same run, file in page cache):",
         "",
+        f"* Interleaved: vecbinlog `read_all()`, `mariadb-binlog -v` and the raw limits are measured in "
+        f"{rounds} rounds, one after the other in each round; each method's time is its best over all "
+        "rounds, '(rounds up to X)' its slowest round's best, and the targets table also gives the ratio "
+        "round by round (both sides measured within the same minute: this shared VM's speed drifts).",
         "* vecbinlog `read_all()`: in a child process after imports, `vecbinlog.open(f).read_all()`, "
         "best of 5 after a warm-up (the last result is not held while the next is made).",
         "* vecbinlog CLI: `vecbinlog to-parquet FILE OUTDIR -q`, wall time of the whole process "
@@ -767,6 +828,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=DEFAULT_SEED)
     ap.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated subset of " + ",".join(SHAPES))
     ap.add_argument("--no-peer", action="store_true", help="skip python-mysql-replication")
+    ap.add_argument("--rounds", type=int, default=ROUNDS,
+                    help=f"interleaved rounds of read_all, mariadb-binlog and the raw limits (default {ROUNDS})")
     args = ap.parse_args(argv)
     shapes = [s for s in args.shapes.split(",") if s]
     for s in shapes:
@@ -796,15 +859,14 @@ def main(argv: list[str] | None = None) -> int:
             for shape, path in files.items():
                 size = path.stat().st_size
                 print(f"[{shape}] {size / 1e6:.1f} MB {path.name}", file=sys.stderr)
-                methods: dict = {}
-                ra = measure_child("read_all", str(path))
-                methods["read_all"] = ra
+                methods = measure_interleaved(path, tools["mariadb-binlog"], args.rounds)
+                ra = methods["read_all"]
+                print(f"  interleaved: { {k: m.get('rounds') for k, m in methods.items()} }", file=sys.stderr)
                 st = measure_child("stages", str(path))
                 methods["place"] = {"seconds": st["place"]}
                 methods["gather"] = {"seconds": st["gather"]}
                 for key, fn in (("cli", lambda: measure_cli(path, work)),
                                 ("to_pandas", lambda: measure_child("to_pandas", str(path))),
-                                ("mariadb_binlog", lambda: measure_mariadb_binlog(path, tools["mariadb-binlog"])),
                                 ("pymysqlrepl", (lambda: measure_child(
                                     "pymysqlrepl", str(path), str(server.socket), "101",
                                     str(PEER_REPEAT_BUDGET))) if have_peer else None)):
@@ -815,7 +877,6 @@ def main(argv: list[str] | None = None) -> int:
                     except Exception as e:  # keep the rest of the table
                         methods[key] = {"error": str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)}
                     print(f"  {key}: {methods[key]}", file=sys.stderr)
-                methods.update(measure_raw(path))
                 pm = methods.get("pymysqlrepl", {})
                 if "images" in pm and pm["images"] != ra["images"]:
                     pm["note"] = f"python-mysql-replication saw {pm['images']} row images, vecbinlog {ra['images']}"
@@ -829,7 +890,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(render(results, md=False))
     print(f"\ntotal {total:.0f} s (generation {gen_seconds:.0f} s)")
-    write_markdown(args.out, results, versions, command, args.rows, args.seed, gen_seconds, total)
+    write_markdown(args.out, results, versions, command, args.rows, args.seed, gen_seconds, total, args.rounds)
     print(f"wrote {args.out}")
     return 0
 
