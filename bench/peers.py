@@ -571,7 +571,7 @@ def measure_interleaved(path: Path, tool: str, rounds: int = ROUNDS) -> dict:
             out[key] = ms[0]
             continue
         best = dict(min(ok, key=lambda m: m["seconds"]))
-        best["rounds"] = [m.get("seconds") for m in ms]
+        best["round_seconds"] = [m.get("seconds") for m in ms]
         best["rss"] = max((m.get("rss") or 0) for m in ok) or best.get("rss")
         out[key] = best
     return out
@@ -579,7 +579,8 @@ def measure_interleaved(path: Path, tool: str, rounds: int = ROUNDS) -> dict:
 
 def round_ratios(m: dict, peer: str) -> list[float]:
     """``peer``'s time over read_all's, round by round (interleaved rounds only)."""
-    ours, theirs = m.get("read_all", {}).get("rounds") or [], m.get(peer, {}).get("rounds") or []
+    ours, theirs = m.get("read_all", {}).get("round_seconds") or [], m.get(peer, {}).get(
+        "round_seconds") or []
     return [b / a for a, b in zip(ours, theirs) if a and b]
 
 
@@ -643,7 +644,7 @@ def render(results: dict, md: bool) -> str:
                 rps = "" if key in ("read", "numpy", "place", "gather") else _fmt_rate(images / s)
                 rss = f"{m['rss'] / 2**20:.0f} MB" if m.get("rss") else ""
                 ratio = "1" if key == "read_all" else f"{s / base:.2f}"
-                cells = [_fmt_ms(s) + _fmt_spread(m.get("rounds")), rps, f"{mb / s:,.0f}", rss, ratio]
+                cells = [_fmt_ms(s) + _fmt_spread(m.get("round_seconds")), rps, f"{mb / s:,.0f}", rss, ratio]
             rows.append([shape if first else "", f"{mb:.1f}" if first else "",
                          f"{r['changes']:,} ({images:,})" if first else "", label, *cells])
             first = False
@@ -861,7 +862,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"[{shape}] {size / 1e6:.1f} MB {path.name}", file=sys.stderr)
                 methods = measure_interleaved(path, tools["mariadb-binlog"], args.rounds)
                 ra = methods["read_all"]
-                print(f"  interleaved: { {k: m.get('rounds') for k, m in methods.items()} }", file=sys.stderr)
+                print(f"  interleaved: { {k: m.get('round_seconds') for k, m in methods.items()} }", file=sys.stderr)
                 st = measure_child("stages", str(path))
                 methods["place"] = {"seconds": st["place"]}
                 methods["gather"] = {"seconds": st["gather"]}
@@ -887,6 +888,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     total = time.perf_counter() - t_start
+    raw = args.out.with_suffix(".json")  # the numbers behind the table, kept even if rendering fails
+    raw.write_text(json.dumps({"command": command, "versions": versions, "results": results}, indent=1))
     print()
     print(render(results, md=False))
     print(f"\ntotal {total:.0f} s (generation {gen_seconds:.0f} s)")
