@@ -550,17 +550,22 @@ def measure_raw(path: Path) -> dict:
 ROUNDS = 3
 
 
+def _attempt(measure) -> dict:
+    """A measurement's result, or {"error": its last line}: a failed method keeps the rest of the table."""
+    try:
+        return measure()
+    except Exception as e:
+        return {"error": str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)}
+
+
 def measure_interleaved(path: Path, tool: str, rounds: int = ROUNDS) -> dict:
     """read_all, mariadb-binlog and the raw limits, measured in turn ``rounds`` times: each
     method's time is its best over all rounds, and each keeps its per-round times (``rounds``),
     so a ratio can also be given per round (both sides measured within the same minute)."""
     seen: dict[str, list[dict]] = {}
     for _ in range(max(rounds, 1)):
-        got = {"read_all": measure_child("read_all", str(path))}
-        try:
-            got["mariadb_binlog"] = measure_mariadb_binlog(path, tool)
-        except Exception as e:  # keep the rest of the table
-            got["mariadb_binlog"] = {"error": str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)}
+        got = {"read_all": measure_child("read_all", str(path)),
+               "mariadb_binlog": _attempt(lambda: measure_mariadb_binlog(path, tool))}
         got.update(measure_raw(path))
         for key, m in got.items():
             seen.setdefault(key, []).append(m)
@@ -873,10 +878,7 @@ def main(argv: list[str] | None = None) -> int:
                                     str(PEER_REPEAT_BUDGET))) if have_peer else None)):
                     if fn is None:
                         continue
-                    try:
-                        methods[key] = fn()
-                    except Exception as e:  # keep the rest of the table
-                        methods[key] = {"error": str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)}
+                    methods[key] = _attempt(fn)
                     print(f"  {key}: {methods[key]}", file=sys.stderr)
                 pm = methods.get("pymysqlrepl", {})
                 if "images" in pm and pm["images"] != ra["images"]:
