@@ -158,27 +158,40 @@ class RowTransactions:
         """int8 (n,) code into OUTCOMES of each row (rows outside a transaction: commit)."""
         t = self.txn
         per_slot = self.context.outcome
-        code = np.where(t >= 0, per_slot[np.maximum(t, 0)] if len(per_slot) else COMMIT, COMMIT).astype(np.int8)
-        code[self.undone] = ROLLBACK
+        if not len(per_slot):
+            code = np.full(len(t), COMMIT, np.int8)
+        elif bool((t >= 0).all()):  # every row in a transaction: one look-up
+            code = per_slot.astype(np.int8, copy=False)[t]
+        else:
+            code = np.where(t >= 0, per_slot[np.maximum(t, 0)], COMMIT).astype(np.int8)
+        if self.undone.any():
+            code[self.undone] = ROLLBACK
         return code
 
 
 def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) -> pa.Array:
     """A dictionary array of ``values[codes]`` (codes < 0 or null values: null), keeping only used values."""
+    dtype = index_type.to_pandas_dtype()
     ok = codes >= 0
-    if ok.any():
+    if values.null_count and ok.any():
         ok[ok] = values.is_valid().to_numpy(zero_copy_only=False)[codes[ok]]
-    kept = codes[ok]
-    idx = np.zeros(len(codes), index_type.to_pandas_dtype())
+    every = bool(ok.all())  # the usual case: no row without a value, no boolean selections
+    kept = codes if every else codes[ok]
     if len(kept) and bool((kept[1:] >= kept[:-1]).all()):  # in log order: no sort needed
-        first = np.ones(len(kept), bool)
-        first[1:] = kept[1:] != kept[:-1]
+        first = np.empty(len(kept), bool)
+        first[0] = True
+        np.not_equal(kept[1:], kept[:-1], out=first[1:])
         used = kept[first]
-        idx[ok] = np.cumsum(first) - 1
+        inverse = np.cumsum(first, dtype=dtype) - 1
     else:
         used, inverse = np.unique(kept, return_inverse=True)
+    if every:
+        indices = pa.array(inverse.ravel().astype(dtype, copy=False), index_type)
+    else:
+        idx = np.zeros(len(codes), dtype)
         idx[ok] = inverse.ravel()
-    return pa.DictionaryArray.from_arrays(pa.array(idx, index_type, mask=~ok), values.take(pa.array(used, pa.int64())))
+        indices = pa.array(idx, index_type, mask=~ok)
+    return pa.DictionaryArray.from_arrays(indices, values.take(pa.array(used, pa.int64())))
 
 
 #: Rows x columns under which a batch's columns are decoded one after the other, and the
@@ -225,7 +238,7 @@ def build_batch(
     arrays: list[pa.Array] = []
     fields: list[pa.Field] = []
     warnings: list[str] = []
-    absent = images.absent_mask()
+    absent = images.absent_mask() if images.any_absent() else None  # None: in every image, every column
     nulls = _SharedNulls(n)
     diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
 
@@ -275,6 +288,8 @@ def build_batch(
             for r, ds in column_diffs.items():
                 diffs.setdefault(r, []).extend((name, d) for d in ds)
             if unapplied.any():
+                if absent is None:
+                    absent = np.zeros((n, len(tm.columns)), bool)
                 absent[unapplied, c] = True
                 col.warnings.append(
                     f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
@@ -294,23 +309,25 @@ def build_batch(
         arrays.append(arr)
 
     # metadata columns
-    arrays.append(pa.DictionaryArray.from_arrays(pa.array(images.change, pa.int8()), _CHANGE_DICT))
+    # (the dictionaries' codes are made here, in range: from_arrays does not check them again)
+    arrays.append(pa.DictionaryArray.from_arrays(pa.array(images.change, pa.int8()), _CHANGE_DICT, safe=False))
     micros = images.timestamp.astype(np.int64) * 1_000_000
     arrays.append(pa.array(micros, COMMIT_TIMESTAMP))
-    arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([log_file])))
+    arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([log_file]), safe=False))
     arrays.append(pa.array(images.event_pos, pa.int64()))
     arrays.append(pa.array(images.event_row, pa.int32()))
-    arrays.append(_absent_lists(absent, names))
-    arrays.append(pa.array(images.inner, pa.int64(), mask=images.inner < 0))
+    arrays.append(_absent_lists(absent, names) if absent is not None else _no_absent(n, names))
+    arrays.append(_masked(images.inner, pa.int64(), images.inner < 0))
     if txn is None:  # no transaction context: every row outside a transaction
         txn = RowTransactions(_NO_TXN, np.full(n, -1, np.int32), np.zeros(n, bool), np.full(n, -1, np.int32))
     ctx, t = txn.context, txn.txn
     arrays.append(_dictionary(ctx.gtid, t, pa.int32()))
-    safe = np.maximum(t, 0)
-    arrays.append(pa.array(ctx.start_pos[safe] if len(ctx.start_pos) else np.zeros(n, np.int64), pa.int64(), mask=t < 0))
-    has_xid = (t >= 0) & (ctx.has_xid[safe] if len(ctx.has_xid) else False)
-    arrays.append(pa.array(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), mask=~has_xid))
-    arrays.append(pa.DictionaryArray.from_arrays(pa.array(txn.outcome(), pa.int8()), _OUTCOME_DICT))
+    outside = t < 0
+    safe = np.maximum(t, 0) if outside.any() else t
+    arrays.append(_masked(ctx.start_pos[safe] if len(ctx.start_pos) else np.zeros(n, np.int64), pa.int64(), outside))
+    has_xid = ~outside & (ctx.has_xid[safe] if len(ctx.has_xid) else False)
+    arrays.append(_masked(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), ~has_xid))
+    arrays.append(pa.DictionaryArray.from_arrays(pa.array(txn.outcome(), pa.int8()), _OUTCOME_DICT, safe=False))
     arrays.append(pa.array(np.full(n, schema_version, np.int32), pa.int32()))
     if has_json(tm):
         arrays.append(_json_diff_lists(diffs, n))
@@ -358,6 +375,22 @@ class _SharedNulls:
             z = self._buffer(max((n * t.bit_width + 7) // 8, (n + 7) // 8))
             return pa.Array.from_buffers(t, n, [z, z], null_count=n)
         return pa.nulls(n, t)
+
+
+def _masked(values: np.ndarray, type_: pa.DataType, null: np.ndarray) -> pa.Array:
+    """``values`` as an Arrow array, null where ``null``: no validity bitmap (and no copy of the
+    values) when nothing is null, and no values read when everything is."""
+    if not null.any():
+        return pa.array(values, type_)
+    if null.all():
+        return pa.nulls(len(values), type_)
+    return pa.array(values, type_, mask=null)
+
+
+def _no_absent(n: int, names: list[str]) -> pa.Array:
+    """``_absent`` of ``n`` rows that hold every column: empty lists."""
+    values = pa.DictionaryArray.from_arrays(pa.array([], pa.int16()), pa.array(names, pa.string()))
+    return pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, np.int32)), values, type=ABSENT_TYPE)
 
 
 def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:

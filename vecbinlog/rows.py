@@ -49,6 +49,11 @@ __all__ = ["RowImages", "TableMaps", "locate_images", "place_images", "place_tog
 #: ``_change_type`` values, in the order of their codes.
 CHANGE_TYPES = ("insert", "update_preimage", "update_postimage", "delete")
 INSERT, UPDATE_PRE, UPDATE_POST, DELETE = range(4)
+#: change code of image ``2 * kind + (image number & 1)`` (an UPDATE's images alternate before/after)
+_CHANGE_OF = np.zeros(6, np.int8)
+_CHANGE_OF[[2 * RowsKind.WRITE, 2 * RowsKind.WRITE + 1]] = INSERT
+_CHANGE_OF[[2 * RowsKind.UPDATE, 2 * RowsKind.UPDATE + 1]] = UPDATE_PRE, UPDATE_POST
+_CHANGE_OF[[2 * RowsKind.DELETE, 2 * RowsKind.DELETE + 1]] = DELETE
 
 _KIND_OF_TYPE = np.zeros(256, np.int8) - 1
 for _code, (_kind, _version) in ROWS_EVENTS.items():
@@ -370,6 +375,10 @@ class RowImages:
         if j < 0 or self.partial is None or not self.partial[:, j].any():
             return None
         return np.ascontiguousarray(self.partial[:, j])
+
+    def any_absent(self) -> bool:
+        """Whether some column is missing from some image (MINIMAL/NOBLOB images)."""
+        return len(self.columns) < len(self.table_map.columns) or bool(self.absent.any())
 
     def absent_mask(self) -> np.ndarray:
         """bool (n, ncols): the column is not in the row image."""
@@ -1105,12 +1114,8 @@ def _images(file: BinlogFile, rows: EventIndex, table_map: TableMap, storage: li
     ``numbers`` renumbers the events; ``absent`` instead of the record's ``present``."""
     ev, img, live, offsets, valid, pres, partial, lengths = record
     k_ev = kind[ev]
-    change = np.select(
-        [k_ev == RowsKind.WRITE, k_ev == RowsKind.DELETE, img % 2 == 0],
-        [INSERT, DELETE, UPDATE_PRE],
-        UPDATE_POST,
-    ).astype(np.int8)
-    event_row = np.where(k_ev == RowsKind.UPDATE, img // 2, img).astype(np.int32)
+    change = _CHANGE_OF[k_ev * 2 + (img & 1)]
+    event_row = (img >> (k_ev == RowsKind.UPDATE)).astype(np.int32)  # an UPDATE's pair is one row
     return RowImages(
         table_map=table_map,
         file=file,
