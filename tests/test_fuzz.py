@@ -1806,3 +1806,31 @@ def test_mariadb_gtid_in_a_mysql_file_sums_up_both(tmp_path):
         gtids = log.info()["files"][0]["gtids"]
     assert gtids["count"] == 5
     assert gtids["set"] == f"{domain}-{server}-{seq},93e95066-a2f4-11ec-9b69-9657f0ae95e2:2-5"
+
+
+def test_found_text_column_partly_binary_reads_the_same_in_any_batches(tmp_path):
+    """Was (test_segment_sizes_agree): a utf8 column with one value made invalid (a byte set to
+    0xFF) came back binary, bytes unchanged, from one batch, but raised UnsupportedError (string
+    in some batches, binary in others) from several (``segment_bytes=1``, ``batch_rows=2``).
+    Expected from the file's bytes: the column is binary in every way of reading it, every value
+    the bytes the file holds for it (the mutated byte included)."""
+    raw = seed_bytes("osheroff__mysql-binlog-connector-java/mysql-bin.checksum-none")
+    at = 9673  # inside a refresh_token value of the WRITE_ROWS event at 9544
+    assert raw[at] < 0x80
+    mutated = bytearray(raw)
+    mutated[at] = 0xFF
+    original, path = write(tmp_path, raw), write(tmp_path, finish(raw, mutated))
+    with vecbinlog.open(original) as log:
+        texts = log.read_table("account_db.refresh_token").column("refresh_token").to_pylist()
+    expected = []
+    for text in texts:  # each value as the mutated file holds it
+        value = text.encode() if text is not None else None
+        if value is not None and raw.find(value) <= at < raw.find(value) + len(value):
+            value = bytes(mutated[raw.find(value) : raw.find(value) + len(value)])
+        expected.append(value)
+    assert sum(v is not None and b"\xff" in v for v in expected) == 1
+    for kw in ({}, {"segment_bytes": 1}, {"batch_rows": 2}):
+        with vecbinlog.open(path, **kw) as log, pytest.warns(vecbinlog.DecodeWarning, match="not valid utf8"):
+            table = log.read_table("account_db.refresh_token")
+        assert table.schema.field("refresh_token").type == pa.binary(), kw
+        assert table.column("refresh_token").to_pylist() == expected, kw

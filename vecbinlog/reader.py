@@ -21,6 +21,7 @@ from .arrow import (JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD, THREADED_CEL
 from .compression import COMPRESSED_EVENTS, unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
+from .decoders.strings import UTF8_CHARSETS
 from .errors import BinlogError, BinlogSetWarning, UnsupportedError
 from .events import describe_events, parse_rotate
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
@@ -897,7 +898,8 @@ def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) ->
     only earlier layouts had (dropped, or renamed away), then the metadata columns. A row
     written before a column existed (or after it was dropped) has a null there. A column
     whose type changed is widened to a type that holds every value of both exactly
-    (:func:`widen_type`); when there is none, ``UnsupportedError`` names the column.
+    (:func:`widen_type`, or binary for a text column some of whose batches fell back to
+    binary: :func:`_own_bytes_type`); when there is none, ``UnsupportedError`` names the column.
     """
     if not batches:
         return pa.table({})
@@ -918,7 +920,7 @@ def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) ->
             if prev is None or prev.type == f.type:
                 fields[f.name] = f if prev is None else prev.with_metadata(f.metadata)
                 continue
-            wide = widen_type(prev.type, f.type)
+            wide = widen_type(prev.type, f.type) or _own_bytes_type(prev, f)
             if wide is None:
                 raise UnsupportedError(
                     f"{table}: column {f.name!r} changes type within the log, from {prev.type} to {f.type} "
@@ -990,6 +992,29 @@ def widen_type(a: pa.DataType, b: pa.DataType) -> pa.DataType | None:
         if {a, b} == {small, large}:
             return large
     return None
+
+
+#: charsets whose text is returned as the column's own bytes (checked, not transcoded)
+_OWN_BYTES_CHARSETS = frozenset(cs.encode() for cs in UTF8_CHARSETS | {"ascii"})
+
+
+def _own_bytes_type(a: pa.Field, b: pa.Field) -> pa.DataType | None:
+    """binary (or large_binary) for string and binary batches of one UTF-8 or ascii column.
+
+    A text batch holding bytes that are not valid in its charset comes back as binary, bytes
+    unchanged (decoders/strings.py); the column's other batches are strings whose bytes are
+    the column's own bytes too, so binary holds every value of both exactly, and the column
+    reads the same whether its rows came in one batch or in several (``segment_bytes`` and
+    ``batch_rows`` only bound memory). Text transcoded from another charset has lost its
+    bytes: None there."""
+    types = {a.type, b.type}
+    if not types <= {pa.string(), pa.large_string(), pa.binary(), pa.large_binary()}:
+        return None
+    if not (types & {pa.string(), pa.large_string()} and types & {pa.binary(), pa.large_binary()}):
+        return None
+    if any((f.metadata or {}).get(b"mysql_charset") not in _OWN_BYTES_CHARSETS for f in (a, b)):
+        return None
+    return pa.large_binary() if types & {pa.large_string(), pa.large_binary()} else pa.binary()
 
 
 def _decimal(int_a: int, scale_a: int, int_b: int, scale_b: int) -> pa.DataType | None:
