@@ -33,7 +33,7 @@ from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, RowImages, TableMaps, place_im
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
 from .table_map import TableMap
-from .transactions import INCOMPLETE, OUTCOMES, ROLLBACK, TransactionTracker, TxnContext
+from .transactions import INCOMPLETE, ROLLBACK, TransactionTracker, TxnContext
 
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning"]
 

@@ -29,7 +29,6 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from .constants import EventType
 from .file import BinlogFile
 from .layout import MAGIC_LEN
 from .logset import binlog_files

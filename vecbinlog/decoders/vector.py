@@ -20,7 +20,6 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
 
 
 def decode(col: ColumnData) -> pa.Array:
-    n = len(col)
     odd = col.valid & (col.lengths % 4 != 0)
     if odd.any():
         i = int(np.flatnonzero(odd)[0])
