@@ -1678,12 +1678,10 @@ def test_one_event_of_many_images_in_bounded_batches(tmp_path):
     assert peaks[1] < 1.5 * peaks[0], peaks
 
 
-def test_many_events_of_many_images_in_bounded_batches(tmp_path, monkeypatch):
-    """Many events of 1-byte images: a group of events whose walk finds more images than it
-    may keep (here 20 000) is cut into smaller groups by bytes; every image comes once, in
-    order, in batches of at most ``batch_rows``; 4x the events, about the same peak."""
-    from vecbinlog import rows as rows_module
-    monkeypatch.setattr(rows_module, "WALK_IMAGES", 20_000)
+def test_many_events_of_many_images_in_bounded_batches(tmp_path):
+    """Many events of 1-byte images: the walk stops after ``batch_rows`` images and goes on
+    from there, inside an event or between events; every image comes once, in order, in
+    batches of at most ``batch_rows``; 4x the events, about the same peak."""
     raw = seed_bytes(ZALORA)
     k, n = 40, 3000
     path = write(tmp_path, _all_null_events_file(raw, k, n))
@@ -1700,7 +1698,7 @@ def test_many_events_of_many_images_in_bounded_batches(tmp_path, monkeypatch):
     for p in starts[:-1]:  # each added event (the seed's other row comes last): images 0..n-1 in order
         assert (ev_row[pos == p] == np.arange(n)).all()
     peaks = []
-    for events in (10, 40):
+    for events in (20, 80):
         rows, _, peak = _batch_peak(write(tmp_path, _all_null_events_file(raw, events, n)), "test_db.buildings",
                                     batch_rows=4000)
         assert rows == events * n + 1
@@ -1709,8 +1707,8 @@ def test_many_events_of_many_images_in_bounded_batches(tmp_path, monkeypatch):
 
 
 def test_many_images_in_one_event(tmp_path):
-    """An event of n 1-byte images (all columns NULL): once the lock-step walk was ~60 us per
-    image (a 16 MB event took minutes); the speculative chain places them at once."""
+    """An event of n 1-byte images (all columns NULL): once a NumPy lock-step walk took ~60 us
+    per image (a 16 MB event took minutes); the compiled walk places them in one loop."""
     n = 20_000
     path = write(tmp_path, _all_null_rows_file(seed_bytes(ZALORA), n))
     t0 = time.perf_counter()
@@ -1763,29 +1761,6 @@ def test_null_vectors_memory(tmp_path):
     fixed-size-list slots (the memory bound of assert_rule holds)."""
     data = _vector_null_rows_file(16383, 2000)  # 16383 is the largest VECTOR MySQL allows
     assert_rule(write(tmp_path, data), ops=("read_all",))
-
-
-@settings(max_examples=200, deadline=None)
-@given(widths=st.lists(st.integers(0, 20), min_size=1, max_size=12), gaps=st.data(),
-       starts=st.lists(st.integers(0, 300), min_size=1, max_size=20))
-def test_gather_blocks_cut_each_value(widths, gaps, starts):
-    """Fixed-width values that sit at the same place in every record (FULL images without
-    NULLs) are gathered in blocks of neighbouring columns (common.gather_blocks): each column
-    must be exactly its own bytes, whether values touch, leave gaps or make blocks wider than
-    BLOCK_BYTES; expected: Python slices of the buffer."""
-    from vecbinlog.decoders.common import gather_blocks
-
-    within, at = [], 0
-    for w in widths:
-        at += gaps.draw(st.sampled_from([0, 0, 0, 1, 5]), label="gap")
-        within.append(at)
-        at += w
-    raw = bytes(range(256)) * 3
-    buf = np.frombuffer(raw[: max(starts) + at + 1], np.uint8)
-    got = gather_blocks(buf, np.array(starts, np.int64), np.array(within, np.int64), np.array(widths, np.int64))
-    for j, w in enumerate(widths):
-        assert got[j].shape == (len(starts), w) and got[j].flags.c_contiguous
-        assert [bytes(r) for r in got[j]] == [raw[s + within[j]: s + within[j] + w] for s in starts]
 
 
 def test_mariadb_gtid_in_a_mysql_file_sums_up_both(tmp_path):

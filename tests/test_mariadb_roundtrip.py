@@ -291,10 +291,9 @@ def test_names_signedness_charsets_given_by_the_user(decoded):
 
 
 @pytest.mark.parametrize("image", ["FULL", "MINIMAL"])
-def test_tables_of_one_shape_share_one_placement(mariadb_server, monkeypatch, image):
+def test_interleaved_tables_of_one_shape_equal_select(mariadb_server, image):
     """Three tables stored alike (and one not), with multi-row events interleaved in one
-    transaction: their rows events are placed in one walk (locate_images called once for the
-    three), and each table's change log replays to the server's SELECT."""
+    transaction: each table's change log replays to the server's SELECT."""
     server = mariadb_server
     shape = "(id INT NOT NULL PRIMARY KEY, v VARCHAR(20) NULL, n INT NULL)"
     sql = ["DROP DATABASE IF EXISTS shapes", "CREATE DATABASE shapes", "USE shapes"]
@@ -317,13 +316,8 @@ def test_tables_of_one_shape_share_one_placement(mariadb_server, monkeypatch, im
         server.set_global("binlog_row_image", "FULL")
     final = {t: server.query(f"SELECT * FROM shapes.{t} ORDER BY id") for t in ("s0", "s1", "s2", "other")}
 
-    from vecbinlog import rows as rows_module
-    calls = []
-    real = rows_module._locate  # every placement walk
-    monkeypatch.setattr(rows_module, "_locate", lambda *a: calls.append(a[3].name) or real(*a))
     with vecbinlog.open(path) as log:
         tables = log.read_all()
-    assert sorted(calls) == ["shapes.other", "shapes.s0"]  # s0, s1, s2 in one walk
     for name, rows in final.items():
         t = tables[f"shapes.{name}"]
         ncols = len(rows[0])
@@ -333,15 +327,12 @@ def test_tables_of_one_shape_share_one_placement(mariadb_server, monkeypatch, im
 
 
 @pytest.mark.parametrize("image", ["FULL", "MINIMAL"])
-def test_small_batches_equal_select(mariadb_server, image, monkeypatch):
+def test_small_batches_equal_select(mariadb_server, image):
     """``batch_rows`` cuts the rows of a segment, and of one rows event, into batches of at
     most that many rows, an UPDATE's two images always in one batch: the batches hold the
     rows of a whole-table read, in order, and replay to the server's SELECT. With
-    ``segment_bytes=1`` every rows event is placed alone, in pieces (the single-event path).
-    Tables ``f`` and ``g`` have fixed-width columns only: ``g`` holds no NULL (every event
-    takes the fixed-width fast path, a chunk of events at a time), ``f`` a NULL in a few
-    events (the others fast, these walked). Last, a walk may keep only 2000 images: groups
-    of events that hold more are cut into smaller groups."""
+    ``segment_bytes=1`` every rows event is walked alone, in pieces. Tables ``f`` and ``g``
+    have fixed-width columns only: ``g`` holds no NULL, ``f`` a NULL in a few events."""
     server = mariadb_server
     sql = ["DROP DATABASE IF EXISTS pieces", "CREATE DATABASE pieces", "USE pieces",
            "CREATE TABLE t (id INT NOT NULL PRIMARY KEY, v VARCHAR(20) NULL, n SMALLINT NULL)",
@@ -367,13 +358,9 @@ def test_small_batches_equal_select(mariadb_server, image, monkeypatch):
             whole = log.read_table(f"pieces.{table}")
         assert whole.num_rows > len(expected) + 1000  # inserts, and both images of each updated row
         for options in ({"batch_rows": 7}, {"batch_rows": 7, "segment_bytes": 1}, {"batch_rows": 1000},
-                        {"batch_rows": 3000}, {"batch_rows": 1000, "walk_images": 2000}):
-            with monkeypatch.context() as patch:
-                if "walk_images" in options:
-                    patch.setattr(vecbinlog.rows, "WALK_IMAGES", options["walk_images"])
-                opened = {k: v for k, v in options.items() if k != "walk_images"}
-                with vecbinlog.open(path, **opened) as log:
-                    batches = list(log.iter_batches(f"pieces.{table}"))
+                        {"batch_rows": 3000}):
+            with vecbinlog.open(path, **options) as log:
+                batches = list(log.iter_batches(f"pieces.{table}"))
             assert max(b.num_rows for b in batches) <= options["batch_rows"]
             assert len(batches) >= whole.num_rows // options["batch_rows"]
             for b in batches:

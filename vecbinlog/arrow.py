@@ -71,9 +71,8 @@ import pyarrow as pa
 from .constants import ColumnType
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
 from .errors import BinlogError
-from .decoders.common import gather_blocks
 from .decoders.jsondiff import JsonDiff, apply_partial
-from .rows import CHANGE_TYPES, AffineOffsets, RowImages
+from .rows import CHANGE_TYPES, RowImages
 from .table_map import TableMap
 from .transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
 
@@ -238,49 +237,38 @@ def build_batch(
     arrays: list[pa.Array] = []
     fields: list[pa.Field] = []
     warnings: list[str] = []
-    absent = images.absent_mask() if images.any_absent() else None  # None: in every image, every column
+    absent = images.absent  # (C, n), or None: in every image, every column
     nulls = _SharedNulls(n)
     diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
 
     # A column NULL or absent in every row is a shared all-null array; the others are decoded,
-    # in threads when there are several columns of many rows (NumPy and Arrow release the GIL),
-    # each column's positions made when it is decoded.
-    # values at the same place in every image: neighbouring columns gathered together
-    gathered: dict[int, np.ndarray] = {}
-    if isinstance(images.offsets, AffineOffsets) and n:
-        widths = np.array([images.storage[c][1] for c in images.columns.tolist()], np.int64)
-        blocks = gather_blocks(images.file.buf, images.offsets.starts, images.offsets.within, widths)
-        gathered = dict(zip(images.columns.tolist(), blocks))
-        del blocks
-
+    # in threads when there are several columns of many rows (NumPy and Arrow release the GIL).
     def column_data(c: int) -> ColumnData:
-        how, width = images.storage[c]
-        offsets, valid, partial = images.column(c)
+        valid = images.valid[c]
+        partial = images.partial.get(c)
+        starts, lengths = images.var.get(c, (None, None))
         return ColumnData(
-            raw=gathered.pop(c, None),
+            raw=images.fixed.get(c),
             spec=tm.columns[c],
             name=names[c],
             buf=images.file.buf,
-            offsets=offsets,
-            lengths=images.lengths.get(c, np.zeros(n, np.int64)) if how != "fixed" else None,
-            width=width if how == "fixed" else 0,
+            offsets=starts,
+            lengths=lengths,
+            width=int(images.fixed[c].shape[1]) if c in images.fixed else 0,
             valid=valid if partial is None else valid & ~partial,
             options=options,
             path=images.file.path,
+            locate=lambda row, c=c: images.value_offset(row, c),
         )
 
-    def has_values(c: int) -> bool:
-        j = images.slot(c)
-        return j >= 0 and bool(images.valid[:, j].any() or (images.partial is not None and images.partial[:, j].any()))
-
-    todo = [c for c in range(len(tm.columns)) if not n or has_values(c)]
+    todo = [c for c in range(len(tm.columns)) if not n or images.has_values(c)]
     try:
         decoded = dict(zip(todo, _map_columns([lambda c=c: column_data(c) for c in todo], n, threads)))
     except BinlogError as exc:
         raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
         if c in decoded:
-            (arr, col), partial = decoded.pop(c), images.partial_of(c)
+            (arr, col), partial = decoded.pop(c), images.partial.get(c)
         else:  # no value in any row
             arr, col, partial = nulls.array(arrow_field(spec, name, options).type), None, None
         if partial is not None:  # diff vectors: decoded and applied value by value
@@ -289,8 +277,8 @@ def build_batch(
                 diffs.setdefault(r, []).extend((name, d) for d in ds)
             if unapplied.any():
                 if absent is None:
-                    absent = np.zeros((n, len(tm.columns)), bool)
-                absent[unapplied, c] = True
+                    absent = np.zeros((len(tm.columns), n), bool)
+                absent[c, unapplied] = True
                 col.warnings.append(
                     f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
                     "before image does not hold its value (binlog_row_image=MINIMAL or NOBLOB) or it is NULL; "
@@ -394,13 +382,14 @@ def _no_absent(n: int, names: list[str]) -> pa.Array:
 
 
 def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
-    """``_absent`` from the (n, ncols) mask at once: list<dictionary<int16, string>>, two
+    """``_absent`` from the (ncols, n) mask at once: list<dictionary<int16, string>>, two
     bytes per absent column (a MINIMAL image of a wide table has thousands)."""
-    offsets = np.zeros(len(absent) + 1, np.int32)
+    by_row = absent.T  # (n, ncols), a view
+    offsets = np.zeros(len(by_row) + 1, np.int32)
     if absent.any():
-        np.cumsum(np.count_nonzero(absent, axis=1), out=offsets[1:])
+        np.cumsum(np.count_nonzero(by_row, axis=1), out=offsets[1:])
     # row-major boolean selection from a broadcast row of column numbers: no index arrays
-    cols = np.broadcast_to(np.arange(absent.shape[1], dtype=np.int16), absent.shape)[absent]
+    cols = np.broadcast_to(np.arange(by_row.shape[1], dtype=np.int16), by_row.shape)[by_row]
     values = pa.DictionaryArray.from_arrays(pa.array(cols, pa.int16()), pa.array(names, pa.string()))
     return pa.ListArray.from_arrays(pa.array(offsets), values, type=ABSENT_TYPE)
 

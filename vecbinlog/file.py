@@ -27,6 +27,7 @@ from .errors import (
     TruncatedWarning,
     UnsupportedVersionError,
 )
+from .checksum import first_mismatch
 from .index import EventIndex, WalkStop, walk_headers
 from .layout import (
     CHECKSUM_LEN,
@@ -377,15 +378,13 @@ class BinlogFile:
         if not self.verify_checksums or len(index) == 0:
             return
         has_crc = np.array([f.has_checksum for f in self.formats], dtype=bool)[index.fmt]
-        mem = memoryview(self.buf)
-        crc32 = zlib.crc32
-        for off, size, t in zip(
-            index.offset[has_crc].tolist(), index.event_size[has_crc].tolist(), index.type_code[has_crc].tolist()
-        ):
-            end = off + size - CHECKSUM_LEN
-            stored = int.from_bytes(mem[end : end + CHECKSUM_LEN], "little")
-            if crc32(mem[off:end]) != stored:
-                self._verify_one(off, size, t)  # recheck with the FDE rule, raise with detail
+        start = index.offset[has_crc]
+        size = index.event_size[has_crc].astype(np.int64)
+        types = index.type_code[has_crc]
+        i = first_mismatch(self.buf, start, start + size - CHECKSUM_LEN)
+        while i >= 0:  # recheck with the FDE rule; raise with detail
+            self._verify_one(int(start[i]), int(size[i]), int(types[i]))
+            i = first_mismatch(self.buf, start, start + size - CHECKSUM_LEN, i + 1)
 
     def _verify_one(self, off: int, size: int, type_code: int) -> None:
         mem = memoryview(self.buf)

@@ -1,9 +1,9 @@
 """The header walk: from a byte range of a binlog to an :class:`EventIndex` of typed arrays.
 
 Events form a chain (each header gives the size of its event, hence where the next one
-starts), so finding the boundaries is a walk over ``event_size`` fields: one integer
-read per event. Everything else about the headers is then gathered for all events at
-once with NumPy.
+starts), so finding the boundaries is a walk over ``event_size`` fields, compiled
+(:mod:`vecbinlog.walk`). Everything else about the headers is then gathered for all events
+at once with NumPy.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .layout import COMMON_HEADER, COMMON_HEADER_LEN, EVENT_SIZE_OFFSET
+from . import walk
+from .layout import COMMON_HEADER, COMMON_HEADER_LEN
 
 __all__ = ["EventIndex", "WalkStop", "walk_headers"]
 
@@ -29,7 +30,7 @@ class WalkStop:
 def walk_headers(
     buf: np.ndarray, start: int, stop: int, limit: int
 ) -> tuple[np.ndarray, int, WalkStop | None]:
-    """Find the events that start in ``[start, stop)``.
+    """Find the events that start in ``[start, stop)`` (a compiled walk: :mod:`vecbinlog.walk`).
 
     Parameters
     ----------
@@ -44,40 +45,18 @@ def walk_headers(
     next_offset : where the walk ended (the next event's start, or ``limit``).
     walk_stop : None, or why the walk could not go on before ``stop``.
     """
-    mem = memoryview(buf)  # int.from_bytes on memoryview slices is the fastest plain-Python read
-    offsets: list[int] = []
-    append = offsets.append
-    pos = start
-    from_bytes = int.from_bytes
-    size_at = EVENT_SIZE_OFFSET
+    out = np.empty(max(min(stop, limit) - start, 0) // COMMON_HEADER_LEN + 1, np.int64)
+    n, pos, status, size = walk.walk_event_headers(buf, start, stop, limit, out)
     walk_stop = None
-    while pos < stop:
-        if pos + COMMON_HEADER_LEN > limit:
-            walk_stop = WalkStop(
-                pos,
-                f"the file ends {limit - pos} bytes into an event header of {COMMON_HEADER_LEN} bytes",
-                "truncated",
-            )
-            break
-        size = from_bytes(mem[pos + size_at : pos + size_at + 4], "little")
-        if size < COMMON_HEADER_LEN:
-            walk_stop = WalkStop(
-                pos,
-                f"event_size is {size}, smaller than the {COMMON_HEADER_LEN}-byte header",
-                "malformed",
-            )
-            break
-        end = pos + size
-        if end > limit:
-            walk_stop = WalkStop(
-                pos,
-                f"event_size is {size} but only {limit - pos} bytes are left in the file",
-                "truncated",
-            )
-            break
-        append(pos)
-        pos = end
-    return np.array(offsets, dtype=np.int64), pos, walk_stop
+    if status == walk.HEADER_TRUNCATED:
+        walk_stop = WalkStop(
+            pos, f"the file ends {limit - pos} bytes into an event header of {COMMON_HEADER_LEN} bytes", "truncated"
+        )
+    elif status == walk.HEADER_TOO_SMALL:
+        walk_stop = WalkStop(pos, f"event_size is {size}, smaller than the {COMMON_HEADER_LEN}-byte header", "malformed")
+    elif status == walk.EVENT_TRUNCATED:
+        walk_stop = WalkStop(pos, f"event_size is {size} but only {limit - pos} bytes are left in the file", "truncated")
+    return out[:n].copy(), int(pos), walk_stop
 
 
 @dataclass
@@ -112,10 +91,11 @@ class EventIndex:
     def from_offsets(cls, buf: np.ndarray, offsets: np.ndarray) -> EventIndex:
         """Gather the 19-byte headers at ``offsets`` into columns (fmt/body_end set later)."""
         n = len(offsets)
-        raw = buf[offsets[:, None] + np.arange(COMMON_HEADER_LEN)] if n else np.zeros(
-            (0, COMMON_HEADER_LEN), np.uint8
-        )
-        hdr = np.ascontiguousarray(raw).view(COMMON_HEADER).reshape(n)
+        if n:  # the file seen as overlapping headers, one starting at every byte: one copy per event
+            every = np.ndarray((len(buf) - COMMON_HEADER_LEN + 1,), COMMON_HEADER, buffer=buf, strides=(1,))
+            hdr = every[offsets]
+        else:
+            hdr = np.zeros(0, COMMON_HEADER)
         return cls(
             offset=offsets,
             type_code=hdr["type_code"].copy(),

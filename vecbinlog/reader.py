@@ -29,7 +29,7 @@ from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
 from .logset import binlog_files
-from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, RowImages, TableMaps, place_images, place_together, placement_key
+from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, TableMaps, place_images
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
 from .table_map import TableMap
@@ -466,10 +466,9 @@ class Binlog:
                 cuts = np.flatnonzero((np.diff(run_code) != 0) | (np.diff(run_version) != 0)) + 1
                 for run_pos, c, v in zip(np.split(pos, cuts), np.split(run_code, cuts), np.split(run_version, cuts)):
                     runs.append((tables[t], run_pos, resolved[int(c[0])], int(v[0])))
-            placed = _SharedPlacement(src, maps, index, runs, self.batch_rows)
-            for k, (name, run_pos, tm, v) in enumerate(runs):
+            for name, run_pos, tm, v in runs:
                 effective = self.rolled_back == "keep" or self._non_transactional(name)
-                for images in placed.images(k):  # at most batch_rows images each
+                for images in place_images(src, maps, index.take(run_pos), tm, max_images=self.batch_rows):
                     txn = self._row_transactions(step.txn, run_pos, images.event)
                     keep_rows = np.ones(len(images), bool)
                     if not effective:
@@ -849,46 +848,6 @@ class _Pending:
         for note in notes:
             warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=4)
         return self.table, batch
-
-
-class _SharedPlacement:
-    """Row images of a segment's runs, placed together for runs whose layouts store their
-    columns alike (:func:`placement_key`): the lock-step walk costs a round per image of the
-    longest event whatever the number of events, so one walk for many tables of one shape
-    (sharded tables, a bulk load into several) costs about what one table's walk does."""
-
-    def __init__(self, src, maps: TableMaps, index: EventIndex, runs: list[tuple[str, np.ndarray, TableMap, int]],
-                 max_images: int = MAX_BATCH_IMAGES):
-        self.src, self.maps, self.index, self.runs, self.max_images = src, maps, index, runs, max_images
-        keys = [placement_key(tm) for _, _, tm, _ in runs]
-        self.group: dict[int, list[int]] = {}  # run -> the runs placed with it (itself included)
-        for key in set(k for k in keys if k is not None):
-            members = [k for k, other in enumerate(keys) if other == key]
-            if len(members) > 1:
-                for k in members:
-                    self.group[k] = members
-        self.parts: dict[int, RowImages] = {}
-
-    def images(self, k: int) -> Iterator[RowImages]:
-        """The located row images of run ``k`` in pieces of at most ``max_images`` (each run
-        is asked for once). Runs placed together must fit in one piece together; when they
-        do not, each is placed alone."""
-        _, run_pos, tm, _ = self.runs[k]
-        if k in self.group:
-            members = self.group[k]
-            for m in members:
-                del self.group[m]
-            runs = [self.runs[m][1] for m in members]
-            positions = np.concatenate(runs)  # run after run: the images come grouped by run
-            names = ", ".join(dict.fromkeys(self.runs[m][0] for m in members))
-            together = place_together(self.src, self.maps, self.index.take(positions), tm, names, self.max_images)
-            if together is not None:
-                self.parts.update(zip(members, together.split([len(r) for r in runs],
-                                                              [self.runs[m][2] for m in members])))
-        if k in self.parts:
-            yield self.parts.pop(k)
-        else:
-            yield from place_images(self.src, self.maps, self.index.take(run_pos), tm, max_images=self.max_images)
 
 
 def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) -> pa.Table:

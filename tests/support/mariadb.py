@@ -164,6 +164,11 @@ def _pdeathsig_hook() -> Callable[[], None] | None:
     return lambda: prctl(1, int(signal.SIGTERM))  # 1 == PR_SET_PDEATHSIG
 
 
+#: When set, every server copies its binlog files into a new folder under this one when it
+#: stops: the MariaDB workloads of the tests, kept to compare two versions' output on them.
+KEEP_BINLOGS_ENV = "VECBINLOG_KEEP_BINLOGS"
+
+
 class MariaDBServer:
     """A throwaway mariadbd on a unix socket in a temp dir.
 
@@ -285,6 +290,11 @@ class MariaDBServer:
         if self._sock_dir is not None:
             shutil.rmtree(self._sock_dir, ignore_errors=True)
             self._sock_dir = None
+        keep = os.environ.get(KEEP_BINLOGS_ENV)
+        if keep and self.binlog_dir.is_dir():  # the workloads' binlogs, for bench/compare_checkouts.py
+            dest = Path(tempfile.mkdtemp(prefix="server-", dir=Path(keep).mkdir(parents=True, exist_ok=True) or keep))
+            for f in sorted(self.binlog_dir.glob("mysql-bin.[0-9]*")):
+                shutil.copy2(f, dest / f.name)
         if self._own_workdir:
             shutil.rmtree(self.workdir, ignore_errors=True)
 

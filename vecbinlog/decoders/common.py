@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -10,7 +11,7 @@ import pyarrow as pa
 from ..errors import MalformedEventError
 from ..table_map import ColumnSpec
 
-__all__ = ["ColumnData", "gather_blocks", "gather_fixed", "gather_var", "validity", "DecodeOptions"]
+__all__ = ["ColumnData", "gather_fixed", "gather_var", "validity", "DecodeOptions"]
 
 
 @dataclass(frozen=True)
@@ -35,37 +36,46 @@ class DecodeOptions:
 class ColumnData:
     """One column of a group of row images, located but not yet decoded.
 
-    ``offsets``/``lengths`` are absolute positions in ``buf``; where ``valid`` is False
-    (NULL, or absent from the image) they are 0 and must not be read.
+    A fixed-width column comes with its values' bytes (``raw``, as the walk writes them; or
+    ``offsets`` to gather them from), a length-prefixed one with ``offsets``/``lengths``,
+    absolute positions in ``buf``; where ``valid`` is False (NULL, or absent from the image)
+    they are zeros and must not be read.
     """
 
     spec: ColumnSpec
     name: str
     buf: np.ndarray  #: uint8, the whole file
-    offsets: np.ndarray  #: int64, shape (n,): where each value starts
-    lengths: np.ndarray | None  #: int64, shape (n,): value length, for length-prefixed types
+    offsets: np.ndarray | None  #: int64, shape (n,): where each value starts
+    lengths: np.ndarray | None  #: int64, shape (n,): value length (length-prefixed types)
     width: int  #: value length for fixed-width types (0 for length-prefixed ones)
     valid: np.ndarray  #: bool, shape (n,)
     options: DecodeOptions
     warnings: list[str] = field(default_factory=list)
     path: str | None = None  #: the binlog file, for errors
-    #: uint8 (n, width): the values' bytes when already gathered (with neighbouring columns,
-    #: see :func:`gather_blocks`); None: :meth:`fixed_bytes` gathers them
+    #: uint8 (n, width), C-contiguous: the values' bytes (fixed-width types)
     raw: np.ndarray | None = None
+    #: where the value of a row is in ``buf`` (for errors), when ``offsets`` does not say
+    locate: Callable[[int], int | None] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
-        return len(self.offsets)
+        return len(self.valid)
 
     def fixed_bytes(self) -> np.ndarray:
         """The ``width`` bytes of each value (fixed-width types): uint8 (n, width), C-contiguous."""
-        if self.raw is not None:
-            return self.raw
-        return gather_fixed(self.buf, self.offsets, self.width)
+        if self.raw is None:  # a column given by positions (tests, a value unpacked elsewhere)
+            self.raw = gather_fixed(self.buf, self.offsets, self.width)
+        return self.raw
+
+    def offset_of(self, row: int) -> int | None:
+        """The absolute offset of the value of ``row``."""
+        if self.offsets is not None:
+            return int(self.offsets[row])
+        return self.locate(row) if self.locate is not None else None
 
     def error(self, message: str, row: int) -> MalformedEventError:
         """An error about the value of ``row``, located at its absolute file offset."""
         return MalformedEventError(
-            f"column {self.name!r}: {message}", path=self.path, offset=int(self.offsets[row]), event_type="rows event"
+            f"column {self.name!r}: {message}", path=self.path, offset=self.offset_of(row), event_type="rows event"
         )
 
 
@@ -90,37 +100,6 @@ def gather_fixed(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray
         return np.take(buf, offsets[:, None] + np.arange(width, dtype=np.int64))
     records = np.ndarray(shape=(len(buf) - width + 1,), dtype=np.dtype((np.void, width)), buffer=buf, strides=(1,))
     return records[offsets].view(np.uint8).reshape(len(offsets), width)  # (np.take would copy records)
-
-
-#: Widest block of neighbouring fixed-width values gathered at once by :func:`gather_blocks`.
-BLOCK_BYTES = 64
-
-
-def gather_blocks(buf: np.ndarray, starts: np.ndarray, within: np.ndarray, widths: np.ndarray) -> list[np.ndarray]:
-    """The bytes of fixed-width values that sit side by side in every record: the value
-    ``j`` of record ``i`` is the ``widths[j]`` bytes at ``starts[i] + within[j]``. Values that
-    touch are gathered as blocks of up to BLOCK_BYTES per record (one indexed copy per block,
-    not per column: the copy costs about as much per record whatever its width), then each
-    column's bytes are cut out of its block. Returns uint8 (n, widths[j]) per value, C-contiguous."""
-    out: list[np.ndarray] = []
-    j, m = 0, len(within)
-    while j < m:
-        k = j + 1  # the block: values j..k-1, each starting where the last ended
-        while (k < m and within[k] == within[k - 1] + widths[k - 1]
-               and within[k] + widths[k] - within[j] <= BLOCK_BYTES):
-            k += 1
-        a = int(within[j])
-        size = int(within[k - 1] + widths[k - 1]) - a
-        block = gather_fixed(buf, starts + a, size)
-        for i in range(j, k):  # a strided view of one record per row, copied (a 2-D slice copies slowly)
-            w = int(widths[i])
-            if w == 0:
-                out.append(np.zeros((len(starts), 0), np.uint8))
-                continue
-            column = np.ndarray((len(starts),), np.dtype((np.void, w)), block, int(within[i]) - a, (size,))
-            out.append(column.copy().view(np.uint8).reshape(len(starts), w))
-        j = k
-    return out
 
 
 def gather_var(

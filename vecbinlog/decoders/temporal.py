@@ -346,7 +346,7 @@ def _parse(col: ColumnData) -> _Fields:
     if col.width != expected:
         raise MalformedEventError(
             f"column {col.name!r}: {spec.type_name} values are {expected} bytes, got {col.width}",
-            path=col.path, offset=int(col.offsets[0]) if len(col) else None, event_type="rows event",
+            path=col.path, offset=col.offset_of(0) if len(col) else None, event_type="rows event",
         )
     raw = _gather(col)
     if t in _DATE_TYPES:
@@ -463,8 +463,8 @@ def _subset(f: _Fields, keep: np.ndarray) -> _Fields:
 def _one_text(col: ColumnData, f: _Fields, row: int) -> str:
     """MySQL's text of one value (for messages)."""
     sub = ColumnData(
-        spec=col.spec, name=col.name, buf=col.buf, offsets=col.offsets[row:row + 1], lengths=None,
-        width=col.width, valid=np.ones(1, bool), options=col.options,
+        spec=col.spec, name=col.name, buf=col.buf, offsets=None, lengths=None, width=col.width,
+        valid=np.ones(1, bool), options=col.options, raw=col.raw[row:row + 1] if col.raw is not None else None,
     )
     return _text_array(sub, _subset(f, np.array([row]))).to_pylist()[0]
 

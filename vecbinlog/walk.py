@@ -1,0 +1,355 @@
+"""The chains of a binlog, walked by compiled loops (numba): event headers and row images.
+
+Two things in a binlog can only be found by reading what comes before them: where an event
+starts (the previous header gives its size) and where a row image starts inside a rows event
+(the previous image's null bits and length prefixes give its size). NumPy can follow such a
+chain only in lock-step rounds over many chains, so these walks are compiled, one simple loop
+each; everything else (headers gathered, values converted) stays NumPy/Arrow, column by column.
+
+Kernels are compiled on first use and cached on disk (numba's ``cache=True``: next to this
+file in ``__pycache__``, or under ``NUMBA_CACHE_DIR``); they release the GIL (``nogil``), so a
+batch is placed while another thread decodes the previous one. numba does not check array
+bounds: every read of the binlog is checked against the end of its event *here*, before it is
+made, and a violation is returned as an error code that the Python side turns into a
+:class:`~vecbinlog.MalformedEventError` (CI runs the fuzz tests with ``NUMBA_BOUNDSCHECK=1``,
+so that a missed check fails a test instead of reading memory).
+
+Row image layout (rows_event.h, Rows_event; sql/log_event.cc, unpack_row)::
+
+    rows event  post-header (6, 8 or 10 bytes, see layout.py), then
+                extra data   v2 only: extra_len - 2 bytes
+                width        packed int: number of columns (equal to the TABLE_MAP's)
+                cols         (width + 7) / 8 bytes: columns present in the (before) image
+                cols_ai      the same for the after image, UPDATE events only
+                rows         images back to back up to the end of the body; an UPDATE row
+                             is a before image then an after image
+    row image   value_opts   PARTIAL_UPDATE_ROWS_EVENT after images only: a packed int, then
+                             with PARTIAL_JSON_UPDATES (bit 0x1) one bit per JSON column of
+                             the table, LSB first: the JSON values whose bit is set are diffs
+                null bits    (present + 7) / 8 bytes, LSB first, one per *present* column
+                values       one per present, non-NULL column, in column order: fixed-width
+                             ones as they are, the others after a 1-4 byte length prefix
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir as llvm_ir
+from numba import njit, types
+from numba.extending import intrinsic
+
+__all__ = [
+    "HEADER_OK", "HEADER_TRUNCATED", "HEADER_TOO_SMALL", "EVENT_TRUNCATED", "walk_event_headers",
+    "ROWS_ERRORS", "IMAGE_ERRORS", "FIXED", "PREFIXED", "PADDING", "walk_rows_headers", "walk_row_images",
+]
+
+# -- event headers ------------------------------------------------------------------------------
+
+#: status of :func:`walk_event_headers`
+HEADER_OK, HEADER_TRUNCATED, HEADER_TOO_SMALL, EVENT_TRUNCATED = 0, 1, 2, 3
+_HEADER_LEN = 19  # layout.COMMON_HEADER_LEN
+_EVENT_SIZE_AT = 9  # layout.EVENT_SIZE_OFFSET
+
+
+@njit(nogil=True, cache=True)
+def walk_event_headers(buf, start, stop, limit, out):  # pragma: no cover - compiled
+    """The events that start in ``[start, stop)``: their offsets written to ``out``.
+
+    Returns ``(count, next, status, size)``: ``next`` is where the walk ended (the first
+    boundary at or after ``stop``, or the event that could not be read), ``status`` one of
+    HEADER_OK, HEADER_TRUNCATED (the data ends inside a header), HEADER_TOO_SMALL
+    (``event_size`` under 19) and EVENT_TRUNCATED (the event ends past ``limit``), and
+    ``size`` the event_size read there. ``out`` must hold ``(stop - start) // 19 + 1``.
+    """
+    n = 0
+    pos = start
+    while pos < stop:
+        if pos + _HEADER_LEN > limit:
+            return n, pos, HEADER_TRUNCATED, 0
+        at = pos + _EVENT_SIZE_AT
+        size = (np.int64(buf[at]) | (np.int64(buf[at + 1]) << 8) | (np.int64(buf[at + 2]) << 16)
+                | (np.int64(buf[at + 3]) << 24))
+        if size < _HEADER_LEN:
+            return n, pos, HEADER_TOO_SMALL, size
+        if pos + size > limit:
+            return n, pos, EVENT_TRUNCATED, size
+        out[n] = pos
+        n += 1
+        pos += size
+    return n, pos, HEADER_OK, 0
+
+
+# -- rows events --------------------------------------------------------------------------------
+
+#: error codes of :func:`walk_rows_headers` -> message (``{width}``, ``{ncols}`` filled in)
+ROWS_ERRORS = {
+    1: "v2 extra-data length is below 2 (it counts its own 2 bytes)",
+    2: "rows event ends before its column count",
+    3: "column count is not a valid packed integer",
+    4: "column count runs past the end of the event",
+    5: "rows event has {width} columns, its TABLE_MAP has {ncols}",
+    6: "rows event ends inside its column bitmaps",
+    7: "event is shorter than its post-header",
+}
+
+
+@njit(nogil=True, cache=True)
+def _packed_int(buf, p, end):  # pragma: no cover - compiled
+    """A packed integer at ``p`` (layout.py): (value, bytes it takes); (-1, 0) when it is not
+    one, (-2, 0) when it runs past ``end``."""
+    if p + 1 > end:
+        return -2, 0
+    first = np.int64(buf[p])
+    if first < 251:
+        return first, 1
+    if first == 252:
+        k = 2
+    elif first == 253:
+        k = 3
+    elif first == 254:
+        k = 8
+    else:
+        return -1, 0
+    if p + 1 + k > end:
+        return -2, 0
+    v = np.int64(0)
+    for i in range(k):
+        v |= np.int64(buf[p + 1 + i]) << (8 * i)
+    return v, 1 + k
+
+
+@njit(nogil=True, cache=True)
+def walk_rows_headers(buf, offset, post_header, end, is_update, ncols, first, bitmaps, present):  # pragma: no cover
+    """The headers of rows events (all of one table layout of ``ncols`` columns).
+
+    Per event ``e`` (at ``offset[e]``, body ending at ``end[e]``): writes where its column
+    bitmaps are (``bitmaps``), where its first row image is (``first``) and how many columns
+    its before and after images hold (``present[e, 0]``, ``present[e, 1]``). Returns
+    ``(code, event, width)``: code 0, or a key of ROWS_ERRORS for the first bad event.
+    """
+    nbytes = (ncols + 7) // 8
+    for e in range(len(offset)):
+        p = offset[e] + _HEADER_LEN + post_header[e]
+        stop = end[e]
+        if p > stop:
+            return 7, e, 0
+        if post_header[e] == 10:  # v2: extra data, whose length counts its own 2 bytes
+            at = offset[e] + _HEADER_LEN + 8
+            extra = np.int64(buf[at]) | (np.int64(buf[at + 1]) << 8)
+            if extra < 2:
+                return 1, e, 0
+            p += extra - 2
+        if p + 1 > stop:
+            return 2, e, 0
+        width, used = _packed_int(buf, p, stop)
+        if width == -1:
+            return 3, e, 0
+        if width == -2:
+            return 4, e, 0
+        if width != ncols:
+            return 5, e, width
+        p += used
+        sides = 2 if is_update[e] else 1
+        if p + nbytes * sides > stop:
+            return 6, e, 0
+        bitmaps[e] = p
+        for side in range(2):
+            at = p + nbytes * side if side < sides else p
+            count = 0
+            for c in range(ncols):
+                count += (buf[at + (c >> 3)] >> (c & 7)) & 1
+            present[e, side] = count
+        first[e] = p + nbytes * sides
+    return 0, 0, 0
+
+
+# -- unaligned words ------------------------------------------------------------------------------
+# A fixed-width value is moved as one 8-byte word (a load from the binlog, a store into its
+# column): branch-free, whatever its width (up to 8; wider ones in 8-byte steps). The bytes past
+# the value's width land in the slot of the column's next value, written afterwards, or in 8
+# bytes of padding after the column: never in the output. Loads are made only where 8 bytes
+# are inside the buffer (:func:`_load`); near its end the bytes are read one at a time.
+
+
+@intrinsic
+def _load_word(typingctx, arr, idx):  # pragma: no cover - compiled
+    """The 8 bytes of ``arr`` (uint8) at ``idx``, little-endian, unaligned; unchecked."""
+    sig = types.uint64(arr, idx)
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        word = builder.bitcast(builder.gep(data, [args[1]]), llvm_ir.IntType(64).as_pointer())
+        return builder.load(word, align=1)
+
+    return sig, codegen
+
+
+@intrinsic
+def _store_word(typingctx, arr, idx, value):  # pragma: no cover - compiled
+    """Write the 8 bytes of ``value`` into ``arr`` (uint8) at ``idx``, unaligned; unchecked."""
+    sig = types.void(arr, idx, value)
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        word = builder.bitcast(builder.gep(data, [args[1]]), llvm_ir.IntType(64).as_pointer())
+        builder.store(args[2], word, align=1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _load(buf, p):  # pragma: no cover - compiled
+    """The 8 bytes at ``p`` (as far as ``buf`` goes; 0 past its end) as a little-endian uint64."""
+    if p + 8 <= len(buf):
+        return _load_word(buf, p)
+    v = np.uint64(0)
+    for i in range(min(8, len(buf) - p)):
+        v |= np.uint64(buf[p + i]) << np.uint64(8 * i)
+    return v
+
+
+#: the low ``w`` bytes of a word, for w = 0..8
+_LOW_BYTES = np.array([(1 << (8 * w)) - 1 for w in range(8)] + [(1 << 64) - 1], np.uint64)
+
+
+#: error codes of :func:`walk_row_images` -> message (``{image}``, ``{column}`` filled in)
+IMAGE_ERRORS = {
+    1: "row image {image} ends inside its null bitmap",
+    2: "row image {image}: length of column {column} runs past the end of the event",
+    3: "row image {image} runs past the end of the event",
+    4: "row image {image} is empty: no column is present",
+    5: "UPDATE rows event has a before image without an after image",
+    6: "row image {image} ends before its value_options",
+    7: "row image {image}: value_options is not a packed integer",
+    8: "row image {image}: value_options runs past the event",
+    9: "row image {image}: partial-JSON bits run past the event",
+}
+#: how a column is stored in a row image, and kept by the walk: FIXED (``width`` bytes, copied
+#: to the column), PREFIXED (a ``width``-byte length, then that many bytes: left in place)
+FIXED, PREFIXED = 0, 1
+#: the padding after each fixed-width column's bytes in the walk's output (see above)
+PADDING = 8
+
+
+@njit(nogil=True, cache=True)
+def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  # per event
+                    how, width, at, json_slot,  # per column
+                    e, p, k, cap,  # where to start, and how many images at most
+                    image_event, image_number, image_start,  # out, per image (cap,)
+                    valid, absent, fixed, var_start, var_len, partial, value_at):  # pragma: no cover
+    """Walk the row images of events ``e, e+1, ...`` from image ``k`` of event ``e`` at ``p``,
+    writing what the column decoders need, until ``cap`` images are written or the events end.
+
+    ``present[e, side]``: how many columns the before (0) and after (1) images of event ``e``
+    hold (:func:`walk_rows_headers`). Per column ``c`` (``how[c]``, ``width[c]``): a FIXED
+    column's value of image ``i`` goes to ``fixed[at[c] + i * width[c]:][:width[c]]`` (zeros
+    where there is none; each column's bytes followed by PADDING bytes), a PREFIXED column's
+    value position and length to ``var_start[at[c], i]`` and ``var_len[at[c], i]`` (0 where
+    there is none); ``valid[c, i]`` says there is a value. ``absent[c, i]`` (when ``absent``
+    has rows) says the column is not in image ``i``; ``partial[json_slot[c], i]`` (when
+    ``partial`` has rows) that the value is a JSON diff; ``value_at[c, i]`` (when it has rows)
+    where each value starts, fixed ones included (for error messages only). An UPDATE's two
+    images are never split between two calls.
+
+    Returns ``(n, e, p, k, code, image, column)``: images written, where to go on (``e`` equal
+    to the number of events when done), and code 0 or a key of IMAGE_ERRORS for the image
+    ``k``, column ``column`` (0-based), of event ``e``.
+    """
+    n_events = len(end)
+    with_absent = absent.shape[0] > 0
+    with_partial = partial.shape[0] > 0
+    with_at = value_at.shape[0] > 0
+    nbytes = (ncols + 7) // 8
+    n_json = 0
+    for c in range(ncols):
+        n_json += json_slot[c] >= 0
+    n = 0
+    while e < n_events:
+        stop = end[e]
+        update = is_update[e]
+        if p >= stop:  # this event is done
+            if update and k % 2 == 1:
+                return n, e, p, k, 5, k, 0
+            e += 1
+            k = 0
+            if e < n_events:
+                p = bitmaps[e] + nbytes * (2 if is_update[e] else 1)
+            continue
+        if n >= cap or (update and k % 2 == 0 and n + 2 > cap):
+            return n, e, p, k, 0, 0, 0
+        side = (k & 1) if update else 0
+        cols_at = bitmaps[e] + nbytes * side
+        start = p
+        part_at = np.int64(-1)  # where the partial-JSON bits are
+        if partial_ev[e] and side == 1:
+            options, used = _packed_int(buf, p, stop)
+            if used == 0:
+                return n, e, start, k, 6 if p + 1 > stop else (7 if options == -1 else 8), k, 0
+            p += used
+            if options & 1:  # PARTIAL_JSON_UPDATES
+                jbytes = (n_json + 7) // 8
+                if p + jbytes > stop:
+                    return n, e, start, k, 9, k, 0
+                part_at = p
+                p += jbytes
+        null_at = p
+        p += (present[e, side] + 7) // 8
+        if p > stop:
+            return n, e, start, k, 1, k, 0
+        full = present[e, side] == ncols
+        ordinal = 0
+        for c in range(ncols):
+            if full:
+                has_value = ((buf[null_at + (c >> 3)] >> (c & 7)) & 1) == 0
+                if with_absent:
+                    absent[c, n] = False
+            else:
+                here = (buf[cols_at + (c >> 3)] >> (c & 7)) & 1
+                has_value = False
+                if here:
+                    has_value = ((buf[null_at + (ordinal >> 3)] >> (ordinal & 7)) & 1) == 0
+                    ordinal += 1
+                if with_absent:
+                    absent[c, n] = here == 0
+            valid[c, n] = has_value
+            if with_at:
+                value_at[c, n] = p if has_value else 0
+            w = width[c]
+            if how[c] == FIXED:  # copied (checked below, with the image's end: p only grows)
+                dest = at[c] + n * w
+                if w <= 8:
+                    _store_word(fixed, dest, _load(buf, p) if has_value else np.uint64(0))
+                else:
+                    for i in range(0, w, 8):
+                        _store_word(fixed, dest + i, _load(buf, p + i) if has_value else np.uint64(0))
+                if has_value:
+                    p += w
+                continue
+            if has_value:
+                if p + w > stop:
+                    return n, e, start, k, 2, k, c
+                length = np.int64(_load(buf, p) & _LOW_BYTES[w])
+                if p + w + length > stop:
+                    return n, e, start, k, 3, k, c
+                var_start[at[c], n] = p + w
+                var_len[at[c], n] = length
+                if with_at:
+                    value_at[c, n] = p + w
+                p += w + length
+            else:
+                var_start[at[c], n] = 0
+                var_len[at[c], n] = 0
+            if with_partial and json_slot[c] >= 0:
+                j = json_slot[c]
+                partial[j, n] = part_at >= 0 and has_value and ((buf[part_at + (j >> 3)] >> (j & 7)) & 1) == 1
+        if p > stop:
+            return n, e, start, k, 3, k, 0
+        if p == start:
+            return n, e, start, k, 4, k, 0
+        image_event[n] = e
+        image_number[n] = k
+        image_start[n] = start
+        n += 1
+        k += 1
+    return n, e, p, k, 0, 0, 0
