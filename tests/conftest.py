@@ -36,3 +36,16 @@ def corpus():
 
 # The MariaDB server fixtures (one session server for every test that asks for it).
 from .support.fixtures import mariadb_globals, mariadb_server  # noqa: E402,F401
+
+
+@pytest.fixture(scope="session", autouse=True)
+def compiled_kernels():
+    """The walk's kernels compiled (or loaded from numba's cache) once, before any test that
+    bounds its own time runs: with an empty cache (CI's NUMBA_BOUNDSCHECK=1 run) the first
+    decode compiles them."""
+    import vecbinlog
+
+    with vecbinlog.open(DATA / "sample" / "mariadb-bin.000001") as log:
+        log.read_all()
+        log.verify()
+    yield

@@ -93,7 +93,7 @@ class Unpacked:
         self.formats = file.formats
         self._starts, self._pos, self._copied = starts, pos, copied
 
-    def verify_checksums_of(self, index: EventIndex) -> None:
+    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
         """Nothing to do: the compressed events' checksums were checked before unpacking."""
 
     def file_offset(self, offset: int) -> int:
@@ -129,7 +129,7 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
     comp = np.isin(index.type_code, _COMPRESSED_CODES)
     if not comp.any():
         return None
-    file.verify_checksums_of(index.take(comp))
+    file.verify_checksums_of(index, comp)
     has_crc = np.array([f.has_checksum for f in file.formats], bool)
     chunks: list[bytes | memoryview] = []
     pieces: list[_Piece] = []
@@ -172,7 +172,7 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
     flush_run(len(index))
 
     buf = np.frombuffer(b"".join(chunks), np.uint8)
-    offsets, _, stop = walk_headers(buf, 0, len(buf), len(buf))
+    out, _, stop = walk_headers(buf, 0, len(buf), len(buf))
     if stop is not None:
         # every plain event was whole in the file: the fault is in an unpacked payload
         starts = np.array([p.start for p in pieces], np.int64)
@@ -181,10 +181,10 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
             f"the decompressed payload does not hold whole events: {stop.reason}",
             path=file.path, offset=pieces[k].pos, event_type=event_type_name(int(EventType.TRANSACTION_PAYLOAD_EVENT)),
         )
-    out = EventIndex.from_offsets(buf, offsets)
     starts = np.array([p.start for p in pieces], np.int64)
     pos = np.array([p.pos for p in pieces], np.int64)
     copied = np.array([p.copied for p in pieces], bool)
+    offsets = out.offset
     k = np.searchsorted(starts, offsets, side="right") - 1
     p_pos = pos[k]
     p_payload = np.array([p.payload for p in pieces], bool)[k]

@@ -244,8 +244,8 @@ class BinlogFile:
 
     # -- the FDE -----------------------------------------------------------------------
     def _first_format(self) -> FormatDescription:
-        offsets, _, stop = walk_headers(self.buf, MAGIC_LEN, MAGIC_LEN + 1, self.size)
-        if len(offsets) == 0:
+        first, _, stop = walk_headers(self.buf, MAGIC_LEN, MAGIC_LEN + 1, self.size)
+        if len(first) == 0:
             assert stop is not None
             if self.size == MAGIC_LEN:
                 raise TruncatedError(
@@ -289,8 +289,7 @@ class BinlogFile:
         fmt_id = self._format_id_at(start)
         while pos < stop:
             seg_stop = min(stop, pos + max(segment_bytes, 1))
-            offsets, nxt, walk_stop = walk_headers(self.buf, pos, seg_stop, limit)
-            index = EventIndex.from_offsets(self.buf, offsets)
+            index, nxt, walk_stop = walk_headers(self.buf, pos, seg_stop, limit)
             fmt_id = self._assign_formats(index, fmt_id)
             if len(index):
                 yield Segment(self, index, pos, nxt)
@@ -373,11 +372,14 @@ class BinlogFile:
         return EventIndex.concat([s.index for s in self.segments()])
 
     # -- checksums -------------------------------------------------------------------
-    def verify_checksums_of(self, index: EventIndex) -> None:
-        """Check the CRC32 of the given events (those whose format has checksums)."""
+    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
+        """Check the CRC32 of the events of ``index`` (or of those ``which``, a boolean mask,
+        selects) whose format has checksums."""
         if not self.verify_checksums or len(index) == 0:
             return
         has_crc = np.array([f.has_checksum for f in self.formats], dtype=bool)[index.fmt]
+        if which is not None:
+            has_crc &= which
         start = index.offset[has_crc]
         size = index.event_size[has_crc].astype(np.int64)
         types = index.type_code[has_crc]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import walk
-from .layout import COMMON_HEADER, COMMON_HEADER_LEN
+from .layout import COMMON_HEADER_LEN
 
 __all__ = ["EventIndex", "WalkStop", "walk_headers"]
 
@@ -27,10 +27,9 @@ class WalkStop:
     kind: str  #: "truncated" (the file ends inside the event) or "malformed" (its size is impossible)
 
 
-def walk_headers(
-    buf: np.ndarray, start: int, stop: int, limit: int
-) -> tuple[np.ndarray, int, WalkStop | None]:
-    """Find the events that start in ``[start, stop)`` (a compiled walk: :mod:`vecbinlog.walk`).
+def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int) -> tuple[EventIndex, int, WalkStop | None]:
+    """The events that start in ``[start, stop)``, their headers as columns (a compiled walk:
+    :mod:`vecbinlog.walk`; ``fmt`` and ``body_end`` are set by the caller, who knows the formats).
 
     Parameters
     ----------
@@ -41,12 +40,13 @@ def walk_headers(
 
     Returns
     -------
-    offsets : int64 array, shape (n,), the start of each complete event.
+    index : the complete events' headers.
     next_offset : where the walk ended (the next event's start, or ``limit``).
     walk_stop : None, or why the walk could not go on before ``stop``.
     """
-    out = np.empty(max(min(stop, limit) - start, 0) // COMMON_HEADER_LEN + 1, np.int64)
-    n, pos, status, size = walk.walk_event_headers(buf, start, stop, limit, out)
+    room = max(min(stop, limit) - start, 0) // COMMON_HEADER_LEN + 1
+    cols = {name: np.empty(room, dtype) for name, dtype in _HEADER_COLUMNS}
+    n, pos, status, size = walk.walk_event_headers(buf, start, stop, limit, *cols.values())
     walk_stop = None
     if status == walk.HEADER_TRUNCATED:
         walk_stop = WalkStop(
@@ -56,7 +56,14 @@ def walk_headers(
         walk_stop = WalkStop(pos, f"event_size is {size}, smaller than the {COMMON_HEADER_LEN}-byte header", "malformed")
     elif status == walk.EVENT_TRUNCATED:
         walk_stop = WalkStop(pos, f"event_size is {size} but only {limit - pos} bytes are left in the file", "truncated")
-    return out[:n].copy(), int(pos), walk_stop
+    cols = {name: a[:n].copy() for name, a in cols.items()}  # the room not used is let go
+    index = EventIndex(**cols, fmt=np.zeros(n, np.int32), body_end=cols["offset"] + cols["event_size"])
+    return index, int(pos), walk_stop
+
+
+#: the columns of the common header as the walk writes them (layout.COMMON_HEADER's fields)
+_HEADER_COLUMNS = (("offset", np.int64), ("type_code", np.uint8), ("event_size", np.uint32),
+                   ("timestamp", np.uint32), ("server_id", np.uint32), ("log_pos", np.uint32), ("flags", np.uint16))
 
 
 @dataclass
@@ -88,25 +95,10 @@ class EventIndex:
             self.inner = np.full(len(self.offset), -1, np.int64)
 
     @classmethod
-    def from_offsets(cls, buf: np.ndarray, offsets: np.ndarray) -> EventIndex:
-        """Gather the 19-byte headers at ``offsets`` into columns (fmt/body_end set later)."""
-        n = len(offsets)
-        if n:  # the file seen as overlapping headers, one starting at every byte: one copy per event
-            every = np.ndarray((len(buf) - COMMON_HEADER_LEN + 1,), COMMON_HEADER, buffer=buf, strides=(1,))
-            hdr = every[offsets]
-        else:
-            hdr = np.zeros(0, COMMON_HEADER)
-        return cls(
-            offset=offsets,
-            type_code=hdr["type_code"].copy(),
-            event_size=hdr["event_size"].astype(np.uint32),
-            timestamp=hdr["timestamp"].astype(np.uint32),
-            server_id=hdr["server_id"].astype(np.uint32),
-            log_pos=hdr["log_pos"].astype(np.uint32),
-            flags=hdr["flags"].astype(np.uint16),
-            fmt=np.zeros(n, np.int32),
-            body_end=offsets + hdr["event_size"].astype(np.int64),
-        )
+    def empty(cls) -> EventIndex:
+        """No event."""
+        return cls(**{name: np.zeros(0, dtype) for name, dtype in _HEADER_COLUMNS}, fmt=np.zeros(0, np.int32),
+                   body_end=np.zeros(0, np.int64))
 
     def __len__(self) -> int:
         return len(self.offset)
@@ -120,7 +112,7 @@ class EventIndex:
     @classmethod
     def concat(cls, parts: list[EventIndex]) -> EventIndex:
         if not parts:
-            return cls.from_offsets(np.zeros(0, np.uint8), np.zeros(0, np.int64))
+            return cls.empty()
         return cls(
             **{
                 name: np.concatenate([getattr(p, name) for p in parts])

@@ -104,19 +104,24 @@ class RowsFilter:
     def table(self, name: str) -> bool:
         return self.tables is None or any(fnmatch.fnmatchcase(name, pat) for pat in self.tables)
 
-    def events(self, index: EventIndex, *, first: bool, last: bool) -> np.ndarray:
-        """Boolean mask of the events (rows events, in practice) the filter keeps."""
-        keep = np.ones(len(index), bool)
+    def events(self, index: EventIndex, *, first: bool, last: bool, at: np.ndarray | None = None) -> np.ndarray:
+        """Boolean mask of the events (rows events, in practice) the filter keeps: of every
+        event of ``index``, or of those at positions ``at``."""
+        def col(name: str) -> np.ndarray:
+            values = getattr(index, name)
+            return values if at is None else values[at]
+
+        keep = np.ones(len(index) if at is None else len(at), bool)
         if first and self.start is not None:
-            keep &= index.pos >= self.start  # file offsets (of the compressed event, for unpacked ones)
+            keep &= col("pos") >= self.start  # file offsets (of the compressed event, for unpacked ones)
         if last and self.stop is not None:
-            keep &= index.pos < self.stop
+            keep &= col("pos") < self.stop
         if self.since is not None:
-            keep &= index.timestamp.astype(np.int64) >= self.since
+            keep &= col("timestamp").astype(np.int64) >= self.since
         if self.until is not None:
-            keep &= index.timestamp.astype(np.int64) < self.until
+            keep &= col("timestamp").astype(np.int64) < self.until
         if self.kinds is not None:
-            kind = _KIND_OF_CODE[index.type_code]
+            kind = _KIND_OF_CODE[col("type_code")]
             keep &= np.isin(kind, list(self.kinds)) | (kind < 0)
         return keep
 
@@ -449,13 +454,14 @@ class Binlog:
             tables = list(dict.fromkeys(name_of))
             table_of_layout = np.array([tables.index(n) for n in name_of], np.int64)
             version = versions.assign(tables, table_of_layout[layout[sel]], code, resolved)
-            keep = self.filter.events(index.take(rows_pos[sel]), first=f is self.files[0], last=f is self.files[-1])
+            keep = self.filter.events(index, first=f is self.files[0], last=f is self.files[-1], at=rows_pos[sel])
             if not keep.any():
                 continue
             sel, code, version = sel[keep], code[keep], version[keep]
             rows_pos, layout = rows_pos[sel], layout[sel]
-            src.verify_checksums_of(index.take(rows_pos))
-            src.verify_checksums_of(index.take(index.type_code == EventType.TABLE_MAP_EVENT))
+            checked = index.type_code == EventType.TABLE_MAP_EVENT
+            checked[rows_pos] = True
+            src.verify_checksums_of(index, checked)
             gtid_ok = None
             # One batch per run of consecutive events of the same effective layout, per table, in log order.
             table = table_of_layout[layout]
@@ -502,7 +508,9 @@ class Binlog:
         """The effective layout of rows events ``sel`` of a step: a code per event (int64) and
         the TABLE_MAP of each code, completed by the table's definition at that event."""
         lay, gen = step.layout[sel], step.generation[sel]
-        pairs, first, inverse = np.unique(np.stack([lay, gen], axis=1), axis=0, return_index=True, return_inverse=True)
+        span = int(gen.max()) + 1 if len(gen) else 1
+        keys, first, inverse = np.unique(lay * span + gen, return_index=True, return_inverse=True)
+        pairs = np.stack([keys // span, keys % span], axis=1)
         flavor = step.file.formats[0].flavor
         codes: dict[tuple[int, int], int] = {}
         resolved: list[TableMap] = []

@@ -56,8 +56,6 @@ MIN_CELLS_BUDGET = 1 << 24
 #: back as ~70 bytes of Arrow).
 MAX_BATCH_IMAGES = 1 << 18
 MAX_BATCH_CELLS = 1 << 22
-#: TABLE_MAP bytes compared per np.unique round (bounds the temporary (maps, bytes) array).
-_KEY_BYTES_PER_ROUND = 16 << 20
 
 
 def _raise_at(file: BinlogFile, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
@@ -97,9 +95,9 @@ class TableMaps:
     def _layout_ids(self, index: EventIndex, tm_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Table id and layout id of the TABLE_MAP events ``index[tm_pos]``.
 
-        Maps are grouped by their bytes with NumPy (same length, then np.unique over the raw
-        bytes), so only distinct layouts reach Python: a busy server repeats the same few maps
-        in every transaction.
+        Maps are grouped by their bytes (a compiled hash of each, then np.unique, each map then
+        checked byte for byte against its group's first), so only distinct layouts reach
+        Python: a busy server repeats the same few maps in every transaction.
         """
         n = len(tm_pos)
         ids = np.zeros(n, np.int64)
@@ -119,20 +117,21 @@ class TableMaps:
         id_len = np.where(ph == 6, 4, 6)
         ids[:] = read_uint(self.file.buf, start, id_len).astype(np.int64)
         key_start = start + id_len
-        key_len = ev.body_end - key_start
-        for length in np.unique(key_len).tolist():
-            group = np.flatnonzero(key_len == length)
-            step = max(1, _KEY_BYTES_PER_ROUND // max(length, 1))
-            for lo in range(0, len(group), step):
-                sel = group[lo : lo + step]
-                raw = np.take(self.file.buf, key_start[sel, None] + np.arange(length))
-                keys = np.ascontiguousarray(raw).view(f"V{length}").ravel() if length else np.zeros(len(sel), "V1")
-                _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-                uniq = np.zeros(len(first), np.int64)
-                for u in np.argsort(first).tolist():  # new layouts in order of appearance
-                    f = int(first[u])
-                    uniq[u] = self._layout_for(ev, int(sel[f]), raw[f].tobytes(), int(ph[sel[f]]))
-                lids[sel] = uniq[inverse.ravel()]
+        key_end = ev.body_end
+        # grouped by a hash of their bytes, checked byte for byte against each group's first
+        _, first, inverse = np.unique(walk.hash_ranges(self.file.buf, key_start, key_end), return_index=True,
+                                      return_inverse=True)
+        inverse = inverse.ravel()
+        rep = first[inverse]
+        same = walk.same_ranges(self.file.buf, key_start, key_end, key_start[rep], key_end[rep])
+        mem = memoryview(self.file.buf)
+        uniq = np.zeros(len(first), np.int64)
+        for u in np.argsort(first).tolist():  # new layouts in order of appearance
+            f = int(first[u])
+            uniq[u] = self._layout_for(ev, f, bytes(mem[int(key_start[f]):int(key_end[f])]), int(ph[f]))
+        lids[:] = uniq[inverse]
+        for k in np.flatnonzero(~same).tolist():  # a hash collision (hostile bytes): by its own bytes
+            lids[k] = self._layout_for(ev, k, bytes(mem[int(key_start[k]):int(key_end[k])]), int(ph[k]))
         return ids, lids
 
     def _layout_for(self, ev: EventIndex, k: int, key: bytes, ph: int) -> int:
@@ -174,39 +173,22 @@ class TableMaps:
         rows_pos = np.flatnonzero(np.isin(tc, ROWS_TYPE_CODES))
         tm_ids, tm_layout = self._layout_ids(index, tm_pos)
         if len(rows_pos) == 0:
-            self._carry(tm_ids, tm_layout)
+            self.current.update(zip(tm_ids.tolist(), tm_layout.tolist()))
             return rows_pos, np.zeros(0, np.int64)
         rows_ids = self.table_ids(index.take(rows_pos))
-        # Last TABLE_MAP (same id) before each rows event: search in (id, position) order.
-        uniq, codes = np.unique(np.concatenate([tm_ids, rows_ids]), return_inverse=True)
-        span = len(index) + 1
-        tm_key = codes[: len(tm_ids)] * span + tm_pos
-        rows_key = codes[len(tm_ids) :] * span + rows_pos
-        order = np.argsort(tm_key, kind="stable")
-        tm_key_sorted = tm_key[order]
-        j = np.searchsorted(tm_key_sorted, rows_key, side="right") - 1
-        jc = np.clip(j, 0, None)
-        found = (j >= 0) & (len(tm_key_sorted) > 0)
-        if len(tm_key_sorted):
-            found &= tm_ids[order][jc] == rows_ids
-        layout = np.where(found, tm_layout[order][jc] if len(tm_key_sorted) else 0, -1)
-        if not found.all():
-            for k in np.flatnonzero(~found).tolist():
-                layout[k] = self.current.get(int(rows_ids[k]), -1)
-            missing = layout < 0
-            if missing.any():
-                k = int(np.flatnonzero(missing)[0])
-                i = int(rows_pos[k])
-                raise MalformedEventError(
-                    f"rows event for table id {int(rows_ids[k])}, which no TABLE_MAP_EVENT before it defines",
-                    path=self.file.path, offset=int(index.pos[i]), event_type=event_type_name(int(tc[i])),
-                )
-        self._carry(tm_ids, tm_layout)
-        return rows_pos, layout.astype(np.int64)
-
-    def _carry(self, tm_ids: np.ndarray, tm_layout: np.ndarray) -> None:
-        for tid, lid in zip(tm_ids.tolist(), tm_layout.tolist()):
-            self.current[tid] = lid
+        known = np.array(list(self.current.items()), np.int64).reshape(-1, 2)
+        layout, ids, layouts = walk.follow_table_maps(tm_pos.astype(np.int64), tm_ids, tm_layout,
+                                                      rows_pos.astype(np.int64), rows_ids, known[:, 0], known[:, 1])
+        self.current = dict(zip(ids.tolist(), layouts.tolist()))
+        missing = layout < 0
+        if missing.any():
+            k = int(np.flatnonzero(missing)[0])
+            i = int(rows_pos[k])
+            raise MalformedEventError(
+                f"rows event for table id {int(rows_ids[k])}, which no TABLE_MAP_EVENT before it defines",
+                path=self.file.path, offset=int(index.pos[i]), event_type=event_type_name(int(tc[i])),
+            )
+        return rows_pos, layout
 
     def table_ids(self, rows: EventIndex) -> np.ndarray:
         """The table id in the post-header of each rows event (4 or 6 bytes by format)."""

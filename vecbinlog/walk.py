@@ -51,29 +51,42 @@ _HEADER_LEN = 19  # layout.COMMON_HEADER_LEN
 _EVENT_SIZE_AT = 9  # layout.EVENT_SIZE_OFFSET
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _u32(buf, p):  # pragma: no cover - compiled
+    return (np.int64(buf[p]) | (np.int64(buf[p + 1]) << 8) | (np.int64(buf[p + 2]) << 16)
+            | (np.int64(buf[p + 3]) << 24))
+
+
 @njit(nogil=True, cache=True)
-def walk_event_headers(buf, start, stop, limit, out):  # pragma: no cover - compiled
-    """The events that start in ``[start, stop)``: their offsets written to ``out``.
+def walk_event_headers(buf, start, stop, limit,
+                       offset, type_code, event_size, timestamp, server_id, log_pos, flags):  # pragma: no cover
+    """The events that start in ``[start, stop)``: each one's offset and common header
+    (layout.py) written to the arrays after ``limit``, which must hold
+    ``(stop - start) // 19 + 1`` events.
 
     Returns ``(count, next, status, size)``: ``next`` is where the walk ended (the first
     boundary at or after ``stop``, or the event that could not be read), ``status`` one of
     HEADER_OK, HEADER_TRUNCATED (the data ends inside a header), HEADER_TOO_SMALL
     (``event_size`` under 19) and EVENT_TRUNCATED (the event ends past ``limit``), and
-    ``size`` the event_size read there. ``out`` must hold ``(stop - start) // 19 + 1``.
+    ``size`` the event_size read there.
     """
     n = 0
     pos = start
     while pos < stop:
         if pos + _HEADER_LEN > limit:
             return n, pos, HEADER_TRUNCATED, 0
-        at = pos + _EVENT_SIZE_AT
-        size = (np.int64(buf[at]) | (np.int64(buf[at + 1]) << 8) | (np.int64(buf[at + 2]) << 16)
-                | (np.int64(buf[at + 3]) << 24))
+        size = _u32(buf, pos + _EVENT_SIZE_AT)
         if size < _HEADER_LEN:
             return n, pos, HEADER_TOO_SMALL, size
         if pos + size > limit:
             return n, pos, EVENT_TRUNCATED, size
-        out[n] = pos
+        offset[n] = pos
+        timestamp[n] = _u32(buf, pos)
+        type_code[n] = buf[pos + 4]
+        server_id[n] = _u32(buf, pos + 5)
+        event_size[n] = size
+        log_pos[n] = _u32(buf, pos + 13)
+        flags[n] = np.int64(buf[pos + 17]) | (np.int64(buf[pos + 18]) << 8)
         n += 1
         pos += size
     return n, pos, HEADER_OK, 0
@@ -209,6 +222,20 @@ def _load(buf, p):  # pragma: no cover - compiled
     return v
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _all_zero(buf, p, q):  # pragma: no cover - compiled
+    """Whether ``buf[p:q]`` holds only zeros (a null bitmap with no NULL)."""
+    while p + 8 <= q:
+        if _load_word(buf, p) != 0:
+            return False
+        p += 8
+    while p < q:
+        if buf[p] != 0:
+            return False
+        p += 1
+    return True
+
+
 #: the low ``w`` bytes of a word, for w = 0..8
 _LOW_BYTES = np.array([(1 << (8 * w)) - 1 for w in range(8)] + [(1 << 64) - 1], np.uint64)
 
@@ -262,8 +289,10 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
     with_at = value_at.shape[0] > 0
     nbytes = (ncols + 7) // 8
     n_json = 0
+    all_fixed = True
     for c in range(ncols):
         n_json += json_slot[c] >= 0
+        all_fixed &= how[c] == FIXED
     n = 0
     while e < n_events:
         stop = end[e]
@@ -298,6 +327,25 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
         if p > stop:
             return n, e, start, k, 1, k, 0
         full = present[e, side] == ncols
+        if full and all_fixed and not with_at and _all_zero(buf, null_at, p):
+            # the usual image of a table of fixed-width columns: every column, no NULL
+            for c in range(ncols):
+                w = width[c]
+                dest = at[c] + n * w
+                for i in range(0, max(w, 1), 8):
+                    _store_word(fixed, dest + i, _load(buf, p + i))
+                p += w
+                valid[c, n] = True
+                if with_absent:
+                    absent[c, n] = False
+            if p > stop:
+                return n, e, start, k, 3, k, 0
+            image_event[n] = e
+            image_number[n] = k
+            image_start[n] = start
+            n += 1
+            k += 1
+            continue
         ordinal = 0
         for c in range(ncols):
             if full:
@@ -353,3 +401,107 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
         n += 1
         k += 1
     return n, e, p, k, 0, 0, 0
+
+
+# -- table maps ---------------------------------------------------------------------------------
+
+
+@njit(nogil=True, cache=True)
+def hash_ranges(buf, start, end):  # pragma: no cover - compiled
+    """A 64-bit hash of each ``buf[start[i]:end[i]]`` (FNV-1a over 8-byte words, then the
+    length): equal bytes, equal hashes. Not collision-proof: :func:`same_ranges` checks."""
+    out = np.empty(len(start), np.uint64)
+    prime = np.uint64(0x100000001B3)
+    for i in range(len(start)):
+        h = np.uint64(0xCBF29CE484222325)
+        p, e = start[i], end[i]
+        while p + 8 <= e:
+            h = (h ^ _load_word(buf, p)) * prime
+            p += 8
+        tail = np.uint64(0)
+        for j in range(e - p):
+            tail |= np.uint64(buf[p + j]) << np.uint64(8 * j)
+        h = (h ^ tail) * prime
+        out[i] = (h ^ np.uint64(e - start[i])) * prime
+    return out
+
+
+@njit(nogil=True, cache=True)
+def same_ranges(buf, start, end, other_start, other_end):  # pragma: no cover - compiled
+    """Whether ``buf[start[i]:end[i]]`` and ``buf[other_start[i]:other_end[i]]`` are equal."""
+    out = np.empty(len(start), np.bool_)
+    for i in range(len(start)):
+        n = end[i] - start[i]
+        same = n == other_end[i] - other_start[i]
+        j = 0
+        while same and j + 8 <= n:
+            same = _load_word(buf, start[i] + j) == _load_word(buf, other_start[i] + j)
+            j += 8
+        while same and j < n:
+            same = buf[start[i] + j] == buf[other_start[i] + j]
+            j += 1
+        out[i] = same
+    return out
+
+
+@njit(nogil=True, cache=True, inline="always")
+def _slot(keys, key):  # pragma: no cover - compiled
+    """Where ``key`` (>= 0) is, or goes, in an open-addressing table (-1: free) of 2**k keys."""
+    mask = len(keys) - 1
+    slot = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    while keys[slot] != -1 and keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@njit(nogil=True, cache=True)
+def follow_table_maps(map_at, map_id, map_layout, rows_at, rows_id, known_id, known_layout):  # pragma: no cover
+    """Which table layout each rows event uses: the one of the last TABLE_MAP with its table
+    id before it (table ids are per file; the same id can be mapped again).
+
+    TABLE_MAPs at positions ``map_at`` (increasing) map ``map_id`` to ``map_layout``; rows
+    events at ``rows_at`` (increasing) look ``rows_id`` up; ``known_*`` are the mappings
+    carried from before. Returns the layout of each rows event (-1: no TABLE_MAP before it)
+    and the mappings in force at the end (ids, layouts).
+    """
+    size = 16
+    while size < 2 * (len(map_id) + len(known_id) + 1):
+        size *= 2
+    keys = np.full(size, -1, np.int64)
+    vals = np.empty(size, np.int64)
+    for i in range(len(known_id)):
+        slot = _slot(keys, known_id[i])
+        keys[slot] = known_id[i]
+        vals[slot] = known_layout[i]
+    out = np.full(len(rows_at), -1, np.int64)
+    m = 0
+    for r in range(len(rows_at) + 1):
+        until = rows_at[r] if r < len(rows_at) else np.iinfo(np.int64).max
+        while m < len(map_at) and map_at[m] < until:
+            slot = _slot(keys, map_id[m])
+            keys[slot] = map_id[m]
+            vals[slot] = map_layout[m]
+            m += 1
+        if r < len(rows_at):
+            slot = _slot(keys, rows_id[r])
+            if keys[slot] == rows_id[r]:
+                out[r] = vals[slot]
+    used = keys != -1
+    return out, keys[used], vals[used]
+
+
+# -- values -------------------------------------------------------------------------------------
+
+
+@njit(nogil=True, cache=True)
+def copy_values(buf, start, length, offsets, data):  # pragma: no cover - compiled
+    """Concatenate ``buf[start[i]:start[i] + length[i]]`` (length 0: nothing) into ``data`` at
+    ``offsets[i]`` (their running sum, ``len(start) + 1`` of them), 8 bytes at a time: ``data``
+    must have PADDING bytes after ``offsets[-1]`` (the last word of a value may spill into the
+    next value's place, written afterwards, or into that padding)."""
+    for i in range(len(start)):
+        p, q, n = start[i], offsets[i], length[i]
+        j = 0
+        while j < n:
+            _store_word(data, q + j, _load(buf, p + j))
+            j += 8

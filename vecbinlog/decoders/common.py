@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
+from .. import walk
 from ..errors import MalformedEventError
 from ..table_map import ColumnSpec
 
@@ -105,82 +106,15 @@ def gather_fixed(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray
 def gather_var(
     buf: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, valid: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate variable-length values: Arrow-style offsets (int64, n+1) and the data bytes.
-
-    The values are described to Arrow as a ``binary_view`` array pointing into the file
-    (16 bytes per value: length, and either the value itself when it has at most 12 bytes or
-    its first 4 bytes and its offset), and Arrow's cast to ``binary`` does the copy in C++.
-    That avoids index arrays as long as the data, which cost more than the copy itself.
-    """
-    n = len(offsets)
+    """Concatenate variable-length values: Arrow-style offsets (int64, n+1) and the data bytes
+    (a compiled copy, 8 bytes at a time: :func:`vecbinlog.walk.copy_values`)."""
     lens = np.where(valid, lengths, 0).astype(np.int64)
-    if n == 0 or not lens.any():
-        return np.zeros(n + 1, np.int64), np.zeros(0, np.uint8)
-    base = int(offsets[valid & (lens > 0)].min())
-    span = int((offsets + lens)[valid].max()) - base
-    if span >= 2**31 or int(lens.sum()) >= 2**31:
-        return _gather_var_indexed(buf, offsets, lens)
-    window = buf[base : base + span]
-    rel = np.where(lens > 0, offsets - base, 0)
-    out = _gather_in_order(window, rel, lens)
-    if out is not None:
-        return out
-    views = np.empty((n, 4), np.int32)  # length, then 12 inline bytes or prefix/buffer/offset
-    views[:, 0] = lens
-    vbytes = views.view(np.uint8).reshape(n, 16)
-    # the 12 bytes from each value's start (12-byte records of the file; clipped at its end)
-    near_end = offsets + 12 > len(buf)
-    vbytes[:, 4:16] = gather_fixed(buf, np.where(near_end | (lens == 0), 0, offsets), 12) if len(buf) >= 12 else 0
-    if near_end.any():
-        k = np.arange(12, dtype=np.int64)
-        vbytes[near_end, 4:16] = np.take(buf, offsets[near_end, None] + k, mode="clip")
-    vbytes[:, 4:16] *= np.arange(12) < lens[:, None]  # inline values end with zeros
-    long_ = lens > 12
-    views[long_, 2] = 0  # buffer index; the first 4 bytes stay as the prefix
-    views[long_, 3] = rel[long_]
-    arr = pa.Array.from_buffers(pa.binary_view(), n, [None, pa.py_buffer(views), pa.py_buffer(window)])
-    out = arr.cast(pa.binary())
-    _, off_buf, data_buf = out.buffers()
-    out_offsets = np.frombuffer(off_buf, np.int32, count=n + 1).astype(np.int64)
-    data = np.frombuffer(data_buf, np.uint8, count=int(out_offsets[-1])) if data_buf is not None else np.zeros(0, np.uint8)
-    return out_offsets, data
-
-
-def _gather_in_order(window: np.ndarray, rel: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """gather_var when the values lie in row order without overlapping (a column of row images
-    in log order): the window is described as a binary array of 2n items, value then gap, and
-    Arrow's take of every other item copies the values (about 4x faster than the view cast).
-    None when the values are not in that order."""
-    n = len(rel)
-    has = lens > 0
-    start = rel
-    end = rel + lens
-    reached = np.maximum.accumulate(np.where(has, end, 0))  # the end of the values so far
-    start = np.where(has, start, reached)
-    end = np.where(has, end, reached)
-    if n > 1 and not (start[1:] >= end[:-1]).all():
-        return None
-    bounds = np.empty(2 * n + 1, np.int32)
-    bounds[0 : 2 * n : 2] = start
-    bounds[1 : 2 * n : 2] = end
-    bounds[2 * n] = end[-1]
-    items = pa.Array.from_buffers(pa.binary(), 2 * n, [None, pa.py_buffer(bounds), pa.py_buffer(window)])
-    out = items.take(pa.array(np.arange(0, 2 * n, 2, dtype=np.int32)))
-    _, off_buf, data_buf = out.buffers()
-    out_offsets = np.frombuffer(off_buf, np.int32, count=n + 1).astype(np.int64)
-    data = np.frombuffer(data_buf, np.uint8, count=int(out_offsets[-1])) if data_buf is not None else np.zeros(0, np.uint8)
-    return out_offsets, data
-
-
-def _gather_var_indexed(buf: np.ndarray, offsets: np.ndarray, lens: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """gather_var for spans Arrow's 32-bit views cannot address: explicit index arrays."""
     out_offsets = np.zeros(len(lens) + 1, np.int64)
     np.cumsum(lens, out=out_offsets[1:])
     total = int(out_offsets[-1])
-    # data[j] = buf[start_of_value(j) + (j - out_offsets[value(j)])]
-    shift = np.repeat(offsets - out_offsets[:-1], lens)
-    shift += np.arange(total, dtype=np.int64)
-    return out_offsets, np.take(buf, shift)
+    data = np.empty(total + walk.PADDING, np.uint8)
+    walk.copy_values(buf, np.where(valid, offsets, 0).astype(np.int64), lens, out_offsets, data)
+    return out_offsets, data[:total]
 
 
 def binary_like(
