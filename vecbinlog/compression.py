@@ -97,7 +97,8 @@ class Unpacked:
         """Nothing to do: the compressed events' checksums were checked before unpacking."""
 
     def file_offset(self, offset: int) -> int:
-        """Where a byte of ``buf`` is in the file: itself, or the compressed event it came from."""
+        """Where a byte of ``buf`` is in the file: itself (plain events copied), or the
+        compressed event it came from."""
         k = int(np.searchsorted(self._starts, offset, side="right")) - 1
         return int(self._pos[k] + (offset - self._starts[k]) * self._copied[k])
 
@@ -148,7 +149,7 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
         cuts = [run_start, *(run_start + 1 + np.flatnonzero(np.diff(fmt))).tolist(), upto]
         for lo, hi in zip(cuts[:-1], cuts[1:]):
             f = int(index.fmt[lo])
-            pieces.append(_Piece(size + int(index.offset[lo]) - a, int(index.offset[lo]), f, False, bool(has_crc[f]), True))
+            pieces.append(_Piece(size + int(index.offset[lo]) - a, int(index.pos[lo]), f, False, bool(has_crc[f]), True))
         chunks.append(mem[a:b])
         size += b - a
         run_start = None
@@ -163,10 +164,10 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
         end = int(index.body_end[i])
         if code == EventType.TRANSACTION_PAYLOAD_EVENT:
             data = _payload(file, off, end, budget - size)
-            pieces.append(_Piece(size, off, f, True, False, False))
+            pieces.append(_Piece(size, int(index.pos[i]), f, True, False, False))
         else:
             data = _mariadb_event(file, off, end, code, f, budget - size)
-            pieces.append(_Piece(size, off, f, False, False, False))
+            pieces.append(_Piece(size, int(index.pos[i]), f, False, False, False))
         chunks.append(data)
         size += len(data)
     flush_run(len(index))
@@ -205,14 +206,14 @@ def _payload(file, off: int, end: int, budget: int) -> bytes:
     name = "TRANSACTION_PAYLOAD_EVENT"
     # The fields start right after the common header: the FDE's post-header length for this
     # type (40) is the most the fields may take, not a fixed block (the server reads them so).
-    cur = Cursor(file.buf, off + COMMON_HEADER_LEN, end, path=file.path, event_type=name)
+    cur = Cursor(file.buf, off + COMMON_HEADER_LEN, end, path=file.path, src=file, event_type=name)
     fields: dict[int, int] = {}
     while True:
         kind = cur.packed("payload field type")
         if kind == _PAYLOAD_END_MARK:
             break
         length = cur.packed("payload field length")
-        value = Cursor(file.buf, cur.pos, cur.pos + length, path=file.path, event_type=name)
+        value = Cursor(file.buf, cur.pos, cur.pos + length, path=file.path, src=file, event_type=name)
         cur.need(length, "payload field value")
         fields[kind] = value.packed("payload field value")
         cur.pos += length
@@ -222,25 +223,25 @@ def _payload(file, off: int, end: int, budget: int) -> bytes:
     if declared is not None and declared != len(payload):
         raise MalformedEventError(
             f"payload size field says {declared} bytes, the event holds {len(payload)}",
-            path=file.path, offset=off, event_type=name,
+            path=file.path, offset=file.file_offset(off), event_type=name,
         )
     if compression == _NONE:
         return bytes(payload)
     if compression != _ZSTD:
         raise UnsupportedError(
             f"compression type {compression}; MySQL writes 0 (ZSTD) or 255 (NONE)",
-            path=file.path, offset=off, event_type=name,
+            path=file.path, offset=file.file_offset(off), event_type=name,
         )
     size = fields.get(_PAYLOAD_UNCOMPRESSED_SIZE)
     if size is None:
-        raise MalformedEventError("no uncompressed size field", path=file.path, offset=off, event_type=name)
+        raise MalformedEventError("no uncompressed size field", path=file.path, offset=file.file_offset(off), event_type=name)
     _check_budget(file, off, name, size, budget)
     try:
         return pa.Codec("zstd").decompress(payload, decompressed_size=size, asbytes=True)
     except (OSError, pa.ArrowException) as exc:
         raise MalformedEventError(
             f"zstd payload does not decompress to its declared {size} bytes ({exc})",
-            path=file.path, offset=off, event_type=name,
+            path=file.path, offset=file.file_offset(off), event_type=name,
         ) from exc
 
 
@@ -249,7 +250,7 @@ def _check_budget(file, off: int, name: str, size: int, budget: int) -> None:
         raise MalformedEventError(
             f"declares {size} uncompressed bytes, more than this segment's compressed events may unpack to "
             f"({MAX_UNPACK_RATIO}x their size + {MIN_UNPACK_BUDGET >> 20} MiB)",
-            path=file.path, offset=off, event_type=name,
+            path=file.path, offset=file.file_offset(off), event_type=name,
         )
 
 
@@ -259,7 +260,7 @@ def _mariadb_event(file, off: int, end: int, code: int, fmt: int, budget: int) -
     fde = file.formats[fmt]
     ph = fde.post_header_len(code)
     buf = file.buf
-    cur = Cursor(buf, off + COMMON_HEADER_LEN, end, path=file.path, event_type=name)
+    cur = Cursor(buf, off + COMMON_HEADER_LEN, end, path=file.path, src=file, event_type=name)
     cur.take(ph, "post-header")
     if code == EventType.QUERY_COMPRESSED_EVENT:
         # post-header: thread_id 4, exec_time 4, db_len 1, error_code 2, status_vars_len 2
@@ -285,12 +286,12 @@ def _mariadb_event(file, off: int, end: int, code: int, fmt: int, budget: int) -
     try:
         data = d.decompress(bytes(buf[cur.pos : end]), size)
     except zlib.error as exc:
-        raise MalformedEventError(f"zlib data does not decompress ({exc})", path=file.path, offset=off, event_type=name) from exc
+        raise MalformedEventError(f"zlib data does not decompress ({exc})", path=file.path, offset=file.file_offset(off), event_type=name) from exc
     if len(data) != size or not d.eof:
         raise MalformedEventError(
             f"zlib data decompresses to {'more than ' if not d.eof and len(data) == size else ''}{len(data)} bytes, "
             f"the block declares {size}",
-            path=file.path, offset=off, event_type=name,
+            path=file.path, offset=file.file_offset(off), event_type=name,
         )
     header = bytearray(buf[off : off + COMMON_HEADER_LEN])
     header[4] = MARIADB_COMPRESSED[code]

@@ -19,6 +19,11 @@ __all__ = [
     "MalformedEventError",
     "UnsupportedError",
     "EncryptedBinlogError",
+    "CorruptArchiveError",
+    "SourceError",
+    "SourceNotFoundError",
+    "SourcePermissionError",
+    "SourceUnreachableError",
     "TruncatedWarning",
     "MalformedEventWarning",
     "BinlogSetWarning",
@@ -122,6 +127,41 @@ class UnsupportedError(BinlogError):
 
 class EncryptedBinlogError(UnsupportedError):
     """A MariaDB encrypted binlog (START_ENCRYPTION_EVENT); decrypt it with the server first."""
+
+
+class CorruptArchiveError(BinlogError):
+    """A compressed binlog (``.gz``, ``.zst``, ``.bz2``, ``.lz4``) that is truncated or corrupt:
+    its codec could not go on. ``offset`` is where the decompressed binlog stopped being
+    readable: every complete event before it was decoded."""
+
+
+class SourceError(OSError):
+    """A binlog's bytes cannot be read from where they are (a local path, or a URI of
+    object storage or HDFS). ``uri`` names it, without credentials."""
+
+    def __init__(self, message: str, *, uri: str) -> None:
+        self.uri = uri
+        self.message = message
+        super().__init__(f"{uri}: {message}")
+
+    def __reduce__(self):  # keep attributes across pickling (Spark ships errors)
+        return (_rebuild_source, (type(self), self.message, self.uri))
+
+
+def _rebuild_source(cls, message, uri):
+    return cls(message, uri=uri)
+
+
+class SourceNotFoundError(SourceError, FileNotFoundError):
+    """No file or object at that path or URI (or a pattern that matches none)."""
+
+
+class SourcePermissionError(SourceError, PermissionError):
+    """Reading it was denied (credentials missing or not allowed)."""
+
+
+class SourceUnreachableError(SourceError, ConnectionError):
+    """The storage service could not be reached, or a read failed on the way."""
 
 
 class TruncatedWarning(UserWarning):

@@ -48,7 +48,7 @@ def _quote(name: str) -> str:
 
 def parse_query(file: BinlogFile, offset: int, body_end: int, post_header_len: int) -> QueryEvent:
     """Decode the QUERY_EVENT at ``offset``."""
-    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN, body_end, path=file.path, event_type="QUERY_EVENT")
+    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN, body_end, path=file.path, src=file, event_type="QUERY_EVENT")
     head = cur.take(QUERY_POST_HEADER.size, "query post-header")
     thread_id, exec_time, db_len, error_code = QUERY_POST_HEADER.unpack(head)
     status_len = cur.u16("status_vars_len") if post_header_len >= 13 else 0
@@ -61,13 +61,13 @@ def parse_query(file: BinlogFile, offset: int, body_end: int, post_header_len: i
 
 
 def parse_xid(file: BinlogFile, offset: int, body_end: int, post_header_len: int) -> int:
-    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN + post_header_len, body_end, path=file.path, event_type="XID_EVENT")
+    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN + post_header_len, body_end, path=file.path, src=file, event_type="XID_EVENT")
     return XID.unpack(cur.take(XID.size, "xid"))[0]
 
 
 def parse_rotate(file: BinlogFile, offset: int, body_end: int, post_header_len: int) -> tuple[str, int]:
     """(next file name, position in it) of the ROTATE_EVENT at ``offset``."""
-    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN, body_end, path=file.path, event_type="ROTATE_EVENT")
+    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN, body_end, path=file.path, src=file, event_type="ROTATE_EVENT")
     position = ROTATE_POSITION.unpack(cur.take(ROTATE_POSITION.size, "rotate position"))[0] if post_header_len >= 8 else 4
     return _text(cur.take(cur.remaining(), "next file name")), position
 
@@ -103,7 +103,7 @@ def _describe(file: BinlogFile, off: int, t: int, end: int, ph: int, flags: int)
         return f"Server ver: {f.server_version}, Binlog ver: {f.binlog_version}"
     if t == EventType.TABLE_MAP_EVENT or t in ROWS_EVENTS:
         id_len = 4 if ph == 6 else 6
-        cur = Cursor(file.buf, off + COMMON_HEADER_LEN, end, path=file.path)
+        cur = Cursor(file.buf, off + COMMON_HEADER_LEN, end, path=file.path, src=file)
         table_id = cur.uint(id_len, "table_id")
         ev_flags = cur.u16("flags")
         if t in ROWS_EVENTS:

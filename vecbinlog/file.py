@@ -1,34 +1,37 @@
-"""One binlog file: the memory map, the magic, the FORMAT_DESCRIPTION_EVENTs and checksums.
+"""One binlog file: its bytes (a byte source), the magic, the FORMAT_DESCRIPTION_EVENTs, checksums.
 
-The file is mapped once and never copied; everything downstream works on views of it.
-A file is read as a sequence of *segments* (runs of whole events of about a given byte
-size) so that memory stays bounded on files of any size.
+A local file is mapped once and never copied; everything downstream works on views of it.
+A file in object storage, or a compressed one, is read a window at a time
+(:mod:`vecbinlog.sources`). Either way a file is read as a sequence of *segments* (runs of
+whole events of about a given byte size) so that memory stays bounded on files of any size.
 """
 
 from __future__ import annotations
 
-import mmap
+import dataclasses
 import os
 import warnings
 import zlib
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Iterator
+from dataclasses import dataclass
+from typing import Any, Iterator
 
 import numpy as np
 
 from .constants import ChecksumAlg, EventType, LogEventFlag, event_type_name
 from .errors import (
+    BinlogError,
     ChecksumError,
     EncryptedBinlogError,
     MalformedEventError,
     NotABinlogError,
     TruncatedError,
     TruncatedWarning,
+    UnsupportedError,
     UnsupportedVersionError,
 )
 from .checksum import first_mismatch
 from .index import EventIndex, WalkStop, walk_headers
+from .sources import ByteSource, MappedSource, RangedSource, StreamSource, open_source
 from .layout import (
     CHECKSUM_LEN,
     CHECKSUM_VERSION_SPLIT_MARIADB,
@@ -43,7 +46,7 @@ from .layout import (
     version_tuple,
 )
 
-__all__ = ["BinlogFile", "FormatDescription", "Segment"]
+__all__ = ["BinlogFile", "FormatDescription", "Segment", "Window"]
 
 #: Default segment size: large enough that NumPy calls are amortised over many events,
 #: small enough that a segment's index and decoded columns stay well under the 512 MB budget.
@@ -163,74 +166,79 @@ def _is_pre_ga_tree(server_version: str) -> bool:
 
 @dataclass
 class Segment:
-    """A run of whole events of one file, with their headers as columns."""
+    """A run of whole events of one file, with their headers as columns.
+
+    ``src`` holds the events' bytes: the file itself when it is memory-mapped (``index.offset``
+    is then the file offset), else a :class:`Window` of the file (``index.offset`` is the
+    position in ``src.buf``; ``index.pos`` is always the file offset).
+    """
 
     file: BinlogFile
+    src: BinlogFile | Window
     index: EventIndex
-    start: int  #: offset of the first event
-    end: int  #: offset after the last event
+    start: int  #: file offset of the first event
+    end: int  #: file offset after the last event
 
 
-@dataclass
-class _Scan:
-    """What a full walk of the file learned (built lazily, once)."""
-
-    formats: list[FormatDescription] = field(default_factory=list)
-    stop: WalkStop | None = None
-    end: int = 0
+#: bytes read first from a file that is not memory-mapped: its magic and FORMAT_DESCRIPTION_EVENT
+_FIRST_WINDOW = 64 * 1024
 
 
 class BinlogFile:
-    """A memory-mapped binlog file.
+    """A binlog file: a local file (memory-mapped), an object in storage, or a compressed file
+    (see :mod:`vecbinlog.sources`).
 
     Parameters
     ----------
-    path : the file.
+    path : the file: a local path, or a URI (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``,
+        ``file://``), or a path inside ``filesystem``.
     strict : raise :class:`TruncatedError` at a truncated last event instead of warning.
     verify_checksums : check the CRC32 of every event that is decoded.
+    filesystem : a ``pyarrow.fs.FileSystem`` (or an fsspec filesystem) ``path`` is in.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, strict: bool = False, verify_checksums: bool = True):
-        self.path = str(Path(path))
-        self.name = Path(path).name
+    #: file offset of ``buf[0]``: a memory-mapped file's ``buf`` is the whole file
+    base = 0
+
+    def __init__(self, path: str | os.PathLike[str] | ByteSource, *, strict: bool = False,
+                 verify_checksums: bool = True, filesystem: Any = None):
+        self.source: ByteSource = path if isinstance(path, (MappedSource, RangedSource, StreamSource)) \
+            else open_source(path, filesystem)
+        self.path = self.source.path
+        self.name = self.source.name
         self.strict = strict
         self.verify_checksums = verify_checksums
-        self._mmap: mmap.mmap | None = None
-        try:
-            size = os.path.getsize(self.path)
-        except OSError as exc:
-            raise FileNotFoundError(f"{self.path}: {exc.strerror}") from exc
-        self.size = size
-        if size < MAGIC_LEN:
-            raise NotABinlogError(
-                f"file has {size} bytes; a binlog starts with the 4 magic bytes fe 62 69 6e",
-                path=self.path, offset=0,
-            )
-        with open(self.path, "rb") as fh:
-            self._mmap = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        self.buf = np.frombuffer(self._mmap, dtype=np.uint8)
-        magic = bytes(self.buf[:MAGIC_LEN])
-        if magic != MAGIC:
-            self.close()
-            raise NotABinlogError(
-                f"magic bytes are {magic.hex(' ')}, expected fe 62 69 6e", path=self.path, offset=0
-            )
-        self.formats: list[FormatDescription] = [self._first_format()]
+        #: the whole file's bytes when it is memory-mapped; None when it is read in windows
+        self.buf: np.ndarray | None = self.source.buf if isinstance(self.source, MappedSource) else None
         self.walk_stop: WalkStop | None = None
         self._warned = False
+        try:
+            head, _ = self.source.window(0, _FIRST_WINDOW, _FIRST_WINDOW)
+            if len(head) < MAGIC_LEN:
+                raise NotABinlogError(
+                    f"file has {len(head)} bytes; a binlog starts with the 4 magic bytes fe 62 69 6e",
+                    path=self.path, offset=0,
+                )
+            magic = bytes(head[:MAGIC_LEN])
+            if magic != MAGIC:
+                raise NotABinlogError(
+                    f"magic bytes are {magic.hex(' ')}, expected fe 62 69 6e", path=self.path, offset=0
+                )
+            self.formats: list[FormatDescription] = [self._first_format(head)]
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def size(self) -> int | None:
+        """The file's bytes (decompressed bytes for a compressed file; None until it was read to its end)."""
+        return self.source.size
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
-        """Release the memory map (arrays still viewing it must not be used afterwards)."""
-        self.buf = np.zeros(0, np.uint8)
-        if self._mmap is not None:
-            try:
-                self._mmap.close()
-            except BufferError:
-                # Arrow/NumPy views of the map are still alive; the map is released
-                # when they are garbage collected.
-                pass
-            self._mmap = None
+        """Release the file (arrays still viewing a memory map must not be used afterwards)."""
+        self.buf = np.zeros(0, np.uint8) if self.buf is not None else None
+        self.source.close()
 
     def __enter__(self) -> BinlogFile:
         return self
@@ -240,22 +248,27 @@ class BinlogFile:
 
     def __repr__(self) -> str:
         fde = self.formats[0]
-        return f"BinlogFile({self.path!r}, {self.size} bytes, {fde.server_version}, checksum {fde.checksum_name})"
+        size = "size unknown" if self.size is None else f"{self.size} bytes"
+        return f"BinlogFile({self.path!r}, {size}, {fde.server_version}, checksum {fde.checksum_name})"
 
     # -- the FDE -----------------------------------------------------------------------
-    def _first_format(self) -> FormatDescription:
-        first, _, stop = walk_headers(self.buf, MAGIC_LEN, MAGIC_LEN + 1, self.size)
+    def _first_format(self, head: np.ndarray) -> FormatDescription:
+        first, _, stop = walk_headers(head, MAGIC_LEN, MAGIC_LEN + 1, len(head))
+        if len(first) == 0 and stop is not None and stop.kind == "truncated" and not self.source.at_end(len(head)):
+            need = int(head[MAGIC_LEN + 9 : MAGIC_LEN + 13].view("<u4")[0]) if len(head) >= MAGIC_LEN + 13 else 0
+            head, _ = self.source.window(0, MAGIC_LEN + max(need, COMMON_HEADER_LEN))  # a larger FDE than usual
+            first, _, stop = walk_headers(head, MAGIC_LEN, MAGIC_LEN + 1, len(head))
         if len(first) == 0:
             assert stop is not None
-            if self.size == MAGIC_LEN:
+            if len(head) == MAGIC_LEN:
                 raise TruncatedError(
                     "the file holds only the magic bytes, no FORMAT_DESCRIPTION_EVENT",
                     path=self.path, offset=MAGIC_LEN,
                 )
             cls = TruncatedError if stop.kind == "truncated" else MalformedEventError
             raise cls(f"first event: {stop.reason}", path=self.path, offset=stop.offset)
-        type_code = int(self.buf[MAGIC_LEN + 4])
-        size = int(self.buf[MAGIC_LEN + 9 : MAGIC_LEN + 13].view("<u4")[0])
+        type_code = int(first.type_code[0])
+        size = int(first.event_size[0])
         if type_code == EventType.START_EVENT_V3:
             raise UnsupportedVersionError(
                 "the file starts with START_EVENT_V3: a binlog v1/v3 written by MySQL 4.x or older; "
@@ -268,54 +281,59 @@ class BinlogFile:
                 "the file is not a complete binlog (or starts mid-stream)",
                 path=self.path, offset=MAGIC_LEN, event_type=event_type_name(type_code),
             )
-        fde = parse_format_description(self.buf, MAGIC_LEN, size, self.path)
+        fde = parse_format_description(head, MAGIC_LEN, size, self.path)
         if fde.has_checksum and self.verify_checksums:
-            self._verify_one(MAGIC_LEN, size, int(EventType.FORMAT_DESCRIPTION_EVENT))
+            _verify_one(head, MAGIC_LEN, size, int(EventType.FORMAT_DESCRIPTION_EVENT), self.path, MAGIC_LEN)
         return fde
 
     # -- walking ---------------------------------------------------------------------
     def segments(
-        self, segment_bytes: int = DEFAULT_SEGMENT_BYTES, start: int = MAGIC_LEN, stop: int | None = None
+        self, segment_bytes: int = DEFAULT_SEGMENT_BYTES, start: int = MAGIC_LEN, stop: int | None = None,
+        *, release: bool = True,
     ) -> Iterator[Segment]:
         """Walk the file (or ``[start, stop)``) as segments of about ``segment_bytes``.
 
         ``start`` must be an event boundary; the last segment ends at the first boundary at
         or after ``stop``. FORMAT_DESCRIPTION_EVENTs met on the way govern the events after
-        them (relay logs hold several).
+        them (relay logs hold several). A file read in windows gets one window per segment,
+        grown to hold the segment's last event (segments are the same as a mapped file's).
+        ``release``: each segment's bytes are let go once
+        the next one is asked for (False: a look ahead, after which the reading goes on from
+        where it was).
         """
-        limit = self.size
-        stop = limit if stop is None else min(stop, limit)
         pos = start
         fmt_id = self._format_id_at(start)
-        while pos < stop:
-            seg_stop = min(stop, pos + max(segment_bytes, 1))
-            index, nxt, walk_stop = walk_headers(self.buf, pos, seg_stop, limit)
-            fmt_id = self._assign_formats(index, fmt_id)
+        step = max(segment_bytes, 1)
+        while stop is None or pos < stop:
+            seg_stop = pos + step if stop is None else min(stop, pos + step)
+            buf, base = self.source.window(pos, seg_stop, stop)
+            while True:
+                limit = base + len(buf)  # the data this window holds ends here
+                index, nxt, walk_stop = walk_headers(buf, pos - base, min(seg_stop, limit) - base, len(buf))
+                if walk_stop is None or walk_stop.kind != "truncated" or self.source.at_end(limit):
+                    break
+                # an event that starts in the segment runs past the window, and the file holds it
+                # whole: a window that holds it (segments end where they would in a mapped file)
+                at = walk_stop.offset
+                buf, base = self.source.window(pos, max(base + at + max(COMMON_HEADER_LEN, _event_size_at(buf, at)),
+                                                        limit + 1), stop)
+            nxt += base
+            if walk_stop is not None:
+                walk_stop = WalkStop(base + walk_stop.offset, walk_stop.reason, walk_stop.kind)
+            src: BinlogFile | Window = self if self.buf is not None else Window(self, buf, base)
+            if base:
+                index.pos = index.offset + base
+            fmt_id = self._assign_formats(src, index, fmt_id)
             if len(index):
-                yield Segment(self, index, pos, nxt)
-                self._release(pos, nxt)
+                yield Segment(self, src, index, pos, nxt)
+                if release:
+                    self.source.release(pos, nxt)
             if walk_stop is not None:
                 self._stopped(walk_stop)
                 return
+            if self.source.at_end(nxt):
+                return
             pos = nxt
-
-    def _release(self, start: int, end: int) -> None:
-        """Let the OS drop the pages of a segment that has been decoded.
-
-        Decoded values are copies, so nothing refers to these pages any more; without this,
-        every page of a large file stays resident and RSS grows with the file. Reading the
-        range again simply faults the pages back in from the page cache.
-        """
-        if self._mmap is None or not hasattr(mmap, "MADV_DONTNEED"):
-            return
-        page = mmap.PAGESIZE
-        lo = -(-start // page) * page  # whole pages inside [start, end) only
-        hi = (end // page) * page
-        if hi - lo >= (1 << 20):
-            try:
-                self._mmap.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
-            except (OSError, ValueError):  # not every platform/mapping allows it; only memory is at stake
-                pass
 
     def _format_id_at(self, offset: int) -> int:
         """The format that governs an event at ``offset`` among those seen so far."""
@@ -325,26 +343,25 @@ class BinlogFile:
                 fid = i
         return fid
 
-    def _assign_formats(self, index: EventIndex, fmt_id: int) -> int:
+    def _assign_formats(self, src: BinlogFile | Window, index: EventIndex, fmt_id: int) -> int:
         """Fill ``index.fmt`` and ``index.body_end``; parse FDEs met in this run of events."""
         fde_pos = np.flatnonzero(index.type_code == EventType.FORMAT_DESCRIPTION_EVENT)
         enc = np.flatnonzero(index.type_code == EventType.START_ENCRYPTION_EVENT)
         if len(enc):
-            off = int(index.offset[enc[0]])
             raise EncryptedBinlogError(
                 "encrypted binlog (MariaDB encrypt_binlog=ON): decrypt it with the server "
                 "(mariadb-binlog --read-from-remote-server) before decoding",
-                path=self.path, offset=off, event_type="START_ENCRYPTION_EVENT",
+                path=self.path, offset=int(index.pos[enc[0]]), event_type="START_ENCRYPTION_EVENT",
             )
         index.fmt[:] = fmt_id
         for i in fde_pos:
-            off = int(index.offset[i])
+            at = int(index.pos[i])
             known = [f.offset for f in self.formats]
-            if off in known:
-                fid = known.index(off)
+            if at in known:
+                fid = known.index(at)
             else:
-                fde = parse_format_description(self.buf, off, int(index.event_size[i]), self.path)
-                self.formats.append(fde)
+                fde = parse_format_description(src.buf, int(index.offset[i]), int(index.event_size[i]), self.path)
+                self.formats.append(dataclasses.replace(fde, offset=at))
                 fid = len(self.formats) - 1
             index.fmt[i:] = fid  # an FDE describes itself and what follows it
             fmt_id = fid
@@ -367,42 +384,92 @@ class BinlogFile:
                 stacklevel=4,
             )
 
-    def index(self) -> EventIndex:
-        """The headers of every event in the file."""
-        return EventIndex.concat([s.index for s in self.segments()])
-
-    # -- checksums -------------------------------------------------------------------
+    # -- checksums and offsets of a segment's bytes ----------------------------------
     def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
         """Check the CRC32 of the events of ``index`` (or of those ``which``, a boolean mask,
         selects) whose format has checksums."""
-        if not self.verify_checksums or len(index) == 0:
-            return
-        has_crc = np.array([f.has_checksum for f in self.formats], dtype=bool)[index.fmt]
-        if which is not None:
-            has_crc &= which
-        start = index.offset[has_crc]
-        size = index.event_size[has_crc].astype(np.int64)
-        types = index.type_code[has_crc]
-        i = first_mismatch(self.buf, start, start + size - CHECKSUM_LEN)
-        while i >= 0:  # recheck with the FDE rule; raise with detail
-            self._verify_one(int(start[i]), int(size[i]), int(types[i]))
-            i = first_mismatch(self.buf, start, start + size - CHECKSUM_LEN, i + 1)
+        _verify(self, index, which)
 
-    def _verify_one(self, off: int, size: int, type_code: int) -> None:
-        mem = memoryview(self.buf)
-        end = off + size - CHECKSUM_LEN
-        stored = int.from_bytes(mem[end : end + CHECKSUM_LEN], "little")
-        if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
-            # The server computes the FDE checksum with LOG_EVENT_BINLOG_IN_USE_F cleared.
-            head = bytearray(mem[off : off + COMMON_HEADER_LEN])
-            head[17] &= ~int(LogEventFlag.LOG_EVENT_BINLOG_IN_USE_F) & 0xFF
-            computed = zlib.crc32(mem[off + COMMON_HEADER_LEN : end], zlib.crc32(bytes(head)))
-        else:
-            computed = zlib.crc32(mem[off:end])
-        if computed != stored:
-            raise ChecksumError(
-                f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x} "
-                "(verify_checksums=False skips the check)",
-                stored=stored, computed=computed, path=self.path, offset=off,
-                event_type=event_type_name(type_code),
-            )
+    def file_offset(self, offset: int) -> int:
+        """The file offset of ``buf[offset]``."""
+        return offset
+
+    def relocate(self, exc: BinlogError) -> BinlogError:
+        """An error located in ``buf``, located in the file: the same (``buf`` is the file)."""
+        return exc
+
+
+class Window:
+    """The bytes of one segment of a file that is not memory-mapped (see :class:`Segment`):
+    what decoding reads instead of the file, offsets in ``buf`` being file offsets less ``base``."""
+
+    def __init__(self, file: BinlogFile, buf: np.ndarray, base: int) -> None:
+        self.file, self.buf, self.base = file, buf, base
+        self.path, self.name = file.path, file.name
+
+    @property
+    def formats(self) -> list[FormatDescription]:
+        return self.file.formats
+
+    @property
+    def verify_checksums(self) -> bool:
+        return self.file.verify_checksums
+
+    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
+        """As :meth:`BinlogFile.verify_checksums_of`."""
+        _verify(self, index, which)
+
+    def file_offset(self, offset: int) -> int:
+        """The file offset of ``buf[offset]``."""
+        return self.base + offset
+
+    def relocate(self, exc: BinlogError) -> BinlogError:
+        """The same error, at the file offset of what went wrong (not the window's)."""
+        if exc.offset is None or type(exc) not in (MalformedEventError, UnsupportedError):
+            return exc
+        return type(exc)(exc.message, path=self.path, offset=self.base + exc.offset, event_type=exc.event_type)
+
+
+def _event_size_at(buf: np.ndarray, at: int) -> int:
+    """The event_size field of the header at ``at`` (0 when the header is not all there)."""
+    if at + COMMON_HEADER_LEN > len(buf):
+        return 0
+    return int(buf[at + 9 : at + 13].view("<u4")[0])
+
+
+def _verify(src: BinlogFile | Window, index: EventIndex, which: np.ndarray | None) -> None:
+    """Check the CRC32 of the events of ``index`` in ``src.buf`` (those ``which`` selects)."""
+    if not src.verify_checksums or len(index) == 0:
+        return
+    has_crc = np.array([f.has_checksum for f in src.formats], dtype=bool)[index.fmt]
+    if which is not None:
+        has_crc &= which
+    start = index.offset[has_crc]
+    size = index.event_size[has_crc].astype(np.int64)
+    types = index.type_code[has_crc]
+    pos = index.pos[has_crc]
+    i = first_mismatch(src.buf, start, start + size - CHECKSUM_LEN)
+    while i >= 0:  # recheck with the FDE rule; raise with detail
+        _verify_one(src.buf, int(start[i]), int(size[i]), int(types[i]), src.path, int(pos[i]))
+        i = first_mismatch(src.buf, start, start + size - CHECKSUM_LEN, i + 1)
+
+
+def _verify_one(buf: np.ndarray, off: int, size: int, type_code: int, path: str, pos: int) -> None:
+    """Check one event's CRC32 (at ``off`` in ``buf``, ``pos`` in the file), raising ChecksumError."""
+    mem = memoryview(buf)
+    end = off + size - CHECKSUM_LEN
+    stored = int.from_bytes(mem[end : end + CHECKSUM_LEN], "little")
+    if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+        # The server computes the FDE checksum with LOG_EVENT_BINLOG_IN_USE_F cleared.
+        head = bytearray(mem[off : off + COMMON_HEADER_LEN])
+        head[17] &= ~int(LogEventFlag.LOG_EVENT_BINLOG_IN_USE_F) & 0xFF
+        computed = zlib.crc32(mem[off + COMMON_HEADER_LEN : end], zlib.crc32(bytes(head)))
+    else:
+        computed = zlib.crc32(mem[off:end])
+    if computed != stored:
+        raise ChecksumError(
+            f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x} "
+            "(verify_checksums=False skips the check)",
+            stored=stored, computed=computed, path=path, offset=pos,
+            event_type=event_type_name(type_code),
+        )

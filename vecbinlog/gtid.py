@@ -135,7 +135,7 @@ def _varlen(cur: Cursor, what: str) -> int:
 
 def _tagged_text(src, start: int, end: int, pos: int) -> str:
     """``uuid:tag:gno`` (or ``uuid:gno`` when the tag is empty) of a GTID_TAGGED_LOG_EVENT."""
-    cur = Cursor(src.buf, start, end, path=src.path, event_type="GTID_TAGGED_LOG_EVENT")
+    cur = Cursor(src.buf, start, end, path=src.path, src=src, event_type="GTID_TAGGED_LOG_EVENT")
     cur.u8("serialization version")
     _varlen(cur, "payload size")
     _varlen(cur, "last non-ignorable field id")
@@ -163,11 +163,11 @@ def _tagged_text(src, start: int, end: int, pos: int) -> str:
 def previous_gtids(src, offset: int, end: int, type_code: int) -> str:
     """The GTID set of a PREVIOUS_GTIDS (MySQL) or GTID_LIST (MariaDB) event, as the server prints it."""
     if type_code == EventType.GTID_LIST_EVENT:
-        cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, end, path=src.path, event_type="GTID_LIST_EVENT")
+        cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, end, path=src.path, src=src, event_type="GTID_LIST_EVENT")
         count = cur.u32("count") & 0x0FFFFFFF
         cur.need(16 * count, "GTIDs")
         return ",".join(f"{cur.u32('domain')}-{cur.u32('server')}-{cur.uint(8, 'seq')}" for _ in range(count))
-    cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, end, path=src.path, event_type="PREVIOUS_GTIDS_LOG_EVENT")
+    cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, end, path=src.path, src=src, event_type="PREVIOUS_GTIDS_LOG_EVENT")
     head = cur.uint(8, "n_sids")
     tagged = head >> 56 == 1
     n_sids = (head >> 8) & ((1 << 48) - 1) if tagged else head

@@ -112,23 +112,25 @@ class Cursor:
     """A bounds-checked reader over ``buf[start:end]`` for the small, per-event structures.
 
     Every read names what it reads, so a malformed event fails with what was expected,
-    what was left, and the absolute file offset (``base`` + position in ``buf``).
+    what was left, and the absolute file offset (``src.file_offset`` of the position in
+    ``buf`` when ``src`` is given: a file, a window of it or an unpacked buffer; else
+    ``base`` + position).
     """
 
-    __slots__ = ("buf", "pos", "end", "base", "path", "event_type")
+    __slots__ = ("buf", "pos", "end", "base", "path", "event_type", "src")
 
-    def __init__(self, buf, start: int, end: int, *, base: int = 0, path=None, event_type=None):
+    def __init__(self, buf, start: int, end: int, *, base: int = 0, path=None, event_type=None, src=None):
         self.buf = buf
         self.pos = start
         self.end = end
         self.base = base
         self.path = path
         self.event_type = event_type
+        self.src = src  #: what ``buf`` is the bytes of: its ``file_offset`` locates errors
 
     def error(self, message: str) -> MalformedEventError:
-        return MalformedEventError(
-            message, path=self.path, offset=self.base + self.pos, event_type=self.event_type
-        )
+        offset = self.src.file_offset(self.pos) if self.src is not None else self.base + self.pos
+        return MalformedEventError(message, path=self.path, offset=offset, event_type=self.event_type)
 
     def remaining(self) -> int:
         return self.end - self.pos

@@ -8,10 +8,18 @@ file but the last ends with a ROTATE_EVENT that names the next one.
 
 from __future__ import annotations
 
+import fnmatch
 import glob
 import os
+import posixpath
 import re
-from typing import Iterable
+from typing import Any, Iterable
+from urllib.parse import urlsplit, urlunsplit
+
+import pyarrow.fs as pafs
+
+from .errors import SourceNotFoundError, SourceUnreachableError
+from .sources import is_uri, redact, resolve, strip_compression
 
 __all__ = ["binlog_files", "index_file_paths", "log_order_key"]
 
@@ -20,48 +28,112 @@ _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
 def log_order_key(path: str) -> tuple[str, int, str]:
     """Sort key for binlog names: by base name, then by the number after the last dot, as a
-    number (``mysql-bin.999999`` comes before ``mysql-bin.1000000``)."""
-    name = os.path.basename(path)
+    number (``mysql-bin.999999`` comes before ``mysql-bin.1000000``); a compression suffix
+    (``mysql-bin.000042.gz``) does not count."""
+    name = strip_compression(posixpath.basename(_path_part(path)))
     m = _NUMBERED.match(name)
     return (m.group(1), int(m.group(2)), name) if m else (name, -1, name)
 
 
-def index_file_paths(index: str) -> list[str]:
+def index_file_paths(index: str, filesystem: Any = None) -> list[str]:
     """The files a ``mysql-bin.index`` lists, in its order; relative ones are resolved
-    against the index file's folder (the server writes them relative to its data directory)."""
-    base = os.path.dirname(os.path.abspath(index))
+    against the index file's folder (the server writes them relative to its data directory).
+    ``index`` may be a URI, or a path inside ``filesystem``."""
+    text = _read_text(index, filesystem)
     out = []
-    with open(index, encoding="utf-8", errors="surrogateescape") as fh:
-        for line in fh:
-            line = line.strip()
-            if line:
-                out.append(line if os.path.isabs(line) else os.path.normpath(os.path.join(base, line)))
+    for line in text.splitlines():
+        line = line.strip()
+        if line:
+            out.append(_beside(index, line, filesystem))
     if not out:
-        raise ValueError(f"{index}: the index file lists no binlog files")
+        raise ValueError(f"{redact(index)}: the index file lists no binlog files")
     return out
 
 
-def binlog_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]]) -> list[str]:
+def binlog_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]], filesystem: Any = None) -> list[str]:
     """The files of a binlog set, in log order.
 
     ``paths`` is a file, a glob (``"/archive/mysql-bin.*"``: sorted by :func:`log_order_key`,
     ``*.index`` files left out), a server index file (a name ending in ``.index``), or a list
-    of any of these (kept in the order given). A pattern that matches nothing is an error.
+    of any of these (kept in the order given). Each may be a local path, a URI
+    (``s3://bucket/binlogs/mysql-bin.*``) or a path inside ``filesystem``. A pattern that
+    matches nothing is an error.
     """
     items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
     out: list[str] = []
     for item in items:
         item = os.fspath(item)
-        if glob.has_magic(item):
-            found = sorted((p for p in glob.glob(item) if os.path.isfile(p) and not p.endswith(".index")),
-                           key=log_order_key)
+        remote = filesystem is not None or (is_uri(item) and not item.startswith("file://"))
+        if item.startswith("file://") and filesystem is None:
+            item = urlsplit(item).path
+        if glob.has_magic(_path_part(item)):
+            found = _glob_remote(item, filesystem) if remote else sorted(
+                (p for p in glob.glob(item) if os.path.isfile(p) and not p.endswith(".index")), key=log_order_key)
             if not found:
-                raise FileNotFoundError(f"{item}: no binlog file matches")
+                raise SourceNotFoundError("no binlog file matches", uri=redact(item))
             out.extend(found)
-        elif item.endswith(".index") and os.path.isfile(item):
-            out.extend(index_file_paths(item))
+        elif _path_part(item).endswith(".index") and (remote or os.path.isfile(item)):
+            out.extend(index_file_paths(item, filesystem))
         else:
             out.append(item)
     if not out:
         raise ValueError("no binlog files given")
     return out
+
+
+def _path_part(item: str) -> str:
+    """The path of a URI (no scheme, host or query), or the item itself."""
+    return urlsplit(item).path if is_uri(item) else item
+
+
+def _with_path(item: str, path: str) -> str:
+    """``item`` (a URI or a path inside a filesystem) with its path replaced by ``path``."""
+    if not is_uri(item):
+        return path
+    parts = urlsplit(item)
+    return urlunsplit((parts.scheme, parts.netloc, path, parts.query, parts.fragment))
+
+
+def _beside(index: str, line: str, filesystem: Any) -> str:
+    """A path an index file lists, resolved against the index file's folder. The server's
+    absolute paths mean nothing in object storage: there the file beside the index is meant."""
+    if is_uri(line):
+        return line
+    if filesystem is None and not is_uri(index):
+        base = os.path.dirname(os.path.abspath(index))
+        return line if os.path.isabs(line) else os.path.normpath(os.path.join(base, line))
+    if line.startswith("/"):
+        line = posixpath.basename(line)
+    return _with_path(index, posixpath.normpath(posixpath.join(posixpath.dirname(_path_part(index)), line)))
+
+
+def _glob_remote(pattern: str, filesystem: Any) -> list[str]:
+    """The files a pattern's last component matches in its folder (object storage lists a
+    folder; patterns in folder names are not expanded), in log order."""
+    fs, inner, shown = resolve(pattern, filesystem)
+    assert fs is not None
+    folder, name = posixpath.split(inner)
+    try:
+        listing = fs.get_file_info(pafs.FileSelector(folder, allow_not_found=True))
+    except OSError as exc:
+        raise SourceUnreachableError(f"cannot list {folder!r}: {str(exc).splitlines()[0]}", uri=shown) from None
+    found = sorted((i.path for i in listing if i.type == pafs.FileType.File and fnmatch.fnmatchcase(
+        posixpath.basename(i.path), name) and not i.path.endswith(".index")), key=log_order_key)
+    if filesystem is not None:
+        return found
+    path_prefix = _path_part(pattern)[: len(_path_part(pattern)) - len(name)]  # the URI's folder part
+    return [_with_path(pattern, path_prefix + posixpath.basename(p)) for p in found]
+
+
+def _read_text(path: str, filesystem: Any) -> str:
+    fs, inner, shown = resolve(path, filesystem)
+    try:
+        if fs is None:
+            with open(inner, encoding="utf-8", errors="surrogateescape") as fh:
+                return fh.read()
+        with fs.open_input_stream(inner) as fh:
+            return fh.read().decode("utf-8", "surrogateescape")
+    except FileNotFoundError:
+        raise SourceNotFoundError("no such index file", uri=shown) from None
+    except OSError as exc:
+        raise SourceUnreachableError(str(exc).splitlines()[0], uri=shown) from None

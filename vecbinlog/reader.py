@@ -147,10 +147,6 @@ class DecodeWarning(UserWarning):
     """A value could not be typed as declared (e.g. text invalid in its charset) and was kept as bytes."""
 
 
-def _as_paths(paths: PathLike | Iterable[PathLike]) -> list[str]:
-    return binlog_files(paths)
-
-
 class Binlog:
     """One binlog file or an ordered list of them, read as one change log.
 
@@ -160,7 +156,10 @@ class Binlog:
     Parameters
     ----------
     paths : a binlog file, a list of them in log order, a glob (``"archive/mysql-bin.*"``,
-        sorted by number) or the server's ``mysql-bin.index``. Table ids are per file; a
+        sorted by number) or the server's ``mysql-bin.index``; local paths or URIs
+        (``s3://bucket/binlogs/mysql-bin.*?region=...``, ``gs://``, ``abfs://``, ``hdfs://``,
+        ``file://``: see :mod:`vecbinlog.sources`); compressed files (``.gz``, ``.zst``,
+        ``.bz2``, ``.lz4``) are decompressed as they are read. Table ids are per file; a
         file's last ROTATE_EVENT should name the next file (a warning says when not).
     strict : raise :class:`~vecbinlog.TruncatedError` at a truncated last event (a file
         still being written, or a partial copy) instead of warning and decoding every
@@ -216,6 +215,8 @@ class Binlog:
     ddl_state : the DDL state where the walk starts (``Split.ddl`` of
         :func:`vecbinlog.splits.plan_splits`), so that a range is named and typed as a read of
         the whole files is, though the DDL before it is not walked.
+    filesystem : a ``pyarrow.fs.FileSystem`` (or an fsspec filesystem) that ``paths`` are
+        paths in (``"bucket/binlogs/mysql-bin.000042"``), as ``pyarrow.dataset`` takes it.
     threads : how many columns of a batch may be decoded at once (NumPy and Arrow release the
         GIL). Default: the CPUs this process may use, at most 4; 1 decodes in this thread only
         (the Spark data source uses 1: Spark runs a task per core).
@@ -256,8 +257,10 @@ class Binlog:
         ddl_state: Any = None,
         threads: int | None = None,
         batch_rows: int = MAX_BATCH_IMAGES,
+        filesystem: Any = None,
     ) -> None:
-        self.paths = _as_paths(paths)
+        self.filesystem = filesystem
+        self.paths = binlog_files(paths, filesystem)
         if threads is None:
             threads = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 4)
         if not isinstance(threads, int) or threads < 1:
@@ -289,7 +292,7 @@ class Binlog:
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
-                self.files.append(BinlogFile(p, strict=strict, verify_checksums=verify_checksums))
+                self.files.append(BinlogFile(p, strict=strict, verify_checksums=verify_checksums, filesystem=filesystem))
         except BaseException:
             self.close()
             raise
@@ -335,29 +338,35 @@ class Binlog:
             if self._seek:  # start/stop bound the walk itself, not only the rows events kept
                 start = max(self.filter.start or 0, MAGIC_LEN) if f is self.files[0] else MAGIC_LEN
                 stop = self.filter.stop if f is self.files[-1] else None
-            rotate = None  # the last ROTATE_EVENT seen: (offset, body end)
+            rotate = None  # the file the last ROTATE_EVENT names
             for seg in f.segments(self.segment_bytes, start, stop):
-                unpacked = unpack_segment(f, seg.index)
-                src, index = unpacked if unpacked is not None else (f, seg.index)
+                unpacked = unpack_segment(seg.src, seg.index)
+                src, index = unpacked if unpacked is not None else (seg.src, seg.index)
                 txn = tracker.assign(src, index, seg.end) if tracker is not None else None
                 rows_pos, layout = maps.resolve(index, src)
                 generation = schema.scan(src, index)[rows_pos]
                 rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
                 if len(rot):
-                    rotate = (int(seg.index.offset[rot[-1]]), int(seg.index.body_end[rot[-1]]))
+                    rotate = self._rotates_to(seg, int(rot[-1]))
                 yield _Step(f, src, maps, index, rows_pos, layout, txn, schema, generation)
             self._check_chain(f, rotate)
 
-    def _check_chain(self, f: BinlogFile, rotate: tuple[int, int] | None) -> None:
+    @staticmethod
+    def _rotates_to(seg: Any, i: int) -> str | None:
+        """The file the ROTATE_EVENT ``seg.index[i]`` names (None when it cannot be read)."""
+        ph = seg.file.formats[int(seg.index.fmt[i])].post_header_len(EventType.ROTATE_EVENT)
+        try:
+            name, _ = parse_rotate(seg.src, int(seg.index.offset[i]), int(seg.index.body_end[i]), ph)
+        except BinlogError:
+            return None  # events() / info() show the event; the rows do not depend on it
+        return name
+
+    def _check_chain(self, f: BinlogFile, name: str | None) -> None:
         """Warn when the file after ``f`` is not the one its last ROTATE_EVENT names."""
         k = self.files.index(f)
-        if k + 1 >= len(self.files) or rotate is None or self._seek:
+        if k + 1 >= len(self.files) or name is None or self._seek:
             return
         nxt = self.files[k + 1]
-        try:
-            name, _ = parse_rotate(f, rotate[0], rotate[1], f.formats[-1].post_header_len(EventType.ROTATE_EVENT))
-        except BinlogError:
-            return  # events() / info() show the event; the rows do not depend on it
         if name != nxt.name and k not in self._chain_warned:
             self._chain_warned.add(k)
             warnings.warn(
@@ -641,9 +650,9 @@ class Binlog:
             for seg in f.segments(self.segment_bytes):
                 sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
                 if len(sel):
-                    hit = pc.index(gtid_texts(f, seg.index, sel), gtid).as_py()
+                    hit = pc.index(gtid_texts(seg.src, seg.index, sel), gtid).as_py()
                     if hit >= 0:
-                        return k, int(seg.index.offset[sel[hit]])
+                        return k, int(seg.index.pos[sel[hit]])
         raise ValueError(f"until: GTID {gtid!r} is not in the files {[f.name for f in self.files]}")
 
     def table_maps(self, table: str) -> list[TableMap]:
@@ -682,7 +691,7 @@ class Binlog:
             if not f.verify_checksums:
                 continue
             for seg in f.segments(self.segment_bytes):
-                f.verify_checksums_of(seg.index)
+                seg.src.verify_checksums_of(seg.index)
                 has_crc = np.array([fmt.has_checksum for fmt in f.formats], bool)[seg.index.fmt]
                 checked += int(has_crc.sum())
         return checked
@@ -696,7 +705,12 @@ class Binlog:
         """
         parts = []
         for k, f in enumerate(self.files):
-            idx = EventIndex.concat([s.index for s in f.segments(self.segment_bytes)])
+            infos: list[list[str | None]] = []
+            parts_of_file = []
+            for seg in f.segments(self.segment_bytes):  # each segment described while its bytes are there
+                infos.append(describe_events(seg.src, seg.index))
+                parts_of_file.append(seg.index)
+            idx = EventIndex.concat(parts_of_file)
             n = len(idx)
             codes = np.unique(idx.type_code)
             names = [event_type_name(int(c)) for c in codes]
@@ -704,7 +718,7 @@ class Binlog:
                 pa.table(
                     {
                         "file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([f.name])),
-                        "pos": pa.array(idx.offset, pa.int64()),
+                        "pos": pa.array(idx.pos, pa.int64()),
                         "type_code": pa.array(idx.type_code, pa.uint8()),
                         "type": pa.DictionaryArray.from_arrays(
                             pa.array(np.searchsorted(codes, idx.type_code).astype(np.int32)), pa.array(names, pa.string())
@@ -714,7 +728,7 @@ class Binlog:
                         "server_id": pa.array(idx.server_id, pa.uint32()),
                         "end_log_pos": pa.array(idx.log_pos, pa.uint32()),
                         "flags": pa.array(idx.flags, pa.uint16()),
-                        "info": pa.array(describe_events(f, idx), pa.string()),
+                        "info": pa.array([text for part in infos for text in part], pa.string()),
                     }
                 )
             )
@@ -748,8 +762,8 @@ class Binlog:
                 if len(ts):
                     first = int(ts.min()) if first is None else min(first, int(ts.min()))
                     last = int(ts.max()) if last is None else max(last, int(ts.max()))
-                unpacked = unpack_segment(f, seg.index)
-                src, index = unpacked if unpacked is not None else (f, seg.index)
+                unpacked = unpack_segment(seg.src, seg.index)
+                src, index = unpacked if unpacked is not None else (seg.src, seg.index)
                 if unpacked is not None:
                     codes, cnt = np.unique(index.type_code[index.inner >= 0], return_counts=True)
                     for c, k in zip(codes.tolist(), cnt.tolist()):

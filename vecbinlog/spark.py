@@ -353,7 +353,7 @@ def pack_splits(splits: Sequence[Split], target_bytes: int) -> list[list[Split]]
             groups.append([])
             size = 0
         groups[-1].append(s)
-        size += s.size
+        size += s.size if s.size is not None else target_bytes  # a whole compressed file: a group of its own
     return groups
 
 
@@ -447,7 +447,7 @@ def register(spark: SparkSession) -> None:
 SPLITS_SCHEMA = StructType([
     StructField("file", StringType(), nullable=False),
     StructField("start", LongType(), nullable=False),
-    StructField("stop", LongType(), nullable=False),
+    StructField("stop", LongType(), nullable=True),
 ])
 
 
@@ -470,7 +470,7 @@ def splits_dataframe(spark: SparkSession, paths: str | Sequence[str], split_byte
 
 def _splits_of(table: pa.Table | pa.RecordBatch) -> list[Split]:
     cols = table.select(["file", "start", "stop"]).to_pydict()  # one value per split, not per row
-    return [Split(p, int(a), int(b)) for p, a, b in zip(cols["file"], cols["start"], cols["stop"])]
+    return [Split(p, int(a), None if b is None else int(b)) for p, a, b in zip(cols["file"], cols["start"], cols["stop"])]
 
 
 def _helper_schema(splits: DataFrame, table: str, options: Mapping[str, Any]) -> tuple[list[str], StructType]:

@@ -32,8 +32,9 @@ import pyarrow as pa
 from .file import BinlogFile
 from .layout import MAGIC_LEN
 from .logset import binlog_files
-from .reader import Binlog, PathLike, _as_paths
-from .errors import SchemaWarning
+from .reader import Binlog, PathLike
+from .errors import SchemaWarning, SourceNotFoundError
+from .sources import is_uri
 from .schema import SchemaTracker, ddl_candidates
 from .transactions import BEGIN, GTID, classify
 
@@ -52,15 +53,17 @@ class Split:
 
     path: str
     start: int
-    stop: int
+    #: the offset after the split; None: the end of the file (a compressed file is one split)
+    stop: int | None
     #: the DDL state where the split starts (tables defined by the DDL before it, in this file
     #: and the earlier ones of the set), so that a split names and types columns as a read of
     #: the whole set does; None: no DDL before it
     ddl: Any = field(default=None, compare=False, repr=False)
 
     @property
-    def size(self) -> int:
-        return self.stop - self.start
+    def size(self) -> int | None:
+        """Bytes of the split (None: a whole compressed file, whose size is not known)."""
+        return None if self.stop is None else self.stop - self.start
 
 
 def transaction_starts(file: BinlogFile, start: int = MAGIC_LEN, stop: int | None = None,
@@ -74,10 +77,10 @@ def transaction_starts(file: BinlogFile, start: int = MAGIC_LEN, stop: int | Non
     previous_gtid = False  # the event before the segment is a GTID event
     kwargs = {} if segment_bytes is None else {"segment_bytes": segment_bytes}
     for seg in file.segments(start=start, stop=stop, **kwargs):
-        kind = classify(file, seg.index)
+        kind = classify(seg.src, seg.index)
         after_gtid = np.concatenate([[previous_gtid], kind[:-1] == GTID])
         starts = (kind == GTID) | ((kind == BEGIN) & ~after_gtid)
-        found.append(seg.index.offset[starts])
+        found.append(seg.index.pos[starts])
         previous_gtid = bool(kind[-1] == GTID)
     return np.concatenate(found) if found else np.zeros(0, np.int64)
 
@@ -89,6 +92,7 @@ def plan_splits(
     start: int | None = None,
     stop: int | None = None,
     verify_checksums: bool = True,
+    filesystem: Any = None,
 ) -> list[Split]:
     """Cut binlog files into splits of about ``split_bytes`` that start at transactions.
 
@@ -101,6 +105,7 @@ def plan_splits(
     start, stop : byte offsets: ``start`` in the first file, where a transaction starts
         (ValueError otherwise), ``stop`` in the last (any offset: the rows events before it).
     verify_checksums : check the CRC32 of the FORMAT_DESCRIPTION_EVENT of each file.
+    filesystem : the filesystem ``paths`` are in (see :class:`vecbinlog.Binlog`).
 
     Returns
     -------
@@ -109,7 +114,10 @@ def plan_splits(
     ``[4, stop)`` of the last, without overlap.
 
     A file with a second FORMAT_DESCRIPTION_EVENT (a relay log) is not cut after it: the
-    events after it need it, and a split only has the file's first one.
+    events after it need it, and a split only has the file's first one. A compressed file
+    cannot be read from an offset: it is one split (``stop`` None). The headers of every file
+    are read on the driver (for a file in object storage, all its bytes, streamed), for the
+    transaction starts and the DDL before each split.
 
     Examples
     --------
@@ -119,12 +127,18 @@ def plan_splits(
     """
     if split_bytes < 1:
         raise ValueError(f"split_bytes must be at least 1, not {split_bytes}")
-    files = _as_paths(paths)
+    files = binlog_files(paths, filesystem)
     out: list[Split] = []
     tracker = SchemaTracker()  # the DDL state along the files, for each split's start
     for k, path in enumerate(files):
         lo = start if k == 0 and start is not None else MAGIC_LEN
-        with BinlogFile(path, verify_checksums=verify_checksums) as f:
+        with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:
+            if not f.source.seekable:  # a compressed file: one split, from its start
+                if k == 0 and start is not None and start > MAGIC_LEN:
+                    raise ValueError(f"{f.path}: a compressed file cannot be read from start={start}")
+                out.append(Split(path, MAGIC_LEN, stop if k == len(files) - 1 else None,
+                                 _state_at(_ddl_states(f, tracker, MAGIC_LEN, None), MAGIC_LEN)))
+                continue
             hi = f.size if k < len(files) - 1 or stop is None else min(stop, f.size)
             ddl = _ddl_states(f, tracker, MAGIC_LEN, hi)  # from the file's start: DDL before lo counts
             if lo >= hi:
@@ -142,18 +156,18 @@ def plan_splits(
     return out
 
 
-def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int) -> list[tuple[int, Any]]:
+def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int | None) -> list[tuple[int, Any]]:
     """[(offset, DDL state)]: the state before ``start`` (offset -1), then after each DDL
     statement of ``[start, stop)`` of ``file``. DDL statements are rare: one copy each."""
     states: list[tuple[int, Any]] = [(-1, tracker.state() if tracker.catalog.tables else None)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SchemaWarning)  # the readers of the splits warn, once each
         for seg in file.segments(start=start, stop=stop):
-            for i in ddl_candidates(file, seg.index).tolist():
+            for i in ddl_candidates(seg.src, seg.index).tolist():
                 before = tracker.generation
-                tracker.scan(file, seg.index.take(np.array([i])))
+                tracker.scan(seg.src, seg.index.take(np.array([i])))
                 if tracker.generation != before:
-                    states.append((int(seg.index.offset[i]), tracker.state()))
+                    states.append((int(seg.index.pos[i]), tracker.state()))
     return states
 
 
@@ -193,12 +207,13 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, **option
         yield from log._batches(lambda name: True)
 
 
-def split_paths(paths: str | Iterable[str]) -> list[str]:
-    """Local binlog files from a path, a glob, a ``mysql-bin.index`` or a comma-separated list
-    of them, each glob in log order (:func:`vecbinlog.logset.log_order_key`).
+def split_paths(paths: str | Iterable[str], filesystem: Any = None) -> list[str]:
+    """Binlog files from a path, a glob, a ``mysql-bin.index`` or a comma-separated list of
+    them, each glob in log order (:func:`vecbinlog.logset.log_order_key`); local paths or
+    URIs (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``, ``file://``).
 
-    ``file:`` URIs are accepted; a pattern that matches nothing is an error. Paths come back
-    absolute, so that a process with another working directory (a Spark worker) finds them.
+    A pattern that matches nothing is an error. Local paths come back absolute, so that a
+    process with another working directory (a Spark worker) finds them.
     """
     items = [paths] if isinstance(paths, str) else list(paths)
     out: list[str] = []
@@ -207,15 +222,16 @@ def split_paths(paths: str | Iterable[str]) -> list[str]:
             part = part.strip()
             if not part:
                 continue
-            if part.startswith("file://"):
-                part = part[len("file://"):]
-            elif part.startswith("file:"):
+            if filesystem is None and part.startswith("file:") and not part.startswith("file://"):
                 part = part[len("file:"):]
-            files = binlog_files(part)  # a file, a glob (log order) or a mysql-bin.index
-            missing = [f for f in files if not os.path.isfile(f)]
-            if missing:
-                raise FileNotFoundError(f"{missing[0]}: no such binlog file")
-            out.extend(os.path.abspath(f) for f in files)
+            files = binlog_files(part, filesystem)  # a file, a glob (log order) or a mysql-bin.index
+            if filesystem is None:
+                local = [f for f in files if not is_uri(f)]
+                missing = [f for f in local if not os.path.isfile(f)]
+                if missing:
+                    raise SourceNotFoundError("no such binlog file", uri=missing[0])
+                files = [f if is_uri(f) else os.path.abspath(f) for f in files]
+            out.extend(files)
     if not out:
         raise ValueError("no binlog files given")
     return out

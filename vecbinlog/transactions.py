@@ -367,9 +367,9 @@ class TransactionTracker:
         f = self.file
         ops: list[tuple[int, str]] = []
         result = _Ahead(INCOMPLETE, None, ops)
-        for seg in f.segments(1 << 20, start=seg_end):
-            unpacked = unpack_segment(f, seg.index)
-            src, index = unpacked if unpacked is not None else (f, seg.index)
+        for seg in f.segments(1 << 20, start=seg_end, release=False):
+            unpacked = unpack_segment(seg.src, seg.index)
+            src, index = unpacked if unpacked is not None else (seg.src, seg.index)
             kind = classify(src, index)
             stop = np.flatnonzero((kind == GTID) | (kind == BEGIN) | np.isin(kind, _ENDS))
             first = int(stop[0]) if len(stop) else len(index)
