@@ -485,13 +485,16 @@ def cmd_info(args: argparse.Namespace) -> int:
 def _print_info(out: dict[str, Any], args: argparse.Namespace) -> None:
     w = sys.stdout.write
     for f in out["files"]:
-        w(f"{f['path']}  ({f['size']:,} bytes)\n")
+        size = "size unknown" if f["size"] is None else f"{f['size']:,} bytes"
+        w(f"{f['path']}  ({size})\n")
         rows = [
             ("server version", f["server_version"]),
             ("binlog version", str(f["binlog_version"])),
             ("checksum", f["checksum"]),
             ("time range", f"{f['first_time']} .. {f['last_time']}" if f["first_time"] else "-"),
         ]
+        if f.get("compression"):
+            rows.append(("compression", f"{f['compression']}: read from its start, one Spark split"))
         if f.get("format_descriptions", 1) != 1:
             rows.append(("format descriptions", str(f["format_descriptions"])))
         g = f.get("gtids") or {}

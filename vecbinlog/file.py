@@ -21,6 +21,7 @@ from .constants import ChecksumAlg, EventType, LogEventFlag, event_type_name
 from .errors import (
     BinlogError,
     ChecksumError,
+    CorruptArchiveError,
     EncryptedBinlogError,
     MalformedEventError,
     NotABinlogError,
@@ -215,6 +216,7 @@ class BinlogFile:
         try:
             head, _ = self.source.window(0, _FIRST_WINDOW, _FIRST_WINDOW)
             if len(head) < MAGIC_LEN:
+                self._corrupt(0)
                 raise NotABinlogError(
                     f"file has {len(head)} bytes; a binlog starts with the 4 magic bytes fe 62 69 6e",
                     path=self.path, offset=0,
@@ -332,6 +334,7 @@ class BinlogFile:
                 self._stopped(walk_stop)
                 return
             if self.source.at_end(nxt):
+                self._corrupt(nxt)
                 return
             pos = nxt
 
@@ -371,6 +374,7 @@ class BinlogFile:
 
     def _stopped(self, stop: WalkStop) -> None:
         self.walk_stop = stop
+        self._corrupt(stop.offset)
         if stop.kind == "malformed":
             raise MalformedEventError(stop.reason, path=self.path, offset=stop.offset)
         if self.strict:
@@ -382,6 +386,15 @@ class BinlogFile:
                 "every complete event before it was decoded (strict=True raises instead)",
                 TruncatedWarning,
                 stacklevel=4,
+            )
+
+    def _corrupt(self, offset: int) -> None:
+        """Raise when the data ended early because a compressed stream is corrupt (the events
+        before ``offset``, where the last complete one ends, were decoded)."""
+        if self.source.failure is not None:
+            raise CorruptArchiveError(
+                f"{self.source.failure}; the last complete event ends at offset {offset}", path=self.path,
+                offset=offset,
             )
 
     # -- checksums and offsets of a segment's bytes ----------------------------------

@@ -791,6 +791,9 @@ class Binlog:
                 {
                     "path": f.path,
                     "size": f.size,
+                    "compression": f.source.compression,
+                    # a compressed file is read from its start only: one Spark split
+                    "splittable": f.source.seekable,
                     "server_version": fde.server_version,
                     "binlog_version": fde.binlog_version,
                     "checksum": fde.checksum_name,

@@ -67,6 +67,7 @@ class ByteSource(Protocol):
     size: int | None  #: bytes; None for a compressed stream not yet read to its end
     seekable: bool  #: windows anywhere (False: a compressed stream, read forward only)
     compression: str | None  #: the codec of a compressed file
+    failure: str | None  #: why the data ended early (a corrupt compressed stream), else None
 
     def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
         """The bytes ``[start, stop)`` (fewer at the end of the data) as uint8, and the file
@@ -164,7 +165,7 @@ def _source_error(exc: BaseException, uri: str) -> SourceError:
     low = text.lower()
     if isinstance(exc, FileNotFoundError) or "does not exist" in low or "nosuchkey" in low or "not found" in low:
         return SourceNotFoundError("no such file or object", uri=uri)
-    if isinstance(exc, PermissionError) or "access denied" in low or "forbidden" in low or "403" in low:
+    if isinstance(exc, PermissionError) or any(w in low for w in ("access denied", "access_denied", "forbidden", "403")):
         return SourcePermissionError(f"access denied ({_redact_text(text)})", uri=uri)
     return SourceUnreachableError(_redact_text(text), uri=uri)
 
@@ -236,6 +237,7 @@ class MappedSource:
 
     seekable = True
     compression = None
+    failure = None
 
     def __init__(self, path: str, shown: str, name: str) -> None:
         self.path, self.name = shown, name
@@ -325,6 +327,7 @@ class RangedSource(_Windows):
 
     seekable = True
     compression = None
+    failure = None
 
     def __init__(self, handle: Any, shown: str, name: str, *, read_ahead: bool = True) -> None:
         super().__init__()
@@ -390,8 +393,9 @@ class StreamSource:
     transaction ends reads ahead, and the next segment then starts from what was kept)."""
 
     seekable = False
-    #: decompressed bytes read at a time
-    CHUNK = 1 << 20
+    #: decompressed bytes read at a time (small enough that a codec error loses little: pyarrow
+    #: returns nothing of a read that meets the error)
+    CHUNK = 16 << 10
     #: the largest window: an event larger than that (MySQL's max_allowed_packet is 1 GB) is not
     #: decompressed into memory
     MAX_WINDOW = 1 << 31
@@ -401,6 +405,8 @@ class StreamSource:
         self.compressed_size = compressed_size
         self.size: int | None = None  # known at the end of the stream
         self.requests = 0  #: reads of the stream
+        #: why the stream ended early (a codec error), once it did: the data ends at ``size``
+        self.failure: str | None = None
         self._raw = raw
         try:
             self._stream = pa.CompressedInputStream(raw, codec)
@@ -421,11 +427,10 @@ class StreamSource:
             try:
                 chunk = self._stream.read(min(max(stop - pos, 1), self.CHUNK))
             except (OSError, pa.ArrowException) as exc:
-                raise CorruptArchiveError(
-                    f"the {self.compression} stream is corrupt or truncated after {pos} decompressed bytes "
-                    f"({_first_line(exc)}); the events before that offset were complete",
-                    path=self.path, offset=pos,
-                ) from None
+                # the data ends here: the reader decodes what came before and reports this
+                self.failure = f"the {self.compression} stream is corrupt or truncated ({_first_line(exc)})"
+                self.size = pos
+                break
             self.requests += 1
             if not len(chunk):
                 self.size = pos

@@ -1,0 +1,305 @@
+"""Binlogs where archives live: an S3-compatible server, and compressed files.
+
+The S3 server is moto's (``ThreadedMotoServer``), started by these tests on 127.0.0.1; the
+binlogs are written by a real MariaDB server (a workload over three files) and taken from
+the shared corpus. Everything read through a URI, a ``filesystem=``, a glob or a
+``mysql-bin.index`` in the bucket, or from a gzip/zstd/bz2/lz4 copy, must equal the local,
+plain read of the same file table by table (``read_table``/``read_all`` of the local file
+is the decoder the corpus and round-trip tests check against the servers).
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+import pytest
+
+import vecbinlog
+from vecbinlog.errors import CorruptArchiveError, SourceNotFoundError, SourceUnreachableError
+from vecbinlog.splits import plan_splits, read_split
+
+from .conftest import ROOT, corpus_path
+
+CODECS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bz2", ".lz4": "lz4"}
+#: corpus files of several servers, checksum on and off, rows v1 and v2, compressed transactions
+CORPUS = [
+    "blackbeam__rust_mysql_common/mariadb-bin.000001",
+    "blackbeam__rust_mysql_common/binlog_transaction_with_GTID.000001",
+    "blackbeam__rust_mysql_common/transaction_compression.000001",
+    "blackbeam__rust_mysql_common/json.binlog.000001",
+    "blackbeam__rust_mysql_common/ver_5_1_23.001",
+    "osheroff__mysql-binlog-connector-java/mysql-bin.sakila",
+    "zalora__binlog-parser/fixtures/mysql-bin.01",
+]
+CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
+               "AWS_EC2_METADATA_DISABLED": "true"}
+
+
+@pytest.fixture(scope="module")
+def s3():
+    """moto's S3 server on 127.0.0.1 (a free port), a bucket ``binlogs``, credentials in the
+    environment (as a deployment gives them); yields (boto3 client, URI query, endpoint)."""
+    pytest.importorskip("moto.server")
+    import boto3
+    from moto.server import ThreadedMotoServer
+
+    saved = {k: os.environ.get(k) for k in CREDENTIALS}
+    os.environ.update(CREDENTIALS)
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        endpoint = f"{host}:{port}"
+        client = boto3.client("s3", endpoint_url=f"http://{endpoint}")
+        client.create_bucket(Bucket="binlogs")
+        yield client, f"?endpoint_override={endpoint}&scheme=http&region=us-east-1", endpoint
+    finally:
+        server.stop()
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@pytest.fixture(scope="module")
+def workload(mariadb_server, tmp_path_factory):
+    """Three binlog files of a MariaDB workload (inserts, updates, deletes of several types),
+    copied locally with a ``mysql-bin.index``: (folder, [files])."""
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS arch", "CREATE DATABASE arch")
+    s.flush_binary_logs()
+    first = len(s.binlog_files()) - 1
+    s.execute("CREATE TABLE t (id INT PRIMARY KEY, amount DECIMAL(12,2), note TEXT CHARACTER SET utf8mb4, "
+              "at DATETIME(3), big BIGINT UNSIGNED, doc JSON)", database="arch")
+    for part in range(3):  # 15 transactions of 20 inserts, an update and a delete per file
+        inserts = [
+            "INSERT INTO t VALUES " + ", ".join(
+                f"({part * 1000 + i}, {i * 7 / 100:.2f}, 'note {part}-{i} ü', '2026-11-2{part} 10:00:0{i % 10}.123', "
+                f"{2**64 - 1 - i}, '{{\"k\": {i}}}')" for i in range(lo, lo + 20))
+            for lo in range(0, 300, 20)]
+        s.execute(*inserts, f"UPDATE t SET note = CONCAT(note, '!') WHERE id % 7 = {part}",
+                  f"DELETE FROM t WHERE id % 11 = {part}", database="arch")
+        s.flush_binary_logs()
+    files = s.binlog_files()[first:-1]
+    out = tmp_path_factory.mktemp("arch")
+    copies = []
+    for f in files:
+        shutil.copy(f, out / f.name)
+        copies.append(out / f.name)
+    (out / "mysql-bin.index").write_text("".join(f"./{f.name}\n" for f in copies))
+    return out, copies
+
+
+@pytest.fixture(scope="module")
+def uploaded(s3, workload):
+    """The workload's files and index in the bucket under ``set/``: the URI of the folder."""
+    client, query, _ = s3
+    folder, files = workload
+    for f in [*files, folder / "mysql-bin.index"]:
+        client.put_object(Bucket="binlogs", Key=f"set/{f.name}", Body=f.read_bytes())
+    return "s3://binlogs/set", query
+
+
+def _tables(paths, **options) -> dict[str, pa.Table]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with vecbinlog.open(paths, **options) as log:
+            return log.read_all()
+
+
+def _assert_same(got: dict[str, pa.Table], expected: dict[str, pa.Table]) -> None:
+    assert list(got) == list(expected)
+    for name, table in expected.items():
+        assert got[name].schema == table.schema, name
+        assert got[name].to_pylist() == table.to_pylist(), name
+
+
+def test_uri_glob_index_and_filesystem_read_as_local(uploaded, workload):
+    base, query = uploaded
+    folder, files = workload
+    expected = _tables(files)
+    assert expected["arch.t"].num_rows > 1000
+    names = [f.name for f in files]
+    _assert_same(_tables([f"{base}/{n}{query}" for n in names]), expected)  # a list of URIs
+    _assert_same(_tables(f"{base}/mysql-bin.0*{query}"), expected)  # a glob, in log order
+    _assert_same(_tables(f"{base}/mysql-bin.index{query}"), expected)  # the server's index
+    _assert_same(_tables(f"s3a://binlogs/set/mysql-bin.0*{query}"), expected)  # Hadoop's scheme name
+    fs = pafs.S3FileSystem(endpoint_override=query.split("endpoint_override=")[1].split("&")[0], scheme="http",
+                           region="us-east-1")
+    _assert_same(_tables([f"binlogs/set/{n}" for n in names], filesystem=fs), expected)
+    # windows of 4 KB: events cut by windows, read again in the next one
+    _assert_same(_tables(f"{base}/mysql-bin.index{query}", segment_bytes=4096, batch_rows=100), expected)
+
+
+def test_iter_batches_and_info_from_s3(uploaded, workload):
+    base, query = uploaded
+    _, files = workload
+    with vecbinlog.open(files) as log:
+        local = log.read_table("arch.t")
+        local_info = log.info()
+    with vecbinlog.open(f"{base}/mysql-bin.index{query}", segment_bytes=8192) as log:
+        batches = list(log.iter_batches("arch.t"))
+        info = log.info()
+    assert pa.Table.from_batches(batches).to_pylist() == local.to_pylist()
+    for got, want in zip(info["files"], local_info["files"]):
+        assert got["path"].startswith("s3://binlogs/set/mysql-bin.0")
+        for key in ("size", "events", "rows_events_by_table", "gtids", "server_version"):
+            assert got[key] == want[key], key
+        assert got["splittable"] and got["compression"] is None
+
+
+def test_a_split_reads_only_its_range(uploaded, workload):
+    base, query = uploaded
+    _, files = workload
+    uri = f"{base}/{files[1].name}{query}"
+    splits = plan_splits(uri, split_bytes=8 << 10)
+    assert len(splits) >= 4
+    local = plan_splits(files[1], split_bytes=8 << 10)
+    assert [(s.start, s.stop) for s in splits] == [(s.start, s.stop) for s in local]
+    mid = splits[len(splits) // 2]
+    with vecbinlog.open(uri, start=mid.start, stop=mid.stop, seek=True, ddl_state=mid.ddl) as log:
+        got = [b for _, b in log._batches(lambda name: True)]
+        source = log.files[0].source
+    want = [b for _, b in read_split(local[len(local) // 2])]
+    assert pa.Table.from_batches(got).to_pylist() == pa.Table.from_batches(want).to_pylist()
+    # the FORMAT_DESCRIPTION_EVENT's window (64 KB, or the file), then the split's bytes only
+    first_window = min(64 << 10, files[1].stat().st_size)
+    assert source.bytes_read <= first_window + mid.size + (8 << 10), (source.bytes_read, mid.size)
+    assert source.bytes_read < files[1].stat().st_size or mid.size + first_window >= files[1].stat().st_size
+
+
+def test_cli_to_parquet_from_s3(uploaded, workload, tmp_path):
+    base, query = uploaded
+    _, files = workload
+    out = tmp_path / "out"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-m", "vecbinlog", "to-parquet", f"{base}/mysql-bin.0*{query}", str(out), "-q"],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    got = pq.read_table(out / "table=arch.t")
+    local = vecbinlog.read_table(files, "arch.t")
+    assert got.column("id").to_pylist() == local.column("id").to_pylist()
+    assert got.column("note").to_pylist() == local.column("note").to_pylist()
+    assert got.column("_log_pos").to_pylist() == local.column("_log_pos").to_pylist()
+
+
+@pytest.mark.parametrize("suffix", list(CODECS))
+def test_compressed_copies_decode_as_the_plain_files(tmp_path, workload, suffix):
+    _, files = workload
+    paths = [*(corpus_path(c) for c in CORPUS), *files]
+    for k, path in enumerate(paths):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        copy = folder / (path.name + suffix)
+        with pa.CompressedOutputStream(str(copy), CODECS[suffix]) as out:
+            out.write(path.read_bytes())
+        expected = _tables(path)
+        _assert_same(_tables(copy), expected)
+        _assert_same(_tables(copy, segment_bytes=2048, batch_rows=50), _tables(path, segment_bytes=2048, batch_rows=50))
+        with vecbinlog.open(copy) as log:
+            info = log.info()["files"][0]
+        assert info["compression"] == CODECS[suffix] and not info["splittable"]
+        assert info["size"] == path.stat().st_size  # known once the stream was read to its end
+    # a set of compressed files in log order by their binlog names, and one split each
+    for f in files:
+        with pa.CompressedOutputStream(str(tmp_path / (f.name + suffix)), CODECS[suffix]) as out:
+            out.write(f.read_bytes())
+    pattern = str(tmp_path / f"mysql-bin.0*{suffix}")
+    _assert_same(_tables(pattern), _tables(files))
+    assert [(s.start, s.stop) for s in plan_splits(pattern, split_bytes=4096)] == [(4, None)] * len(files)
+
+
+def test_compressed_file_in_s3(s3, workload):
+    client, query, _ = s3
+    _, files = workload
+    client.put_object(Bucket="binlogs", Key=f"gz/{files[0].name}.gz", Body=gzip.compress(files[0].read_bytes()))
+    _assert_same(_tables(f"s3://binlogs/gz/{files[0].name}.gz{query}"), _tables(files[0]))
+
+
+def test_compressed_file_sniffed_by_its_magic(tmp_path, workload):
+    _, files = workload
+    copy = tmp_path / files[0].name  # no suffix: told by its first bytes
+    copy.write_bytes(gzip.compress(files[0].read_bytes()))
+    _assert_same(_tables(copy), _tables(files[0]))
+
+
+def test_truncated_and_corrupt_gzip(tmp_path, workload):
+    _, files = workload
+    data = gzip.compress(files[0].read_bytes())
+    cut = tmp_path / "cut" / (files[0].name + ".gz")
+    cut.parent.mkdir()
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorruptArchiveError) as err:
+        _tables(cut)
+    assert err.value.path == str(cut) and err.value.offset is not None and err.value.offset > 4
+    assert "truncated" in str(err.value)
+    bad = tmp_path / "bad" / (files[0].name + ".gz")
+    bad.parent.mkdir()
+    flipped = bytearray(data)
+    flipped[len(data) // 3] ^= 0xFF
+    bad.write_bytes(bytes(flipped))
+    with pytest.raises((CorruptArchiveError, vecbinlog.BinlogError)) as err:
+        _tables(bad)
+    assert err.value.path == str(bad)
+
+
+def test_missing_object_and_unreachable_endpoint_name_the_uri(s3):
+    _, query, endpoint = s3
+    with pytest.raises(SourceNotFoundError) as err:
+        vecbinlog.open(f"s3://binlogs/nope/mysql-bin.000001{query}")
+    assert "s3://binlogs/nope/mysql-bin.000001" in str(err.value)
+    with pytest.raises(SourceNotFoundError):
+        vecbinlog.open(f"s3://binlogs/nope/mysql-bin.*{query}")
+    # credentials in the URI are used, never shown
+    secret = "s3://AKIDSECRET:VERYSECRETKEY@binlogs/nope/mysql-bin.000001" + query
+    with pytest.raises(SourceNotFoundError) as err:
+        vecbinlog.open(secret)
+    assert "VERYSECRETKEY" not in str(err.value) and "AKIDSECRET" not in str(err.value)
+    fs = pafs.S3FileSystem(endpoint_override="127.0.0.1:1", scheme="http", region="us-east-1", connect_timeout=1,
+                           request_timeout=1, retry_strategy=pafs.AwsStandardS3RetryStrategy(max_attempts=1))
+    with pytest.raises(SourceUnreachableError) as err:
+        vecbinlog.open("binlogs/set/mysql-bin.000001", filesystem=fs)
+    assert "binlogs/set/mysql-bin.000001" in str(err.value)
+
+
+def test_spark_reads_s3(uploaded, workload):
+    pytest.importorskip("pyspark")
+    base, query = uploaded
+    _, files = workload
+    session = _session()
+    df = (session.read.format("binlog").option("table", "arch.t").option("split_bytes", "16k")
+          .load(f"{base}/mysql-bin.0*{query}"))
+    assert df.rdd.getNumPartitions() > 3
+    got = sorted((r["_log_file"], r["_log_pos"], r["_event_row"], r["_change_type"], r["id"], r["note"])
+                 for r in df.select("_log_file", "_log_pos", "_event_row", "_change_type", "id", "note").collect())
+    local = vecbinlog.read_table(files, "arch.t").select(
+        ["_log_file", "_log_pos", "_event_row", "_change_type", "id", "note"]).to_pylist()
+    assert got == sorted(tuple(r.values()) for r in local)
+
+
+def _session():
+    """The tests' SparkSession (tests/test_spark.py's settings), made here if not yet made."""
+    from pyspark.sql import SparkSession
+
+    from vecbinlog import spark as vspark
+
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])
+    session = (SparkSession.builder.master("local[2]").appName("vecbinlog-tests")
+               .config("spark.ui.enabled", "false").config("spark.sql.session.timeZone", "UTC")
+               .config("spark.driver.memory", "1g").getOrCreate())
+    vspark.register(session)
+    return session
