@@ -213,17 +213,20 @@ class TableMap:
 #: Server limits the field metadata must respect (my_decimal.h DECIMAL_MAX_PRECISION and
 #: DECIMAL_MAX_SCALE, my_time.h DATETIME_MAX_DECIMALS, MySQL 9's 16383-entry VECTOR).
 DECIMAL_MAX_PRECISION = 65
-DECIMAL_MAX_SCALE = 30
+#: DECIMAL_MAX_SCALE per server family: MySQL 30, MariaDB 38 (since 10.2.1, MDEV-10138)
+DECIMAL_MAX_SCALE = {"mysql": 30, "mariadb": 38}
 DATETIME_MAX_DECIMALS = 6
 VECTOR_MAX_DIMENSIONALITY = 16383
 
 
-def _check_metadata(t: int, meta: int) -> str | None:
-    """Why a column's field metadata is impossible, or None."""
+def _check_metadata(t: int, meta: int, flavor: str = "mysql") -> str | None:
+    """Why a column's field metadata is impossible for a server of ``flavor``, or None."""
     if t == T.MYSQL_TYPE_NEWDECIMAL:
         precision, scale = meta >> 8, meta & 0xFF
-        if not 1 <= precision <= DECIMAL_MAX_PRECISION or scale > min(precision, DECIMAL_MAX_SCALE):
-            return f"DECIMAL({precision},{scale}) is beyond what a server writes (precision 1-65, scale 0-30 and <= precision)"
+        max_scale = DECIMAL_MAX_SCALE.get(flavor, DECIMAL_MAX_SCALE["mysql"])
+        if not 1 <= precision <= DECIMAL_MAX_PRECISION or scale > min(precision, max_scale):
+            return (f"DECIMAL({precision},{scale}) is beyond what a {flavor} server writes (precision "
+                    f"1-{DECIMAL_MAX_PRECISION}, scale 0-{max_scale} and <= precision)")
     elif t in (T.MYSQL_TYPE_TIME2, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP2) and meta > DATETIME_MAX_DECIMALS:
         return f"{column_type_name(t)} with {meta} fractional digits (at most 6)"
     elif t == T.MYSQL_TYPE_BIT and (meta & 0xFF > 7 or (meta >> 8) > 8 or (meta >> 8) * 8 + (meta & 0xFF) > 64):
@@ -325,7 +328,7 @@ def parse_table_map(
         else:
             metas.append(raw[0])
     for i, (t, m) in enumerate(zip(types, metas)):
-        problem = _check_metadata(t, m)
+        problem = _check_metadata(t, m, flavor)
         if problem:
             raise MalformedEventError(
                 f"column {i + 1} of {db}.{tbl}: {problem}", path=path, offset=offset, event_type="TABLE_MAP_EVENT"
