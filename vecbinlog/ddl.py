@@ -213,11 +213,23 @@ class Catalog:
 
     :meth:`apply` replays one statement; it returns the ``db.table`` names whose definition
     changed (a dropped or forgotten table maps to no definition).
+
+    ``lifetimes`` counts, per ``db.table`` name, the statements that ended a table of that
+    name or started a new one (CREATE TABLE in any form, DROP TABLE, TRUNCATE TABLE, RENAME
+    TABLE to or from it, DROP DATABASE of a tracked table): rows written under different counts
+    belong to different *incarnations* of the name (see :mod:`vecbinlog.tableplan`), whether
+    or not the statement was understood. ``notes`` says what the last statement applied had
+    that was not understood without making the table untracked (ENUM/SET members).
     """
 
     def __init__(self) -> None:
         self.databases: dict[str, tuple[str | None, str | None]] = {}  #: name -> (charset, collation)
         self.tables: dict[str, TableDef] = {}
+        self.lifetimes: dict[str, int] = {}
+        self.notes: list[str] = []
+
+    def _new_lifetime(self, key: str) -> None:
+        self.lifetimes[key] = self.lifetimes.get(key, 0) + 1
 
     # -- statements ------------------------------------------------------------------
     def apply(self, sql: str, default_db: str | None) -> tuple[list[str], str | None]:
@@ -226,11 +238,12 @@ class Catalog:
         Raises :class:`DdlError` for a statement that cannot be parsed or interpreted.
         """
         text = unwrap_versioned_comments(sql)
+        self.notes = []
         _Quiet.active.on = True
         try:
             tree = sqlglot.parse_one(text, read=_Dialect)
         except SqlglotError as exc:
-            raise DdlError(f"not parsed: {str(exc).splitlines()[0]}", _target(text, default_db)) from exc
+            raise self._not_understood(f"not parsed: {str(exc).splitlines()[0]}", text, default_db) from exc
         finally:
             _Quiet.active.on = False
         if isinstance(tree, exp.Use):
@@ -243,7 +256,18 @@ class Catalog:
             return self._alter(tree, default_db), default_db
         if isinstance(tree, exp.Drop):
             return self._drop(tree, default_db), default_db
+        if isinstance(tree, exp.TruncateTable):
+            return self._truncate(tree, default_db), default_db
         return [], default_db
+
+    def _not_understood(self, message: str, text: str, default_db: str | None) -> DdlError:
+        """The DdlError of a statement that could not be read; a CREATE, DROP or TRUNCATE of a
+        table still starts a new lifetime of the table it names."""
+        target = _target(text, default_db)
+        head = text.lstrip().split(None, 1)[:1]
+        if target is not None and head and head[0].upper() in ("CREATE", "DROP", "TRUNCATE"):
+            self._new_lifetime(target)
+        return DdlError(message, target)
 
     def _command(self, tree: exp.Command, text: str, default_db: str | None) -> list[str]:
         head = str(tree.this).upper()
@@ -257,8 +281,17 @@ class Catalog:
         if head in ("CREATE", "ALTER"):
             rest = rest.lstrip().upper()
             if rest.startswith(("TABLE", "OR REPLACE TABLE", "TEMPORARY", "DATABASE", "SCHEMA", "ONLINE", "IGNORE")):
-                raise DdlError("not understood by the SQL parser", _target(text, default_db))
+                raise self._not_understood("not understood by the SQL parser", text, default_db)
         return []
+
+    def _truncate(self, tree: exp.TruncateTable, default_db: str | None) -> list[str]:
+        """TRUNCATE TABLE: the same columns, no rows (a new lifetime: its deletes are not logged)."""
+        if tree.args.get("is_database"):
+            return []
+        changed = [_key(*_table_name(t, default_db)) for t in tree.expressions]
+        for key in changed:
+            self._new_lifetime(key)
+        return changed
 
     def _rename_tables(self, rest: str, default_db: str | None) -> list[str]:
         """``RENAME TABLE a TO b, c TO d``: sqlglot leaves it unparsed, so its tokens are read here."""
@@ -284,6 +317,8 @@ class Catalog:
 
     def _move(self, old: tuple[str | None, str], new: tuple[str | None, str]) -> list[str]:
         old_key, new_key = _key(*old), _key(*new)
+        self._new_lifetime(old_key)
+        self._new_lifetime(new_key)
         d = self.tables.pop(old_key, None)
         if d is not None:
             self.tables[new_key] = replace(d, database=new[0], table=new[1])
@@ -307,6 +342,7 @@ class Catalog:
         key = _key(db, table)
         if tree.args.get("exists") and key in self.tables:
             return []
+        self._new_lifetime(key)  # CREATE [OR REPLACE] TABLE: a new table of that name
         props = tree.args.get("properties")
         like = props.find(exp.LikeProperty) if props is not None else None
         if like is not None:
@@ -376,6 +412,7 @@ class Catalog:
                 gone = [k for k, d in self.tables.items() if d.database == name]
                 for k in gone:
                     del self.tables[k]
+                    self._new_lifetime(k)
                 return gone
             return []
         if kind != "TABLE" or tree.args.get("temporary"):
@@ -384,6 +421,7 @@ class Catalog:
         for t in tree.args.get("tables") or []:
             key = _key(*_table_name(t, default_db))
             self.tables.pop(key, None)
+            self._new_lifetime(key)
             changed.append(key)
         return changed
 

@@ -70,8 +70,9 @@ _CHARSET_TYPES = frozenset({*_STRING, *_VARCHAR, *_BLOB, T.MYSQL_TYPE_ENUM, T.MY
 #: utf8mb4_general_ci: the collation of ENUM/SET labels taken from DDL text (kept as UTF-8).
 _UTF8MB4 = 45
 
-#: Statements that may change a table's columns (checked on the first bytes, case-insensitively).
-_DDL_PREFIXES = (b"CREATE", b"ALTER", b"RENAME", b"DROP")
+#: Statements that may change a table's columns, or empty it without logging rows (checked on
+#: the first bytes, case-insensitively).
+_DDL_PREFIXES = (b"CREATE", b"ALTER", b"RENAME", b"DROP", b"TRUNCATE")
 _PEEK = 48
 _SPACE = np.zeros(256, bool)
 _SPACE[[0x20, 0x09, 0x0A, 0x0D]] = True
@@ -187,8 +188,9 @@ class SchemaTracker:
     ``db.t`` like at that event" for the rows events.
 
     The state is a *generation*: it goes up by one at every DDL statement replayed. Each
-    table keeps the list of its definitions with the generation each started at, so a rows
-    event needs only its generation (from a searchsorted over the segment's DDL events).
+    table keeps the list of its definitions with the generation each started at (and its
+    lifetime count, :attr:`vecbinlog.ddl.Catalog.lifetimes`), so a rows event needs only its
+    generation (from a searchsorted over the segment's DDL events).
     """
 
     def __init__(
@@ -199,10 +201,13 @@ class SchemaTracker:
         self.catalog = copy.deepcopy(catalog) if catalog is not None else Catalog()
         self.generation = 0
         # a catalog given (the DDL state where a split starts): its tables as of generation 0
-        self.history: dict[str, list[tuple[int, TableDef | None]]] = {
-            name: [(0, d)] for name, d in self.catalog.tables.items()
+        self.history: dict[str, list[tuple[int, TableDef | None, int]]] = {
+            name: [(0, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0))]
+            for name in {**self.catalog.tables, **self.catalog.lifetimes}
         }
         self._warned: set[tuple] = set()
+        #: when a list: ((path, offset), state) appended after every DDL statement replayed
+        self.states: list[tuple[tuple[str, int], Catalog]] | None = None
 
     def state(self) -> Catalog:
         """A copy of the DDL state now (what :func:`vecbinlog.splits.plan_splits` gives each split)."""
@@ -244,21 +249,27 @@ class SchemaTracker:
                 f"{sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
                 SchemaWarning, stacklevel=6,
             )
+        for note in self.catalog.notes:
+            warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note}", SchemaWarning, stacklevel=6)
         if not changed:
             return False
         self.generation += 1
         for name in dict.fromkeys(changed):
-            self.history.setdefault(name, []).append((self.generation, self.catalog.tables.get(name)))
+            self.history.setdefault(name, []).append(
+                (self.generation, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0)))
+        if self.states is not None:
+            self.states.append(((src.path, int(index.pos[i])), self.state()))
         return True
 
-    def tracked(self, name: str, generation: int) -> tuple[int, TableDef | None]:
-        """(version id, definition) of table ``name`` as of ``generation``; (-1, None) when
-        no DDL in the log has defined it yet."""
+    def tracked(self, name: str, generation: int) -> tuple[int, TableDef | None, int]:
+        """(version id, definition, lifetime) of table ``name`` as of ``generation``;
+        (-1, None, 0) when no DDL in the log has named it yet. The lifetime counts the
+        statements that dropped, created or emptied a table of that name before."""
         hist = self.history.get(name)
         if not hist:
-            return -1, None
-        k = int(np.searchsorted(np.array([g for g, _ in hist]), generation, side="right")) - 1
-        return (k, hist[k][1]) if k >= 0 else (-1, None)
+            return -1, None, 0
+        k = int(np.searchsorted(np.array([h[0] for h in hist]), generation, side="right")) - 1
+        return (k, hist[k][1], hist[k][2]) if k >= 0 else (-1, None, 0)
 
     def resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
         """The TABLE_MAP with what the DDL (else the user schema) says filled in."""
