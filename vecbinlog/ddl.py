@@ -32,6 +32,8 @@ from sqlglot.dialects.mysql import MySQL
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
+from .collations import decode_text
+
 __all__ = ["ColumnInfo", "TableDef", "Catalog", "DdlError", "split_name", "unwrap_versioned_comments"]
 
 
@@ -204,8 +206,41 @@ def _table_name(node: exp.Expression, default_db: str | None) -> tuple[str | Non
     return (table.db or default_db or None), table.name
 
 
-def _labels(kind: exp.DataType) -> tuple[str, ...]:
-    return tuple(str(e.this) for e in kind.expressions if isinstance(e, exp.Literal))
+def _labels(kind: exp.DataType, charset: str | None) -> tuple[str, ...] | None:
+    """The members of an ENUM/SET type as text, or None when one of them is not understood.
+
+    Members are string literals (``'a'``, ``N'a'``, ``'a' 'b'``, ``_latin1'a'``) or binary
+    strings, whose bytes are the member in the column's character set (``0x00``, ``x'41'``,
+    ``b'01000001'``: Item_hex_string and Item_bin_string in sql/item.cc)."""
+    out = []
+    for e in kind.expressions:
+        label = _label(e, charset)
+        if label is None:
+            return None
+        out.append(label)
+    return tuple(out)
+
+
+def _label(e: exp.Expression, charset: str | None) -> str | None:
+    if isinstance(e, exp.Introducer):  # _charset'...' / _charset 0x...: bytes in that charset
+        return _label(e.expression, str(e.this).lstrip("_"))
+    if isinstance(e, (exp.Literal, exp.National)) and (isinstance(e, exp.National) or e.is_string):
+        return str(e.this)
+    if isinstance(e, exp.Concat) and e.expressions:
+        parts = [_label(x, charset) for x in e.expressions]
+        return None if any(x is None for x in parts) else "".join(parts)  # type: ignore[arg-type]
+    if isinstance(e, exp.HexString):
+        digits = str(e.this or "")
+        raw = bytes.fromhex(digits.rjust(len(digits) + len(digits) % 2, "0"))
+    elif isinstance(e, exp.BitString):
+        bits = str(e.this or "")
+        raw = int(bits or "0", 2).to_bytes((len(bits) + 7) // 8, "big")
+    else:
+        return None
+    try:
+        return decode_text(raw, charset or "utf8mb4")
+    except (UnicodeDecodeError, LookupError):
+        return None
 
 
 class Catalog:
@@ -362,7 +397,7 @@ class Catalog:
         pk: tuple[str, ...] | None = None
         for e in schema.expressions:
             if isinstance(e, exp.ColumnDef):
-                columns.append(_column(e, charset, collation))
+                columns.append(_column(e, charset, collation, self.notes))
                 if _has_constraint(e, exp.PrimaryKeyColumnConstraint):
                     pk = (e.name,)
             else:
@@ -394,7 +429,7 @@ class Catalog:
                 if isinstance(action, exp.AlterRename):
                     renamed_to = _table_name(action.this, db)
                 else:
-                    d = _alter_action(d, action)
+                    d = _alter_action(d, action, self.notes)
         except DdlError as exc:
             self.tables.pop(key, None)
             raise DdlError(str(exc), key) from exc
@@ -435,6 +470,7 @@ class Catalog:
                 _, default_db = self.apply(statement, default_db)
             except DdlError as exc:
                 problems.append(f"{statement[:80]!r}: {exc}")
+            problems += [f"{statement[:80]!r}: {note}" for note in self.notes]
         return problems
 
 
@@ -497,8 +533,10 @@ def _primary_key(e: exp.Expression) -> tuple[str, ...] | None:
     return tuple(n for n in (_ident(x) for x in pk.expressions) if n)
 
 
-def _column(col: exp.ColumnDef, table_charset: str | None, table_collation: str | None) -> ColumnInfo:
-    """A ColumnInfo from a column definition, its charset resolved against the table's default."""
+def _column(col: exp.ColumnDef, table_charset: str | None, table_collation: str | None,
+            notes: list[str]) -> ColumnInfo:
+    """A ColumnInfo from a column definition, its charset resolved against the table's default;
+    what is not understood in it (ENUM/SET members) is said in ``notes``."""
     kind = col.args.get("kind")
     if not isinstance(kind, exp.DataType):
         raise DdlError(f"column {col.name!r} has no type")
@@ -525,8 +563,13 @@ def _column(col: exp.ColumnDef, table_charset: str | None, table_collation: str 
             collation = f"{charset}_bin"
     else:
         charset = collation = None
-    enum_values = _labels(kind) if tname == "ENUM" else None
-    set_values = _labels(kind) if tname == "SET" else None
+    enum_values = set_values = None
+    if tname in ("ENUM", "SET"):
+        labels = _labels(kind, charset)
+        if labels is None:
+            notes.append(f"the {tname} members of column {col.name!r} are not all understood: "
+                         f"{kind.sql(dialect=_Dialect)[:80]!r}; its values are read as their {tname} numbers")
+        enum_values, set_values = (labels, None) if tname == "ENUM" else (None, labels)
     return ColumnInfo(col.name, tname, unsigned, charset, collation, enum_values, set_values)
 
 
@@ -550,7 +593,7 @@ def _place(columns: list[ColumnInfo], info: ColumnInfo, pos: exp.ColumnPosition 
     columns.insert(min(at, len(columns)), info)
 
 
-def _alter_action(d: TableDef, action: exp.Expression) -> TableDef:
+def _alter_action(d: TableDef, action: exp.Expression, notes: list[str]) -> TableDef:
     """``d`` after one action of an ALTER TABLE."""
     columns = list(d.columns)
     pk = d.primary_key
@@ -559,7 +602,7 @@ def _alter_action(d: TableDef, action: exp.Expression) -> TableDef:
             if action.args.get("exists"):
                 return d
             raise DdlError(f"ADD COLUMN {action.name!r}: {d.name} has it already")
-        _place(columns, _column(action, d.charset, d.collation), _position(action), d, len(columns))
+        _place(columns, _column(action, d.charset, d.collation, notes), _position(action), d, len(columns))
         if _has_constraint(action, exp.PrimaryKeyColumnConstraint):
             pk = (action.name,)
     elif isinstance(action, exp.ModifyColumn):  # MODIFY / CHANGE
@@ -569,7 +612,7 @@ def _alter_action(d: TableDef, action: exp.Expression) -> TableDef:
         if k is None:
             raise DdlError(f"MODIFY/CHANGE {old_name!r}: no such column in {d.name}")
         del columns[k]
-        _place(columns, _column(new, d.charset, d.collation), _position(new), d, k)
+        _place(columns, _column(new, d.charset, d.collation, notes), _position(new), d, k)
         if pk is not None:
             pk = tuple(new.name if c.lower() == old_name.lower() else c for c in pk)
     elif isinstance(action, exp.RenameColumn):

@@ -148,9 +148,11 @@ def mismatch(table_map: TableMap, d: TableDef) -> str | None:
     return None
 
 
-def apply_definition(table_map: TableMap, d: TableDef, flavor: str) -> TableMap:
-    """``table_map`` with the fields the binlog left empty filled from ``d`` (which must match)."""
-    cols = [_fill(spec, info, flavor) for spec, info in zip(table_map.columns, d.columns)]
+def apply_definition(table_map: TableMap, d: TableDef, flavor: str, problems: list[str] | None = None) -> TableMap:
+    """``table_map`` with the fields the binlog left empty filled from ``d`` (which must match).
+    What of ``d`` is not used (labels that do not fit) is said in ``problems``."""
+    problems = [] if problems is None else problems
+    cols = [_fill(spec, info, flavor, problems) for spec, info in zip(table_map.columns, d.columns)]
     pk = table_map.primary_key
     prefixes = table_map.primary_key_prefixes
     if pk is None and d.primary_key:
@@ -160,7 +162,15 @@ def apply_definition(table_map: TableMap, d: TableDef, flavor: str) -> TableMap:
     return replace(table_map, columns=tuple(cols), primary_key=pk, primary_key_prefixes=prefixes)
 
 
-def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str) -> ColumnSpec:
+def _pack_length(real_type: int, members: int) -> int:
+    """Bytes of an ENUM/SET value of that many members (get_enum_pack_length and
+    get_set_pack_length in sql/field.h)."""
+    if real_type == T.MYSQL_TYPE_ENUM:
+        return 1 if members < 256 else 2
+    return 8 if (members + 7) // 8 > 4 else (members + 7) // 8
+
+
+def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str, problems: list[str]) -> ColumnSpec:
     changes: dict[str, Any] = {}
     if spec.name is None:
         changes["name"] = info.name
@@ -170,7 +180,12 @@ def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str) -> ColumnSpec:
     if real in ENUM_SET_TYPES:
         labels = info.enum_values if real == T.MYSQL_TYPE_ENUM else info.set_values
         key = "enum_values" if real == T.MYSQL_TYPE_ENUM else "set_values"
-        if getattr(spec, key) is None and labels is not None:
+        width = spec.storage()[1]
+        if getattr(spec, key) is None and labels is not None and _pack_length(real, len(labels)) != width:
+            # the TABLE_MAP decides how the bytes are read: labels that cannot be the column's are not used
+            problems.append(f"column {spec.index + 1} ({info.name!r}) has {len(labels)} {spec.type_name} members "
+                            f"there, which the TABLE_MAP's {width}-byte values cannot be; its numbers are kept")
+        elif getattr(spec, key) is None and labels is not None:
             # The labels are text from the statement: kept as UTF-8, with a UTF-8 collation
             # (which, for ENUM/SET, only says how the labels are decoded).
             changes[key] = tuple(v.encode("utf-8") for v in labels)
@@ -279,16 +294,25 @@ class SchemaTracker:
                 continue
             problem = mismatch(table_map, d)
             if problem is None:
-                return apply_definition(table_map, d, flavor)
-            key = (source, table_map, d)
-            if key not in self._warned:
-                self._warned.add(key)
-                warnings.warn(
-                    f"{where}: {table_map.name}: the definition from {source} does not match the TABLE_MAP "
-                    f"({problem}); it is not used for these rows",
-                    SchemaWarning, stacklevel=5,
-                )
+                unused: list[str] = []
+                resolved = apply_definition(table_map, d, flavor, unused)
+                for note in unused:
+                    self._warn_once(
+                        (source, table_map, d, note),
+                        f"{where}: {table_map.name}: the definition from {source}: {note}",
+                    )
+                return resolved
+            self._warn_once(
+                (source, table_map, d),
+                f"{where}: {table_map.name}: the definition from {source} does not match the TABLE_MAP "
+                f"({problem}); it is not used for these rows",
+            )
         return table_map
+
+    def _warn_once(self, key: tuple, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message, SchemaWarning, stacklevel=6)
 
 
 def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:
