@@ -16,11 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import THREADED_CELLS, RowTransactions, build_batch, table_schema
+from .arrow import MARIADB_OLD_TEMPORAL, THREADED_CELLS, RowTransactions, build_batch, table_schema
 from .compression import COMPRESSED_EVENTS, unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
-from .errors import BinlogError, BinlogSetWarning, UnsupportedError
+from .errors import BinlogError, BinlogSetWarning, MalformedEventError, UnsupportedError
 from .events import describe_events, parse_rotate
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
@@ -491,7 +491,7 @@ class Binlog:
                     runs.append((tables[t], run_pos, resolved[int(c[0])], int(v[0]), int(i[0])))
             for name, run_pos, tm, v, inc in runs:
                 effective = self.rolled_back == "keep" or self._non_transactional(name)
-                for images in place_images(src, maps, index.take(run_pos), tm, max_images=self.batch_rows):
+                for images in _placed(src, maps, index.take(run_pos), tm, f.formats[0].flavor, self.batch_rows):
                     txn = self._row_transactions(step.txn, run_pos, images.event)
                     keep_rows = np.ones(len(images), bool)
                     if not effective:
@@ -826,8 +826,8 @@ class Binlog:
                 if rows:
                     for lid in dict.fromkeys(layout.tolist()):
                         tm = maps.layouts[lid]
-                        for located in place_images(src, maps, index.take(rows_pos[layout == lid]), tm,
-                                                    max_images=self.batch_rows):
+                        for located in _placed(src, maps, index.take(rows_pos[layout == lid]), tm, f.formats[0].flavor,
+                                               self.batch_rows):
                             kinds, n = np.unique(located.change, return_counts=True)
                             for k, c in zip(kinds.tolist(), n.tolist()):
                                 images.setdefault(tm.name, Counter())[CHANGE_TYPES[k]] += c
@@ -916,6 +916,27 @@ class _Pending:
         for note in notes:
             warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=4)
         return self.table, batch
+
+
+def _placed(src, maps: TableMaps, events: EventIndex, tm: TableMap, flavor: str, max_images: int):
+    """``place_images``, with the cause named when MariaDB's pre-10.1 temporal columns make the
+    row images not add up: such a column of the TABLE_MAP (TIME 11, DATETIME 12, TIMESTAMP 7,
+    no metadata) is larger than its type code says when it has fractional seconds."""
+    try:
+        yield from place_images(src, maps, events, tm, max_images=max_images)
+    except MalformedEventError as exc:
+        old = [c for c in tm.columns if c.type in MARIADB_OLD_TEMPORAL]
+        if flavor != "mariadb" or not old:
+            raise
+        names = ", ".join(f"{n} ({c.type_name})" for c, n in zip(old, (tm.column_names[c.index] for c in old)))
+        raise MalformedEventError(
+            f"{exc.message}: {tm.name} has {names} in MariaDB's pre-10.1 temporal format "
+            "(mysql56_temporal_format=OFF, or a table made by MariaDB 5.3-10.0), whose size the binlog "
+            "does not give: with fractional seconds (TIME(n), DATETIME(n), TIMESTAMP(n), n > 0) the values "
+            "are larger than the type says, so the row images cannot be read (mariadb-binlog cannot print "
+            "them either); ALTER TABLE ... FORCE with mysql56_temporal_format=ON converts the table",
+            path=exc.path, offset=exc.offset, event_type=exc.event_type,
+        ) from exc
 
 
 def _concat(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[str, str]) -> pa.Table:
