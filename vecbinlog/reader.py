@@ -170,8 +170,9 @@ class Binlog:
         ``{"db.table": {"column or @N": "utf8mb4"}}``; ``"*"`` applies to every table.
     names : column names for tables whose binlog has none (``binlog_row_metadata`` other than
         FULL): ``{"db.table": ["id", "customer", ...]}``, one name per column, in order.
-    invalid_dates : zero or partly-zero dates ('0000-00-00', '2020-00-15'), which MySQL allows
-        and Arrow cannot hold: ``"null"`` (null, with a DecodeWarning counting them) or
+    invalid_dates : zero, partly-zero and impossible dates ('0000-00-00', '2020-00-15', and
+        '2001-02-29' under ALLOW_INVALID_DATES), which MySQL allows and Arrow cannot hold:
+        ``"null"`` (null, with a DecodeWarning counting them) or
         ``"string"`` (temporal columns as MySQL's own text, nothing lost).
     tables, start, stop, since, until, change_types : filters applied before decoding, so
         that what they leave out is never decoded (see :class:`RowsFilter`).
@@ -202,8 +203,8 @@ class Binlog:
         Used for a TABLE_MAP whose column count and types it matches; the binlog's own
         metadata and the DDL in the log come first (README, "Names and types without FULL
         metadata").
-    ddl : replay the CREATE/ALTER/RENAME/DROP statements of the log to name and type columns
-        (default True).
+    ddl : replay the CREATE/ALTER/RENAME/DROP/TRUNCATE statements of the log to name and type
+        columns and count ``_incarnation`` (default True).
     seek : walk only ``[start, stop)`` (``start`` in the first file, ``stop`` in the last)
         instead of whole files, so that a range of a large file costs only the range.
         ``start`` must then be where a transaction starts, as ``vecbinlog.splits.plan_splits``
