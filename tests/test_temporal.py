@@ -401,6 +401,16 @@ def test_corpus_sakila_old_formats(corpus):
     assert t.column("return_date").null_count == 183  # rentals not returned: return_date IS NULL in sakila
 
 
+def test_corpus_mariadb_10_0_timestamp_with_fractions(corpus):
+    """MariaDB 10.0.17 (pingcap/tiflow's file): `create table t(id int primary key,d timestamp(3))`
+    in the pre-10.1 format; its row images do not add up, and the error says why."""
+    with vecbinlog.open(corpus("pingcap__tiflow/mysql-bin.000001")) as log, \
+            pytest.raises(vecbinlog.MalformedEventError) as err:
+        log.read_table("steven.t")
+    assert err.value.offset == 1819 and err.value.event_type == "WRITE_ROWS_EVENT_V1"
+    assert "steven.t has d (TIMESTAMP)" in str(err.value) and "mysql56_temporal_format=OFF" in str(err.value)
+
+
 @pytest.mark.parametrize("name", [
     "blackbeam__rust_mysql_common/time_issue.000001",
     "osheroff__mysql-binlog-connector-java/mysql-bin.sakila",
