@@ -394,7 +394,7 @@ class BinlogReader(DataSourceReader):
         self.options = options
         self.plans = resolved.plans
         self.schema = schema
-        self._layouts: TableLayouts | None = resolved.layouts  # the driver's only (see partitions)
+        self._layouts = resolved.layouts  # where layouts and DDL stand at each offset, for partitions()
 
     def partitions(self) -> list[InputPartition]:
         o = self.options
@@ -402,10 +402,8 @@ class BinlogReader(DataSourceReader):
             o.paths, o.split_bytes, start=o.start, stop=o.stop,
             verify_checksums=o.decode.get("verify_checksums", True),
         )
-        # each split knows where the DDL and the layouts stand at its start (what it carries
-        # goes to the tasks; the whole walk need not)
-        splits = with_layouts(splits, self._layouts) if self._layouts is not None else splits
-        self._layouts = None
+        # each split knows where the DDL and the layouts stand at its start
+        splits = with_layouts(splits, self._layouts)
         # each partition's value: the splits one task decodes, in order
         return [InputPartition(group) for group in pack_splits(splits, o.split_bytes)] or [InputPartition([])]
 
