@@ -54,7 +54,7 @@ def test_sample_schema():
     assert t.schema.names == [
         "id", "customer_id", "quantity", "price", "note",
         "_change_type", "_commit_timestamp", "_log_file", "_log_pos", "_event_row", "_absent",
-        "_payload_offset", "_gtid", "_transaction_pos", "_xid", "_outcome", "_schema_version",
+        "_payload_offset", "_gtid", "_transaction_pos", "_xid", "_outcome", "_schema_version", "_incarnation",
     ]
     assert [t.schema.field(n).type for n in ("id", "customer_id", "quantity", "price", "note")] == [
         pa.uint64(), pa.uint32(), pa.uint16(), pa.float64(), pa.string()]

@@ -31,6 +31,7 @@ from vecbinlog import spark as vspark
 from vecbinlog.splits import plan_splits
 
 from .conftest import DATA, ROOT, corpus_path
+from .test_table_changes import assert_phases, run_workload
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 #: pyspark 4.0's toArrow() leaves a socket to the JVM for the garbage collector
@@ -148,6 +149,7 @@ EXPECTED_SPARK_TYPES = {
     "_change_type": "string", "_commit_timestamp": "timestamp", "_log_file": "string", "_log_pos": "bigint",
     "_event_row": "int", "_absent": "array<string>", "_payload_offset": "bigint", "_gtid": "string",
     "_transaction_pos": "bigint", "_xid": "decimal(20,0)", "_outcome": "string", "_schema_version": "int",
+    "_incarnation": "int",
 }
 
 
@@ -327,3 +329,27 @@ def test_no_log_binlog_named_by_its_ddl(spark, mariadb_server, mariadb_globals):
     assert got.column_names[:2] == ["id", "v"]
     assert got.column("id").to_pylist() == [4000000000 + k for k in range(5)]
     assert_same_rows(expected.cast(pa.schema([f.with_type(got.schema.field(f.name).type) for f in expected.schema])), got)
+
+
+@pytest.mark.mariadb
+def test_recreated_and_altered_table_equals_read_table(spark, mariadb_server):
+    """A table dropped and created again with other types, CREATE OR REPLACE, an ALTER ... MODIFY
+    no Arrow type widens, ADD/DROP/CHANGE/RENAME COLUMN (tests/test_table_changes.py): Spark's
+    schema is read_table's over every layout, and its rows are read_table's, in one split or in
+    splits of every transaction (each told where the DDL and the layouts stand at its start);
+    replayed, they are the server's SELECT after every phase."""
+    run = run_workload(mariadb_server, "NO_LOG")
+    paths = [str(p) for p in run["files"]]
+    with vecbinlog.open(paths) as log:
+        expected = log.read_table(run["table"])
+        plan = log.plans()[run["table"]]
+    assert expected.column_names[:3] == ["id", "d2", "a2"] and "a@0" in expected.column_names
+    for split_bytes in ("1g", "1"):
+        df = read(spark, ",".join(paths), run["table"], split_bytes=split_bytes)
+        assert df.columns == expected.column_names
+        got = df.toArrow()
+        assert_same_rows(expected, got)
+    assert_phases(got.to_pylist(), plan, run)
+    splits = vspark.splits_dataframe(spark, paths, split_bytes=1)
+    assert_same_rows(expected, vspark.map_splits(splits, run["table"]).toArrow(), ordered=False)
+    assert_same_rows(expected, vspark.apply_splits(splits, run["table"]).toArrow(), ordered=False)

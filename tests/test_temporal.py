@@ -282,6 +282,22 @@ def test_zero_dates(ctype, fsp, raw, text):
     assert strings.to_pylist()[2] is None
 
 
+@pytest.mark.parametrize("fsp", range(1, 7))
+def test_timestamp_of_zero_seconds_and_a_fraction_is_no_zero_value(fsp):
+    """my_timestamp_from_binary: only 0 seconds *and* 0 microseconds is the zero TIMESTAMP.
+    MariaDB stores '1970-01-01 00:00:00.000001' UTC as 0 seconds and a fraction."""
+    us = 10 ** (6 - fsp)  # the smallest fraction of that precision
+    values = [enc_timestamp2(0, us, fsp), enc_timestamp2(0, 0, fsp), enc_timestamp2(0, 999999 // us * us, fsp)]
+    arr, warnings = decode_values(T.MYSQL_TYPE_TIMESTAMP2, fsp, values)
+    assert arr.to_pylist() == [dt.datetime(1970, 1, 1, 0, 0, 0, us, UTC), None,
+                               dt.datetime(1970, 1, 1, 0, 0, 0, 999999 // us * us, UTC)]
+    assert len(warnings) == 1 and "1 of 3" in warnings[0]
+    text, _ = decode_values(T.MYSQL_TYPE_TIMESTAMP2, fsp, values, "string")
+    zero = "0000-00-00 00:00:00." + "0" * fsp
+    assert text.to_pylist() == ["1970-01-01 00:00:00." + _frac_text(us, fsp)[1:], zero,
+                                "1970-01-01 00:00:00." + _frac_text(999999 // us * us, fsp)[1:]]
+
+
 IMPOSSIBLE = [
     (T.MYSQL_TYPE_DATE, 0, enc_date(2020, 13, 1)),
     (T.MYSQL_TYPE_DATETIME, 0, enc_datetime_old(2020, 1, 1, 24, 0, 0)),
@@ -383,6 +399,16 @@ def test_corpus_sakila_old_formats(corpus):
     ]
     assert t.schema.field("last_update").type == pa.timestamp("us", tz="UTC")
     assert t.column("return_date").null_count == 183  # rentals not returned: return_date IS NULL in sakila
+
+
+def test_corpus_mariadb_10_0_timestamp_with_fractions(corpus):
+    """MariaDB 10.0.17 (pingcap/tiflow's file): `create table t(id int primary key,d timestamp(3))`
+    in the pre-10.1 format; its row images do not add up, and the error says why."""
+    with vecbinlog.open(corpus("pingcap__tiflow/mysql-bin.000001")) as log, \
+            pytest.raises(vecbinlog.MalformedEventError) as err:
+        log.read_table("steven.t")
+    assert err.value.offset == 1819 and err.value.event_type == "WRITE_ROWS_EVENT_V1"
+    assert "steven.t has d (TIMESTAMP)" in str(err.value) and "mysql56_temporal_format=OFF" in str(err.value)
 
 
 @pytest.mark.parametrize("name", [
@@ -647,6 +673,61 @@ def test_server_zero_dates(server_utc):
 
 
 @pytest.mark.mariadb
+def test_server_timestamps_at_zero_seconds_and_impossible_dates(server_utc):
+    """TIMESTAMP(n) values of 0 seconds and a fraction (MariaDB stores '1970-01-01 00:00:00.000001'
+    UTC so) are values, as SELECT and mariadb-binlog -vv show them; dates that do not exist
+    (ALLOW_INVALID_DATES: '2001-02-29 23:59:59.999999') are null and counted in the warning of
+    zero dates, and invalid_dates="string" returns their text as CAST(... AS CHAR) does."""
+    path = server_utc.capture_binlog(
+        "SET SESSION time_zone = '+00:00'",
+        "SET SESSION sql_mode = 'ALLOW_INVALID_DATES'",
+        "DROP DATABASE IF EXISTS tmp_frac",
+        "CREATE DATABASE tmp_frac",
+        "CREATE TABLE tmp_frac.f (id INT PRIMARY KEY, ts6 TIMESTAMP(6) NULL DEFAULT NULL, "
+        "ts3 TIMESTAMP(3) NULL DEFAULT NULL, ts1 TIMESTAMP(1) NULL DEFAULT NULL, dt6 DATETIME(6) NULL, d DATE NULL)",
+        "INSERT INTO tmp_frac.f VALUES (1, '1970-01-01 00:00:00.000001', '1970-01-01 00:00:00.001', "
+        "'1970-01-01 00:00:00.9', '2001-02-29 23:59:59.999999', '2001-02-29'),"
+        " (2, '1970-01-01 00:00:00.999999', '1970-01-01 00:00:01.5', '2038-01-19 03:14:07.9', '2001-04-31 00:00:00', "
+        "'2000-02-29')",
+        "SET SESSION sql_mode = ''",
+        "INSERT INTO tmp_frac.f VALUES (3, 0, 0, 0, '0000-00-00 00:00:00', '0000-00-00')",
+    )
+    names = ["ts6", "ts3", "ts1", "dt6", "d"]
+    text = {r[0]: r[1:] for r in server_utc.query(
+        f"SELECT id, {', '.join(f'CAST({n} AS CHAR)' for n in names)} FROM tmp_frac.f ORDER BY id")}
+    select = {r[0]: r[1:] for r in server_utc.query("SELECT id, ts6, ts3, ts1, dt6, d FROM tmp_frac.f ORDER BY id")}
+    assert text[1][:3] == ("1970-01-01 00:00:00.000001", "1970-01-01 00:00:00.001", "1970-01-01 00:00:00.9")
+    assert text[1][3:] == ("2001-02-29 23:59:59.999999", "2001-02-29")
+
+    with pytest.warns(vecbinlog.DecodeWarning) as record:
+        t = read_table(path, "tmp_frac.f")
+    counts = {}
+    for w in record:
+        m = re.search(r"column '(\w+)': (\d+) of \d+ \w+ value\(s\) are zero or invalid dates", str(w.message))
+        assert m, str(w.message)
+        counts[m.group(1)] = int(m.group(2))
+    assert counts == {"ts6": 1, "ts3": 1, "ts1": 1, "dt6": 3, "d": 2}  # row 3's zeros; rows 1-2's impossible dates
+    for row in t.to_pylist():
+        want = select[row["id"]]
+        for n, v in zip(names, want):
+            if isinstance(v, str):  # a zero or no such date (pymysql leaves it as text): null, and counted
+                v = None
+            if n.startswith("ts") and v is not None:
+                v = v.replace(tzinfo=UTC)
+            assert row[n] == v, (row["id"], n)
+    s = read_table(path, "tmp_frac.f", "string")
+    assert {r["id"]: tuple(r[n] for n in names) for r in s.to_pylist()} == text
+    vv = [img for img in parse_vv(run_mariadb_binlog_vv(path)) if img.table == "tmp_frac.f"]
+    printed = {img.values[0].text: {v.index: v.text for v in img.values} for img in vv}
+    assert [printed["1"][k] for k in (2, 3, 4)] == ["0.000001", "0.001", "0.9"]
+    assert printed["1"][5] == "'2001-02-29 23:59:59.999999'"
+    for row in t.to_pylist():
+        for k, n in enumerate(names[:3], start=2):
+            if row[n] is not None:
+                assert _vv_text("ts", int(n[-1]), row[n]) == printed[str(row["id"])][k]
+
+
+@pytest.mark.mariadb
 def test_server_old_formats(server_utc, mariadb_globals):
     """MariaDB 10.11 with mysql56_temporal_format=OFF still creates its pre-10.1 ("mariadb-5.3")
     temporal columns: TIME 11, DATETIME 12, TIMESTAMP 7 in the TABLE_MAP, no metadata. Without
@@ -670,6 +751,8 @@ def test_server_old_formats(server_utc, mariadb_globals):
         "INSERT INTO tmp_old.h6 VALUES ('2020-01-02 03:04:05.678901'), ('1999-12-31 23:59:59.999999')",
         "CREATE TABLE tmp_old.h3 (id INT NOT NULL, ts TIMESTAMP(3) NULL DEFAULT NULL, t TIME(3) NULL)",
         "INSERT INTO tmp_old.h3 VALUES (1, '2020-01-02 03:04:05.678', '-12:34:56.789')",
+        "CREATE TABLE tmp_old.h4 (id INT NOT NULL, dt DATETIME(4) NULL, v VARCHAR(10))",
+        "INSERT INTO tmp_old.h4 VALUES (1, '2020-01-02 03:04:05.6789', 'abc'), (2, NULL, 'x')",
     )
     create = server_utc.query("SHOW CREATE TABLE tmp_old.o")[0][1]
     assert "mariadb-5.3" in create
@@ -706,8 +789,13 @@ def test_server_old_formats(server_utc, mariadb_globals):
     with vecbinlog.open(path) as log, pytest.raises(vecbinlog.MalformedEventError) as err:
         log.read_table("tmp_old.h6")
     assert "mysql56_temporal_format=OFF" in str(err.value) and "DATETIME" in str(err.value)
-    with vecbinlog.open(path) as log, pytest.raises(vecbinlog.MalformedEventError):
-        log.read_table("tmp_old.h3")
+    # the row images do not add up: the error says why (it did not: "row image 1 runs past the end")
+    for table, columns in (("tmp_old.h3", "ts (TIMESTAMP), t (TIME)"), ("tmp_old.h4", "dt (DATETIME)")):
+        with vecbinlog.open(path) as log, pytest.raises(vecbinlog.MalformedEventError) as err:
+            log.read_table(table)
+        assert "runs past the end of the event" in str(err.value)
+        assert "mysql56_temporal_format=OFF" in str(err.value) and columns in str(err.value), str(err.value)
+        assert err.value.event_type == "WRITE_ROWS_EVENT_V1" and err.value.offset is not None
 
 
 @pytest.mark.mariadb

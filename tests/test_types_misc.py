@@ -9,6 +9,7 @@ import pyarrow as pa
 import pytest
 
 import vecbinlog
+from vecbinlog.ddl import Catalog
 
 from .support.mariadb import parse_vv, run_mariadb_binlog_vv, vv_unescape
 
@@ -29,6 +30,12 @@ DECIMALS = [  # (column type, values)
                         "-99999999999999999999999999999999999.999999999999999999999999999999",
                         "0.000000000000000000000000000001", "0"]),
     ("DECIMAL(65,0)", ["-" + "9" * 65, "9" * 65]),
+    # MariaDB's scale goes to 38 (MySQL's to 30)
+    ("DECIMAL(38,38)", ["0.12345678901234567890123456789012345678", "-0.99999999999999999999999999999999999999",
+                        "0.00000000000000000000000000000000000001"]),
+    ("DECIMAL(39,38)", ["1.5", "-9.99999999999999999999999999999999999999"]),
+    ("DECIMAL(65,38)", ["123456789012345678901234567.12345678901234567890123456789012345678",
+                        "-99999999999999999999999999.99999999999999999999999999999999999999"]),
 ]
 
 
@@ -88,6 +95,60 @@ def test_bit_enum_set(mariadb_server, mariadb_globals):
             for row, ref in zip(got, bits):
                 # the server's SET+0 is a signed BIGINT: bit 63 reads negative there
                 assert [row[k] for k in ("@8", "@9", "@10", "@11")] == [None if v is None else v % 2**64 for v in ref[6:]]
+
+
+ENUM_SET_DDL = ("CREATE TABLE t (id INT PRIMARY KEY, e ENUM('', 0x0000, x'41', b'01000010', 'q'), "
+                "s SET('', x'00', X'4142', 'z'), e2 ENUM('a', 'b', 'cd', 'é'), u ENUM('a', 'b') CHARACTER SET latin1)")
+ENUM_SET_ROWS = "(1, 0x0000, x'00', 'cd', 'b'), (2, 'A', 'AB,z', 'é', 'a'), (3, 'B', '', 'a', NULL), " \
+    "(4, '', x'00', 'b', 'a'), (5, 'q', 'z', NULL, 'b')"
+
+
+def test_enum_set_members_as_hex_and_bit_literals(mariadb_server, mariadb_globals):
+    """ENUM('', 0x0000, x'41', b'01000010') and SET('', x'00', X'4142'): binary-string members
+    are the column's bytes. NO_LOG: the labels come from the CREATE TABLE in the log alone, and
+    equal the server's (HEX(e), e+0) and FULL metadata's."""
+    s = mariadb_server
+    got = {}
+    for metadata in ("FULL", "NO_LOG"):
+        mariadb_globals(binlog_row_metadata=metadata)
+        path = s.capture_binlog("SET SESSION sql_mode=''", "DROP DATABASE IF EXISTS ens",
+                                "CREATE DATABASE ens CHARACTER SET utf8mb4", "USE ens", ENUM_SET_DDL,
+                                f"INSERT INTO t VALUES {ENUM_SET_ROWS}")
+        t = vecbinlog.read_table(path, "ens.t")
+        assert [t.schema.field(n).type for n in ("e", "s", "e2")] == [
+            pa.dictionary(pa.uint16(), pa.string()), pa.list_(pa.string()), pa.dictionary(pa.uint16(), pa.string())]
+        got[metadata] = t.to_pylist()
+        server = s.query("SELECT id, HEX(e), e+0, HEX(s), s+0, e2, u FROM ens.t ORDER BY id")
+        indexes = t.column("e").combine_chunks().indices.to_pylist()
+        for row, index, (_, e_hex, e_num, s_hex, _, e2, u) in zip(got[metadata], indexes, server):
+            assert (row["e"].encode().hex().upper(), index) == (e_hex, e_num)
+            assert ",".join(row["s"]).encode().hex().upper() == s_hex
+            assert (row["e2"], row["u"]) == (e2, u)
+    assert got["NO_LOG"] == [{**r, "_log_file": got["NO_LOG"][k]["_log_file"], "_log_pos": got["NO_LOG"][k]["_log_pos"],
+                              "_transaction_pos": got["NO_LOG"][k]["_transaction_pos"], "_xid": got["NO_LOG"][k]["_xid"],
+                              "_gtid": got["NO_LOG"][k]["_gtid"], "_commit_timestamp": got["NO_LOG"][k]["_commit_timestamp"]}
+                             for k, r in enumerate(got["FULL"])]
+
+
+def test_labels_that_cannot_be_the_columns_fall_back_to_numbers(mariadb_server, mariadb_globals):
+    """The TABLE_MAP decides how bytes are read: labels that a 1-byte ENUM cannot have (300 of
+    them), or members the DDL interpreter does not understand, are not used: the ENUM number and
+    the SET mask, with a SchemaWarning, never an undecodable file."""
+    mariadb_globals(binlog_row_metadata="NO_LOG")
+    s = mariadb_server
+    path = s.capture_binlog("SET SESSION sql_mode=''", "DROP DATABASE IF EXISTS ens2",
+                            "CREATE DATABASE ens2 CHARACTER SET utf8mb4", "USE ens2", ENUM_SET_DDL,
+                            f"INSERT INTO t VALUES {ENUM_SET_ROWS}")
+    wrong = {"ens2.t": ["id", {"name": "e", "enum": [f"v{k}" for k in range(300)]}, "s", "e2", "u"]}
+    with pytest.warns(vecbinlog.SchemaWarning, match="300 ENUM members there, which the TABLE_MAP's 1-byte values"):
+        t = vecbinlog.read_table(path, "ens2.t", ddl=False, schema=wrong)
+    assert t.schema.field("e").type == pa.uint16()
+    assert t.column("e").to_pylist() == [r[0] for r in s.query("SELECT e+0 FROM ens2.t ORDER BY id")]
+    catalog = Catalog()
+    catalog.apply("CREATE TABLE t (id INT, e ENUM('a', 1 + 1), s SET('x'))", "d")  # not a member a server takes
+    assert catalog.tables["d.t"].columns[1].enum_values is None
+    assert catalog.tables["d.t"].columns[2].set_values == ("x",)
+    assert any("ENUM members of column 'e' are not all understood" in n for n in catalog.notes)
 
 
 def test_geometry_srid_and_wkb(mariadb_server):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from .errors import (
     BinlogError,
     ChecksumError,
+    CorruptArchiveError,
     EncryptedBinlogError,
     MalformedEventError,
     NotABinlogError,
@@ -13,6 +14,10 @@ from .errors import (
     MalformedEventWarning,
     BinlogSetWarning,
     SchemaWarning,
+    SourceError,
+    SourceNotFoundError,
+    SourcePermissionError,
+    SourceUnreachableError,
     UnsupportedError,
     UnsupportedVersionError,
 )
@@ -37,5 +42,10 @@ __all__ = [
     "MalformedEventError",
     "UnsupportedError",
     "EncryptedBinlogError",
+    "CorruptArchiveError",
+    "SourceError",
+    "SourceNotFoundError",
+    "SourcePermissionError",
+    "SourceUnreachableError",
     "DecodeWarning",
 ]

@@ -38,7 +38,11 @@ column                 Arrow type                      meaning
 ``_schema_version``    int32                           which layout of the table the row was written
                                                        under: 0 for the first met in the files read,
                                                        +1 at every change (an ALTER TABLE seen in the
-                                                       DDL or in the TABLE_MAP); see schema.py
+                                                       DDL or in the TABLE_MAP); see tableplan.py
+``_incarnation``       int32                           which table of that name the row belongs to: 0
+                                                       for the first met in the files read, +1 at
+                                                       every DROP, CREATE (OR REPLACE), RENAME onto
+                                                       or TRUNCATE TABLE of the name in the log
 ``_query``             dictionary<int32, string>,      only with ``queries=True``: the statement
                        nullable                        (ROWS_QUERY / MariaDB ANNOTATE_ROWS event)
 ``_json_diffs``         list<struct<column, operation,  only for tables with a MySQL JSON column: the
@@ -97,6 +101,7 @@ METADATA_FIELDS: tuple[pa.Field, ...] = (
     pa.field("_xid", pa.uint64()),
     pa.field("_outcome", pa.dictionary(pa.int8(), pa.string()), nullable=False),
     pa.field("_schema_version", pa.int32(), nullable=False),
+    pa.field("_incarnation", pa.int32(), nullable=False),
 )
 QUERY_FIELD = pa.field("_query", pa.dictionary(pa.int32(), pa.string()))
 #: Present only for tables with a MySQL JSON column, so that the schema of a table depends
@@ -227,7 +232,7 @@ def _map_columns(makers: list[Callable[[], ColumnData]], n: int, threads: int) -
 
 def build_batch(
     images: RowImages, options: DecodeOptions, log_file: str, txn: RowTransactions | None = None,
-    queries: bool = False, schema_version: int = 0, threads: int = 1,
+    queries: bool = False, schema_version: int = 0, threads: int = 1, incarnation: int = 0,
 ) -> tuple[pa.RecordBatch, list[str]]:
     """Decode every column of ``images`` into one record batch; returns it and any warnings.
     ``threads``: how many columns may be decoded at once."""
@@ -317,6 +322,7 @@ def build_batch(
     arrays.append(_masked(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), ~has_xid))
     arrays.append(pa.DictionaryArray.from_arrays(pa.array(txn.outcome(), pa.int8()), _OUTCOME_DICT, safe=False))
     arrays.append(pa.array(np.full(n, schema_version, np.int32), pa.int32()))
+    arrays.append(pa.array(np.full(n, incarnation, np.int32), pa.int32()))
     if has_json(tm):
         arrays.append(_json_diff_lists(diffs, n))
     if queries:

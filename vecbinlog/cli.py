@@ -871,12 +871,14 @@ def cmd_to_parquet(args: argparse.Namespace) -> int:
             for p in old:
                 p.unlink()
         writers = _Writers(outdir, args.format)
+        plans = log.plans()  # each table's one schema over its layouts (no row decoded)
         with Progress(log, args) as progress:
             progress.start(f"{len(tables)} table(s)")
             try:
                 for name, batch in log.iter_tables():  # one pass over the files for every table
                     progress.batch(batch)
-                    writers.write(name, batch)
+                    plans[name].widen(batch)  # a text column whose bytes fell back to binary
+                    writers.write(name, plans[name].conform(batch))
             finally:
                 writers.close()
         summary = [(name, *writers.done(name)) for name in tables]

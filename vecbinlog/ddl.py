@@ -32,6 +32,8 @@ from sqlglot.dialects.mysql import MySQL
 from sqlglot.errors import SqlglotError
 from sqlglot.tokens import TokenType
 
+from .collations import decode_text
+
 __all__ = ["ColumnInfo", "TableDef", "Catalog", "DdlError", "split_name", "unwrap_versioned_comments"]
 
 
@@ -204,8 +206,41 @@ def _table_name(node: exp.Expression, default_db: str | None) -> tuple[str | Non
     return (table.db or default_db or None), table.name
 
 
-def _labels(kind: exp.DataType) -> tuple[str, ...]:
-    return tuple(str(e.this) for e in kind.expressions if isinstance(e, exp.Literal))
+def _labels(kind: exp.DataType, charset: str | None) -> tuple[str, ...] | None:
+    """The members of an ENUM/SET type as text, or None when one of them is not understood.
+
+    Members are string literals (``'a'``, ``N'a'``, ``'a' 'b'``, ``_latin1'a'``) or binary
+    strings, whose bytes are the member in the column's character set (``0x00``, ``x'41'``,
+    ``b'01000001'``: Item_hex_string and Item_bin_string in sql/item.cc)."""
+    out = []
+    for e in kind.expressions:
+        label = _label(e, charset)
+        if label is None:
+            return None
+        out.append(label)
+    return tuple(out)
+
+
+def _label(e: exp.Expression, charset: str | None) -> str | None:
+    if isinstance(e, exp.Introducer):  # _charset'...' / _charset 0x...: bytes in that charset
+        return _label(e.expression, str(e.this).lstrip("_"))
+    if isinstance(e, (exp.Literal, exp.National)) and (isinstance(e, exp.National) or e.is_string):
+        return str(e.this)
+    if isinstance(e, exp.Concat) and e.expressions:
+        parts = [_label(x, charset) for x in e.expressions]
+        return None if any(x is None for x in parts) else "".join(parts)  # type: ignore[arg-type]
+    if isinstance(e, exp.HexString):
+        digits = str(e.this or "")
+        raw = bytes.fromhex(digits.rjust(len(digits) + len(digits) % 2, "0"))
+    elif isinstance(e, exp.BitString):
+        bits = str(e.this or "")
+        raw = int(bits or "0", 2).to_bytes((len(bits) + 7) // 8, "big")
+    else:
+        return None
+    try:
+        return decode_text(raw, charset or "utf8mb4")
+    except (UnicodeDecodeError, LookupError):
+        return None
 
 
 class Catalog:
@@ -213,11 +248,23 @@ class Catalog:
 
     :meth:`apply` replays one statement; it returns the ``db.table`` names whose definition
     changed (a dropped or forgotten table maps to no definition).
+
+    ``lifetimes`` counts, per ``db.table`` name, the statements that ended a table of that
+    name or started a new one (CREATE TABLE in any form, DROP TABLE, TRUNCATE TABLE, RENAME
+    TABLE to or from it, DROP DATABASE of a tracked table): rows written under different counts
+    belong to different *incarnations* of the name (see :mod:`vecbinlog.tableplan`), whether
+    or not the statement was understood. ``notes`` says what the last statement applied had
+    that was not understood without making the table untracked (ENUM/SET members).
     """
 
     def __init__(self) -> None:
         self.databases: dict[str, tuple[str | None, str | None]] = {}  #: name -> (charset, collation)
         self.tables: dict[str, TableDef] = {}
+        self.lifetimes: dict[str, int] = {}
+        self.notes: list[str] = []
+
+    def _new_lifetime(self, key: str) -> None:
+        self.lifetimes[key] = self.lifetimes.get(key, 0) + 1
 
     # -- statements ------------------------------------------------------------------
     def apply(self, sql: str, default_db: str | None) -> tuple[list[str], str | None]:
@@ -226,11 +273,12 @@ class Catalog:
         Raises :class:`DdlError` for a statement that cannot be parsed or interpreted.
         """
         text = unwrap_versioned_comments(sql)
+        self.notes = []
         _Quiet.active.on = True
         try:
             tree = sqlglot.parse_one(text, read=_Dialect)
         except SqlglotError as exc:
-            raise DdlError(f"not parsed: {str(exc).splitlines()[0]}", _target(text, default_db)) from exc
+            raise self._not_understood(f"not parsed: {str(exc).splitlines()[0]}", text, default_db) from exc
         finally:
             _Quiet.active.on = False
         if isinstance(tree, exp.Use):
@@ -243,7 +291,18 @@ class Catalog:
             return self._alter(tree, default_db), default_db
         if isinstance(tree, exp.Drop):
             return self._drop(tree, default_db), default_db
+        if isinstance(tree, exp.TruncateTable):
+            return self._truncate(tree, default_db), default_db
         return [], default_db
+
+    def _not_understood(self, message: str, text: str, default_db: str | None) -> DdlError:
+        """The DdlError of a statement that could not be read; a CREATE, DROP or TRUNCATE of a
+        table still starts a new lifetime of the table it names."""
+        target = _target(text, default_db)
+        head = text.lstrip().split(None, 1)[:1]
+        if target is not None and head and head[0].upper() in ("CREATE", "DROP", "TRUNCATE"):
+            self._new_lifetime(target)
+        return DdlError(message, target)
 
     def _command(self, tree: exp.Command, text: str, default_db: str | None) -> list[str]:
         head = str(tree.this).upper()
@@ -257,8 +316,17 @@ class Catalog:
         if head in ("CREATE", "ALTER"):
             rest = rest.lstrip().upper()
             if rest.startswith(("TABLE", "OR REPLACE TABLE", "TEMPORARY", "DATABASE", "SCHEMA", "ONLINE", "IGNORE")):
-                raise DdlError("not understood by the SQL parser", _target(text, default_db))
+                raise self._not_understood("not understood by the SQL parser", text, default_db)
         return []
+
+    def _truncate(self, tree: exp.TruncateTable, default_db: str | None) -> list[str]:
+        """TRUNCATE TABLE: the same columns, no rows (a new lifetime: its deletes are not logged)."""
+        if tree.args.get("is_database"):
+            return []
+        changed = [_key(*_table_name(t, default_db)) for t in tree.expressions]
+        for key in changed:
+            self._new_lifetime(key)
+        return changed
 
     def _rename_tables(self, rest: str, default_db: str | None) -> list[str]:
         """``RENAME TABLE a TO b, c TO d``: sqlglot leaves it unparsed, so its tokens are read here."""
@@ -284,6 +352,8 @@ class Catalog:
 
     def _move(self, old: tuple[str | None, str], new: tuple[str | None, str]) -> list[str]:
         old_key, new_key = _key(*old), _key(*new)
+        self._new_lifetime(old_key)
+        self._new_lifetime(new_key)
         d = self.tables.pop(old_key, None)
         if d is not None:
             self.tables[new_key] = replace(d, database=new[0], table=new[1])
@@ -307,6 +377,7 @@ class Catalog:
         key = _key(db, table)
         if tree.args.get("exists") and key in self.tables:
             return []
+        self._new_lifetime(key)  # CREATE [OR REPLACE] TABLE: a new table of that name
         props = tree.args.get("properties")
         like = props.find(exp.LikeProperty) if props is not None else None
         if like is not None:
@@ -326,7 +397,7 @@ class Catalog:
         pk: tuple[str, ...] | None = None
         for e in schema.expressions:
             if isinstance(e, exp.ColumnDef):
-                columns.append(_column(e, charset, collation))
+                columns.append(_column(e, charset, collation, self.notes))
                 if _has_constraint(e, exp.PrimaryKeyColumnConstraint):
                     pk = (e.name,)
             else:
@@ -358,7 +429,7 @@ class Catalog:
                 if isinstance(action, exp.AlterRename):
                     renamed_to = _table_name(action.this, db)
                 else:
-                    d = _alter_action(d, action)
+                    d = _alter_action(d, action, self.notes)
         except DdlError as exc:
             self.tables.pop(key, None)
             raise DdlError(str(exc), key) from exc
@@ -376,6 +447,7 @@ class Catalog:
                 gone = [k for k, d in self.tables.items() if d.database == name]
                 for k in gone:
                     del self.tables[k]
+                    self._new_lifetime(k)
                 return gone
             return []
         if kind != "TABLE" or tree.args.get("temporary"):
@@ -384,6 +456,7 @@ class Catalog:
         for t in tree.args.get("tables") or []:
             key = _key(*_table_name(t, default_db))
             self.tables.pop(key, None)
+            self._new_lifetime(key)
             changed.append(key)
         return changed
 
@@ -397,6 +470,7 @@ class Catalog:
                 _, default_db = self.apply(statement, default_db)
             except DdlError as exc:
                 problems.append(f"{statement[:80]!r}: {exc}")
+            problems += [f"{statement[:80]!r}: {note}" for note in self.notes]
         return problems
 
 
@@ -459,8 +533,10 @@ def _primary_key(e: exp.Expression) -> tuple[str, ...] | None:
     return tuple(n for n in (_ident(x) for x in pk.expressions) if n)
 
 
-def _column(col: exp.ColumnDef, table_charset: str | None, table_collation: str | None) -> ColumnInfo:
-    """A ColumnInfo from a column definition, its charset resolved against the table's default."""
+def _column(col: exp.ColumnDef, table_charset: str | None, table_collation: str | None,
+            notes: list[str]) -> ColumnInfo:
+    """A ColumnInfo from a column definition, its charset resolved against the table's default;
+    what is not understood in it (ENUM/SET members) is said in ``notes``."""
     kind = col.args.get("kind")
     if not isinstance(kind, exp.DataType):
         raise DdlError(f"column {col.name!r} has no type")
@@ -487,8 +563,13 @@ def _column(col: exp.ColumnDef, table_charset: str | None, table_collation: str 
             collation = f"{charset}_bin"
     else:
         charset = collation = None
-    enum_values = _labels(kind) if tname == "ENUM" else None
-    set_values = _labels(kind) if tname == "SET" else None
+    enum_values = set_values = None
+    if tname in ("ENUM", "SET"):
+        labels = _labels(kind, charset)
+        if labels is None:
+            notes.append(f"the {tname} members of column {col.name!r} are not all understood: "
+                         f"{kind.sql(dialect=_Dialect)[:80]!r}; its values are read as their {tname} numbers")
+        enum_values, set_values = (labels, None) if tname == "ENUM" else (None, labels)
     return ColumnInfo(col.name, tname, unsigned, charset, collation, enum_values, set_values)
 
 
@@ -512,7 +593,7 @@ def _place(columns: list[ColumnInfo], info: ColumnInfo, pos: exp.ColumnPosition 
     columns.insert(min(at, len(columns)), info)
 
 
-def _alter_action(d: TableDef, action: exp.Expression) -> TableDef:
+def _alter_action(d: TableDef, action: exp.Expression, notes: list[str]) -> TableDef:
     """``d`` after one action of an ALTER TABLE."""
     columns = list(d.columns)
     pk = d.primary_key
@@ -521,7 +602,7 @@ def _alter_action(d: TableDef, action: exp.Expression) -> TableDef:
             if action.args.get("exists"):
                 return d
             raise DdlError(f"ADD COLUMN {action.name!r}: {d.name} has it already")
-        _place(columns, _column(action, d.charset, d.collation), _position(action), d, len(columns))
+        _place(columns, _column(action, d.charset, d.collation, notes), _position(action), d, len(columns))
         if _has_constraint(action, exp.PrimaryKeyColumnConstraint):
             pk = (action.name,)
     elif isinstance(action, exp.ModifyColumn):  # MODIFY / CHANGE
@@ -531,7 +612,7 @@ def _alter_action(d: TableDef, action: exp.Expression) -> TableDef:
         if k is None:
             raise DdlError(f"MODIFY/CHANGE {old_name!r}: no such column in {d.name}")
         del columns[k]
-        _place(columns, _column(new, d.charset, d.collation), _position(new), d, k)
+        _place(columns, _column(new, d.charset, d.collation, notes), _position(new), d, k)
         if pk is not None:
             pk = tuple(new.name if c.lower() == old_name.lower() else c for c in pk)
     elif isinstance(action, exp.RenameColumn):

@@ -16,13 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import (JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD, THREADED_CELLS, RowTransactions, build_batch,
-                    table_schema)
+from .arrow import MARIADB_OLD_TEMPORAL, THREADED_CELLS, RowTransactions, build_batch, table_schema
 from .compression import COMPRESSED_EVENTS, unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
-from .decoders.strings import UTF8_CHARSETS
-from .errors import BinlogError, BinlogSetWarning, UnsupportedError
+from .errors import BinlogError, BinlogSetWarning, MalformedEventError, UnsupportedError
 from .events import describe_events, parse_rotate
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
@@ -33,9 +31,11 @@ from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, TableMaps, place_images
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
 from .table_map import TableMap
+from .tableplan import TablePlan, widen_type
 from .transactions import INCOMPLETE, ROLLBACK, TransactionTracker, TxnContext
 
-__all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning"]
+__all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning", "LayoutState",
+           "TableLayouts", "widen_type"]
 
 PathLike = str | os.PathLike[str]
 
@@ -174,8 +174,9 @@ class Binlog:
         ``{"db.table": {"column or @N": "utf8mb4"}}``; ``"*"`` applies to every table.
     names : column names for tables whose binlog has none (``binlog_row_metadata`` other than
         FULL): ``{"db.table": ["id", "customer", ...]}``, one name per column, in order.
-    invalid_dates : zero or partly-zero dates ('0000-00-00', '2020-00-15'), which MySQL allows
-        and Arrow cannot hold: ``"null"`` (null, with a DecodeWarning counting them) or
+    invalid_dates : zero, partly-zero and impossible dates ('0000-00-00', '2020-00-15', and
+        '2001-02-29' under ALLOW_INVALID_DATES), which MySQL allows and Arrow cannot hold:
+        ``"null"`` (null, with a DecodeWarning counting them) or
         ``"string"`` (temporal columns as MySQL's own text, nothing lost).
     tables, start, stop, since, until, change_types : filters applied before decoding, so
         that what they leave out is never decoded (see :class:`RowsFilter`).
@@ -206,8 +207,8 @@ class Binlog:
         Used for a TABLE_MAP whose column count and types it matches; the binlog's own
         metadata and the DDL in the log come first (README, "Names and types without FULL
         metadata").
-    ddl : replay the CREATE/ALTER/RENAME/DROP statements of the log to name and type columns
-        (default True).
+    ddl : replay the CREATE/ALTER/RENAME/DROP/TRUNCATE statements of the log to name and type
+        columns and count ``_incarnation`` (default True).
     seek : walk only ``[start, stop)`` (``start`` in the first file, ``stop`` in the last)
         instead of whole files, so that a range of a large file costs only the range.
         ``start`` must then be where a transaction starts, as ``vecbinlog.splits.plan_splits``
@@ -215,6 +216,9 @@ class Binlog:
     ddl_state : the DDL state where the walk starts (``Split.ddl`` of
         :func:`vecbinlog.splits.plan_splits`), so that a range is named and typed as a read of
         the whole files is, though the DDL before it is not walked.
+    layout_state : where each table's layouts stand where the walk starts (``Split.layouts``,
+        from :meth:`layouts`), so that a range numbers ``_schema_version`` and
+        ``_incarnation`` as a read of the whole files does.
     filesystem : a ``pyarrow.fs.FileSystem`` (or an fsspec filesystem) that ``paths`` are
         paths in (``"bucket/binlogs/mysql-bin.000042"``), as ``pyarrow.dataset`` takes it.
     threads : how many columns of a batch may be decoded at once (NumPy and Arrow release the
@@ -255,6 +259,7 @@ class Binlog:
         schema: SchemaSource | None = None,
         ddl: bool = True,
         ddl_state: Any = None,
+        layout_state: dict[str, LayoutState] | None = None,
         threads: int | None = None,
         batch_rows: int = MAX_BATCH_IMAGES,
         filesystem: Any = None,
@@ -289,6 +294,7 @@ class Binlog:
         self._user_schema = load_schema(schema)
         self._ddl = ddl
         self._ddl_state = ddl_state
+        self._layout_state = layout_state
         self.files: list[BinlogFile] = []
         try:
             for p in self.paths:
@@ -297,6 +303,7 @@ class Binlog:
             self.close()
             raise
         self._tables: dict[str, int] | None = None
+        self._schemas: dict[str, pa.Schema] | None = None
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
@@ -324,13 +331,15 @@ class Binlog:
         )
 
     # -- walking ---------------------------------------------------------------------
-    def _walk(self, transactions: bool = False) -> Iterator[_Step]:
+    def _walk(self, transactions: bool = False, ddl_states: list | None = None) -> Iterator[_Step]:
         """Every segment of every file, unpacked, with its rows events and their layout ids.
 
         The DDL of the log is replayed on the way, so that each rows event knows the
-        definition of its table as of that event, across segments and files.
+        definition of its table as of that event, across segments and files (and, given a
+        list ``ddl_states``, the DDL state after each statement is appended to it).
         """
         schema = SchemaTracker(self._user_schema, track=self._ddl, catalog=self._ddl_state)
+        schema.states = ddl_states
         for f in self.files:
             maps = TableMaps(f)
             tracker = TransactionTracker(f, queries=self.queries) if transactions else None
@@ -405,7 +414,7 @@ class Binlog:
                     path=f.path, offset=int(index.pos[i]), event_type=event_type_name(code),
                 )
 
-    def _batches(self, wanted) -> Iterator[tuple[str, pa.RecordBatch]]:
+    def _batches(self, wanted, versions: _SchemaVersions | None = None) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table.
 
         With ``threads`` > 1 each batch is decoded in the background while the next one is
@@ -413,7 +422,7 @@ class Binlog:
         they overlap); batches still come, and fail, in log order."""
         pending: _Pending | None = None  # the batch being decoded in the background
         try:
-            for job in self._batch_jobs(wanted):
+            for job in self._batch_jobs(wanted, versions):
                 background = self.threads > 1 and job.cells >= THREADED_CELLS
                 if background:
                     job.start()
@@ -439,51 +448,66 @@ class Binlog:
                 yield done.result()
             raise
 
-    def _batch_jobs(self, wanted) -> Iterator[_Pending]:
-        """The batches of :meth:`_batches`, placed, each with what decodes it."""
+    def _versioned(self, step: _Step, wanted, versions: _SchemaVersions, file_no: int
+                   ) -> tuple[np.ndarray, np.ndarray, list[TableMap], np.ndarray, np.ndarray, np.ndarray, list[str]] | None:
+        """The rows events of a step of the tables ``wanted`` accepts (and the ``tables``
+        filter), with their effective layouts, versions and incarnations, before any row
+        filter (so that neither depends on the filters): (events, code, layouts, version,
+        incarnation, table number, table names); None when there are none."""
+        rows_pos, layout = step.rows_pos, step.layout
+        if len(rows_pos) == 0:
+            return None
+        # layout id -> table name, kept as Python strings (NumPy would drop trailing NULs)
+        name_of = [tm.name for tm in step.maps.layouts]
+        sel = np.flatnonzero(np.array([wanted(n) and self.filter.table(n) for n in name_of], bool)[layout])
+        if not len(sel):
+            return None
+        # the effective layout of each rows event: its TABLE_MAP with what the DDL as of that
+        # event, or schema=, says
+        code, resolved, lifetime = self._effective(step, sel)
+        tables = list(dict.fromkeys(name_of))
+        table_of_layout = np.array([tables.index(n) for n in name_of], np.int64)
+        table = table_of_layout[layout[sel]]
+        where = (file_no, step.index.pos[rows_pos[sel]]) if versions.history is not None else None
+        version, incarnation = versions.assign(tables, table, code, resolved, lifetime, step.file.formats[0].flavor,
+                                               where)
+        return sel, code, resolved, version, incarnation, table, tables
+
+    def _batch_jobs(self, wanted, versions: _SchemaVersions | None = None) -> Iterator[_Pending]:
+        """The batches of :meth:`_batches`, placed, each with what decodes it. ``versions``
+        (filled on the way) has each table's layouts afterwards."""
         dropped: Counter[str] = Counter()
-        versions = _SchemaVersions()
+        versions = versions if versions is not None else _SchemaVersions(self._layout_state)
         for step in self._walk(transactions=True):
             f, src, maps, index = step.file, step.src, step.maps, step.index
-            rows_pos, layout = step.rows_pos, step.layout
             self._check_undecoded(step, wanted)
-            if len(rows_pos) == 0:
+            found = self._versioned(step, wanted, versions, self.files.index(f))
+            if found is None:
                 continue
-            # layout id -> table name, kept as Python strings (NumPy would drop trailing NULs)
-            name_of = [tm.name for tm in maps.layouts]
-            sel = np.flatnonzero(np.array([wanted(n) and self.filter.table(n) for n in name_of], bool)[layout])
-            if not len(sel):
-                continue
-            # The effective layout of each rows event (its TABLE_MAP with what the DDL as of that
-            # event, or schema=, says), and its _schema_version, are found before the row filters
-            # so that the versions do not depend on them.
-            code, resolved = self._effective(step, sel)
-            # table of each rows event as an int (names compared as Python strings: NumPy would
-            # drop a name's trailing NULs)
-            tables = list(dict.fromkeys(name_of))
-            table_of_layout = np.array([tables.index(n) for n in name_of], np.int64)
-            version = versions.assign(tables, table_of_layout[layout[sel]], code, resolved)
-            keep = self.filter.events(index, first=f is self.files[0], last=f is self.files[-1], at=rows_pos[sel])
+            sel, code, resolved, version, incarnation, table, tables = found
+            keep = self.filter.events(index, first=f is self.files[0], last=f is self.files[-1], at=step.rows_pos[sel])
             if not keep.any():
                 continue
-            sel, code, version = sel[keep], code[keep], version[keep]
-            rows_pos, layout = rows_pos[sel], layout[sel]
+            sel, code, version, incarnation, table = sel[keep], code[keep], version[keep], incarnation[keep], table[keep]
+            rows_pos = step.rows_pos[sel]
             checked = index.type_code == EventType.TABLE_MAP_EVENT
             checked[rows_pos] = True
             src.verify_checksums_of(index, checked)
             gtid_ok = None
-            # One batch per run of consecutive events of the same effective layout, per table, in log order.
-            table = table_of_layout[layout]
-            runs: list[tuple[str, np.ndarray, TableMap, int]] = []  # (table, rows events, layout, version)
+            # One batch per run of consecutive events of the same effective layout, version and
+            # incarnation, per table, in log order.
+            runs: list[tuple[str, np.ndarray, TableMap, int, int]] = []  # (table, rows events, layout, version, incarnation)
             for t in dict.fromkeys(table.tolist()):
                 mine = table == t
-                pos, run_code, run_version = rows_pos[mine], code[mine], version[mine]
-                cuts = np.flatnonzero((np.diff(run_code) != 0) | (np.diff(run_version) != 0)) + 1
-                for run_pos, c, v in zip(np.split(pos, cuts), np.split(run_code, cuts), np.split(run_version, cuts)):
-                    runs.append((tables[t], run_pos, resolved[int(c[0])], int(v[0])))
-            for name, run_pos, tm, v in runs:
+                pos, run_code, run_version, run_inc = rows_pos[mine], code[mine], version[mine], incarnation[mine]
+                cuts = np.flatnonzero((np.diff(run_code) != 0) | (np.diff(run_version) != 0)
+                                      | (np.diff(run_inc) != 0)) + 1
+                for run_pos, c, v, i in zip(np.split(pos, cuts), np.split(run_code, cuts), np.split(run_version, cuts),
+                                            np.split(run_inc, cuts)):
+                    runs.append((tables[t], run_pos, resolved[int(c[0])], int(v[0]), int(i[0])))
+            for name, run_pos, tm, v, inc in runs:
                 effective = self.rolled_back == "keep" or self._non_transactional(name)
-                for images in place_images(src, maps, index.take(run_pos), tm, max_images=self.batch_rows):
+                for images in _placed(src, maps, index.take(run_pos), tm, f.formats[0].flavor, self.batch_rows):
                     txn = self._row_transactions(step.txn, run_pos, images.event)
                     keep_rows = np.ones(len(images), bool)
                     if not effective:
@@ -499,7 +523,7 @@ class Binlog:
                         txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
                     job = _Pending(f.path, name, len(images) * len(tm.columns), functools.partial(
                         build_batch, images, self._options(name, f.formats[0].flavor), f.name, txn, self.queries,
-                        schema_version=v, threads=self.threads))
+                        schema_version=v, incarnation=inc, threads=self.threads))
                     del images, txn  # held by the job only, which lets go of them once decoded
                     yield job
                     del job
@@ -513,9 +537,10 @@ class Binlog:
                 DecodeWarning, stacklevel=4,
             )
 
-    def _effective(self, step: _Step, sel: np.ndarray) -> tuple[np.ndarray, list[TableMap]]:
-        """The effective layout of rows events ``sel`` of a step: a code per event (int64) and
-        the TABLE_MAP of each code, completed by the table's definition at that event."""
+    def _effective(self, step: _Step, sel: np.ndarray) -> tuple[np.ndarray, list[TableMap], list[int]]:
+        """The effective layout of rows events ``sel`` of a step: a code per event (int64),
+        the TABLE_MAP of each code, completed by the table's definition at that event, and the
+        lifetime of the table's name it was written under (see SchemaTracker.tracked)."""
         lay, gen = step.layout[sel], step.generation[sel]
         span = int(gen.max()) + 1 if len(gen) else 1
         keys, first, inverse = np.unique(lay * span + gen, return_index=True, return_inverse=True)
@@ -523,16 +548,18 @@ class Binlog:
         flavor = step.file.formats[0].flavor
         codes: dict[tuple[int, int], int] = {}
         resolved: list[TableMap] = []
+        lifetimes: list[int] = []
         of_pair = np.zeros(len(pairs), np.int64)
         for k, ((lid, g), i) in enumerate(zip(pairs.tolist(), first.tolist())):
             tm = step.maps.layouts[lid]
-            ver, definition = step.schema.tracked(tm.name, g)
+            ver, definition, lifetime = step.schema.tracked(tm.name, g)
             if (lid, ver) not in codes:
                 where = f"{step.file.path}: offset {int(step.index.pos[step.rows_pos[sel[i]]])}"
                 codes[(lid, ver)] = len(resolved)
                 resolved.append(step.schema.resolve(tm, definition, flavor, where))
+                lifetimes.append(lifetime)
             of_pair[k] = codes[(lid, ver)]
-        return of_pair[inverse.ravel()], resolved
+        return of_pair[inverse.ravel()], resolved, lifetimes
 
     def _non_transactional(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, pat) for pat in self.non_transactional)
@@ -567,20 +594,64 @@ class Binlog:
     def read_table(self, table: str) -> pa.Table:
         """The change log of ``table`` (``"db.table"``) as one Arrow table, in log order.
 
+        A table whose layout changes within the files read (ALTER TABLE, DROP and CREATE
+        TABLE) comes in one schema: columns matched by name, types widened exactly, and types
+        that cannot be widened kept apart under distinct names (``a@0``), see
+        :mod:`vecbinlog.tableplan` and the README, "Schema changes mid-stream".
+
         Raises KeyError when the binlog has no rows events for that table.
         """
-        batches = list(self.iter_batches(table))
-        if not batches:
-            if table not in self.tables:
-                raise KeyError(f"{table!r} has no rows events in {', '.join(self.paths)}; tables: {self.tables}")
-        return _concat(batches, table, self._paths_by_name())
+        return self._read(table)[0]
+
+    def _read(self, table: str) -> tuple[pa.Table, TablePlan, _SchemaVersions]:
+        """read_table, with the table's plan and the layouts met."""
+        versions = _SchemaVersions(self._layout_state)
+        batches = [b for _, b in self._batches(lambda n: n == table, versions)]
+        if not batches and table not in self.tables:
+            raise KeyError(f"{table!r} has no rows events in {', '.join(self.paths)}; tables: {self.tables}")
+        plan = self._plan(table, versions)
+        return _concat(batches, plan, self._paths_by_name()), plan, versions
 
     def read_all(self) -> dict[str, pa.Table]:
-        """Every table's change log: ``{"db.table": pyarrow.Table}``."""
+        """Every table's change log: ``{"db.table": pyarrow.Table}`` (each as :meth:`read_table`)."""
         out: dict[str, list[pa.RecordBatch]] = {}
-        for name, batch in self.iter_tables():
+        versions = _SchemaVersions(self._layout_state)
+        for name, batch in self._batches(lambda n: True, versions):
             out.setdefault(name, []).append(batch)
-        return {name: _concat(b, name, self._paths_by_name()) for name, b in out.items()}
+        return {name: _concat(b, self._plan(name, versions), self._paths_by_name()) for name, b in out.items()}
+
+    def _plan(self, table: str, versions: _SchemaVersions) -> TablePlan:
+        """The TablePlan of ``table`` from the layouts a walk met (their declared schemas)."""
+        plan = TablePlan(table)
+        for v, (tm, flavor) in sorted(versions.layouts.get(table, {}).items()):
+            plan.add(v, table_schema(tm, self._options(table, flavor), self.queries))
+        return plan
+
+    def _walk_layouts(self, history: bool = False, ddl: list | None = None) -> _SchemaVersions:
+        """Every table's layouts (the ``tables`` filter applies), versions and incarnations, from
+        a walk of the headers, TABLE_MAPs and DDL; no row is decoded."""
+        versions = _SchemaVersions(self._layout_state, history=history)
+        for step in self._walk(ddl_states=ddl):
+            self._versioned(step, lambda n: True, versions, self.files.index(step.file))
+        return versions
+
+    def plans(self) -> dict[str, TablePlan]:
+        """Each table's :class:`~vecbinlog.tableplan.TablePlan`, without decoding a row: the
+        schema :meth:`read_table` returns (``.schema``), and how a batch of
+        :meth:`iter_batches` fits it (``.conform``). See "Schema changes mid-stream"."""
+        versions = self._walk_layouts()
+        return {name: self._plan(name, versions) for name in versions.layouts}
+
+    def layouts(self) -> TableLayouts:
+        """:meth:`plans`, and where each table's layouts and the DDL stand at any offset, so
+        that a range read alone (a split, :func:`vecbinlog.splits.with_layouts`) numbers and
+        names its columns as a read of the whole files does."""
+        ddl: list[tuple[tuple[str, int], Any]] = []
+        versions = self._walk_layouts(history=True, ddl=ddl)
+        number = {f.path: k for k, f in enumerate(self.files)}
+        plans = {name: self._plan(name, versions) for name in versions.layouts}
+        return TableLayouts([f.path for f in self.files], plans, versions.history or {},
+                            [((number[path], pos), state) for (path, pos), state in ddl])
 
     def snapshot(
         self, table: str, until: int | tuple[str, int] | datetime | str | None = None,
@@ -597,33 +668,30 @@ class Binlog:
         key : the key columns; by default the primary key the binlog gives (TABLE_MAP
             SIMPLE_PRIMARY_KEY / PRIMARY_KEY_WITH_PREFIX, ``binlog_row_metadata=FULL``).
 
-        Changes that did not take effect are not replayed (``rolled_back``); the table's own
-        columns come back, one row per key, in the log order of each key's last change. Needs
-        FULL row images. See :mod:`vecbinlog.snapshot`.
+        Changes that did not take effect are not replayed (``rolled_back``), nor those of an
+        earlier incarnation of the table (``_incarnation``: a DROP or TRUNCATE TABLE logs no
+        deletes); the table's own columns (those of the layouts replayed, named as
+        :meth:`read_table` names them) come back, one row per key, in the log order of each
+        key's last change. Needs FULL row images. See :mod:`vecbinlog.snapshot`.
         """
-        changes = self.read_table(table)
+        changes, plan, versions = self._read(table)
+        if until is not None and changes.num_rows:
+            changes = changes.filter(self._before(changes, until))
+        if changes.num_rows:  # a table dropped (or emptied) and created again: its last incarnation only
+            changes = changes.filter(pc.equal(changes.column("_incarnation"), pc.max(changes.column("_incarnation"))))
+        layouts = versions.layouts.get(table, {})
+        # the columns of the layouts its rows were written under (the last layout without rows)
+        kept = pc.unique(changes.column("_schema_version")).to_pylist() if changes.num_rows else [max(layouts, default=0)]
         if key is None:
-            pk = self._primary_key(table)
+            last = max(kept)
+            pk = layouts[last][0].primary_key if last in layouts else None
             if not pk:
                 raise ValueError(
                     f"{table}: neither the binlog (binlog_row_metadata=FULL), its DDL nor schema= give "
                     "a primary key; name the key columns: snapshot(table, key=[...])"
                 )
-            key = [changes.column_names[c] for c in pk]
-        if until is not None and changes.num_rows:
-            changes = changes.filter(self._before(changes, until))
-        return replay(changes, list(key), table)
-
-    def _primary_key(self, table: str) -> tuple[int, ...] | None:
-        """The primary key (column indexes) of the table's last layout: from its TABLE_MAP, else
-        from the DDL in the log or schema= (see _effective)."""
-        pk = None
-        for step in self._walk():
-            mine = [k for k, lid in enumerate(step.layout.tolist()) if step.maps.layouts[lid].name == table]
-            if mine:
-                _, (tm,) = self._effective(step, np.array(mine[-1:]))
-                pk = tm.primary_key
-        return pk
+            key = [plan.layout_names(last)[c] for c in pk]
+        return replay(changes, list(key), table, plan.column_names(kept))
 
     def _before(self, changes: pa.Table, until) -> pa.Array:
         """Mask of the changes before ``until`` (see snapshot())."""
@@ -671,14 +739,15 @@ class Binlog:
         return out
 
     def schema(self, table: str) -> pa.Schema:
-        """The Arrow schema of ``table`` as its first TABLE_MAP declares it (with the names and
-        types the DDL in the log, or ``schema=``, gives it there)."""
-        for step in self._walk():
-            for k, lid in enumerate(step.layout.tolist()):
-                if step.maps.layouts[lid].name == table:
-                    _, (tm,) = self._effective(step, np.array([k]))
-                    return table_schema(tm, self._options(table, step.file.formats[0].flavor), self.queries)
-        raise KeyError(f"{table!r} has no rows events")
+        """The Arrow schema of ``table`` over every layout it has in the files read, as
+        :meth:`read_table` returns it (before any batch's text falls back to binary): the
+        names and types of its TABLE_MAPs, with what the DDL in the log, or ``schema=``, gives
+        them, combined as "Schema changes mid-stream" in the README says. No row is decoded."""
+        if self._schemas is None:  # every table's, in one walk (`vecbinlog tables` asks for each)
+            self._schemas = {name: plan.schema for name, plan in self.plans().items()}
+        if table not in self._schemas:
+            raise KeyError(f"{table!r} has no rows events")
+        return self._schemas[table]
 
     def verify(self) -> int:
         """Check the CRC32 of every event of every file; returns how many were checked.
@@ -780,8 +849,8 @@ class Binlog:
                 if rows:
                     for lid in dict.fromkeys(layout.tolist()):
                         tm = maps.layouts[lid]
-                        for located in place_images(src, maps, index.take(rows_pos[layout == lid]), tm,
-                                                    max_images=self.batch_rows):
+                        for located in _placed(src, maps, index.take(rows_pos[layout == lid]), tm, f.formats[0].flavor,
+                                               self.batch_rows):
                             kinds, n = np.unique(located.change, return_counts=True)
                             for k, c in zip(kinds.tolist(), n.tolist()):
                                 images.setdefault(tm.name, Counter())[CHANGE_TYPES[k]] += c
@@ -875,164 +944,130 @@ class _Pending:
         return self.table, batch
 
 
-def _concat(batches: list[pa.RecordBatch], table: str, paths: dict[str, str]) -> pa.Table:
-    """One table of batches whose layouts may differ (an ALTER TABLE within the log).
+def _placed(src, maps: TableMaps, events: EventIndex, tm: TableMap, flavor: str, max_images: int):
+    """``place_images``, with the cause named when MariaDB's pre-10.1 temporal columns make the
+    row images not add up: such a column of the TABLE_MAP (TIME 11, DATETIME 12, TIMESTAMP 7,
+    no metadata) is larger than its type code says when it has fractional seconds."""
+    try:
+        yield from place_images(src, maps, events, tm, max_images=max_images)
+    except MalformedEventError as exc:
+        old = [c for c in tm.columns if c.type in MARIADB_OLD_TEMPORAL]
+        if flavor != "mariadb" or not old:
+            raise
+        names = ", ".join(f"{n} ({c.type_name})" for c, n in zip(old, (tm.column_names[c.index] for c in old)))
+        raise MalformedEventError(
+            f"{exc.message}: {tm.name} has {names} in MariaDB's pre-10.1 temporal format "
+            "(mysql56_temporal_format=OFF, or a table made by MariaDB 5.3-10.0), whose size the binlog "
+            "does not give: with fractional seconds (TIME(n), DATETIME(n), TIMESTAMP(n), n > 0) the values "
+            "are larger than the type says, so the row images cannot be read (mariadb-binlog cannot print "
+            "them either); ALTER TABLE ... FORCE with mysql56_temporal_format=ON converts the table",
+            path=exc.path, offset=exc.offset, event_type=exc.event_type,
+        ) from exc
 
-    Columns are matched by name: those of the last layout first, in its order, then those
-    only earlier layouts had (dropped, or renamed away), then the metadata columns. A row
-    written before a column existed (or after it was dropped) has a null there. A column
-    whose type changed is widened to a type that holds every value of both exactly
-    (:func:`widen_type`, or binary for a text column some of whose batches fell back to
-    binary: :func:`_own_bytes_type`); when there is none, ``UnsupportedError`` names the column.
-    """
-    if not batches:
-        return pa.table({})
-    schemas = {b.schema.remove_metadata() for b in batches}
-    if len(schemas) == 1:
-        return pa.Table.from_batches(batches)
-    meta = [f.name for f in batches[-1].schema if f.name in _METADATA_NAMES]
+
+def _concat(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[str, str]) -> pa.Table:
+    """One table of batches whose layouts may differ (ALTER TABLE, a table created again), in
+    the plan's schema (:mod:`vecbinlog.tableplan`), widened first with what the batches'
+    data changed (text that fell back to binary)."""
     for b in batches:
-        meta += [f.name for f in b.schema if f.name in _METADATA_NAMES and f.name not in meta]
-    meta.sort(key=_METADATA_ORDER.index)
-    data: list[str] = []
-    for b in reversed(batches):
-        data += [f.name for f in b.schema if f.name not in _METADATA_NAMES and f.name not in data]
-    fields: dict[str, pa.Field] = {}
-    for b in batches:
-        for f in b.schema:
-            prev = fields.get(f.name)
-            if prev is None or prev.type == f.type:
-                fields[f.name] = f if prev is None else prev.with_metadata(f.metadata)
-                continue
-            wide = widen_type(prev.type, f.type) or _own_bytes_type(prev, f)
-            if wide is None:
-                raise UnsupportedError(
-                    f"{table}: column {f.name!r} changes type within the log, from {prev.type} to {f.type} "
-                    f"(_schema_version {b.column('_schema_version')[0].as_py()}), and no Arrow type holds both "
-                    "exactly; read it with iter_batches() (one layout per batch)",
-                    path=paths.get(b.column("_log_file")[0].as_py()), offset=b.column("_log_pos")[0].as_py(),
-                    event_type="TABLE_MAP_EVENT",
-                )
-            fields[f.name] = pa.field(f.name, wide, nullable=True, metadata=f.metadata)
-    schema = pa.schema([fields[n] for n in data + meta], metadata=batches[-1].schema.metadata)
-    out = []
-    for b in batches:
-        cols = []
-        for field in schema:
-            i = b.schema.get_field_index(field.name)
-            if i < 0:
-                cols.append(pa.nulls(b.num_rows, field.type))
-            else:
-                col = b.column(i)
-                cols.append(col if col.type == field.type else col.cast(field.type, safe=True))
-        out.append(pa.RecordBatch.from_arrays(cols, schema=schema))
-    return pa.Table.from_batches(out, schema=schema)
+        plan.widen(b, paths.get(b.column("_log_file")[0].as_py()) if b.num_rows else None)
+    return pa.Table.from_batches([plan.conform(b) for b in batches], schema=plan.schema)
 
 
-#: Metadata columns, in their order (every other column is a column of the table).
-_METADATA_ORDER = [f.name for f in METADATA_FIELDS] + [JSON_DIFFS_FIELD.name, QUERY_FIELD.name]
-_METADATA_NAMES = frozenset(_METADATA_ORDER)
-_INT_BITS = {pa.int8(): 8, pa.int16(): 16, pa.int32(): 32, pa.int64(): 64,
-             pa.uint8(): 8, pa.uint16(): 16, pa.uint32(): 32, pa.uint64(): 64}
-#: decimal digits an integer type needs
-_INT_DIGITS = {8: 3, 16: 5, 32: 10, 64: 20}
+@dataclass(frozen=True)
+class LayoutState:
+    """Where a table's layouts stand at a point of the log: its last effective layout, its
+    ``_schema_version`` and ``_incarnation``, and the lifetime count (DROP/CREATE/TRUNCATE
+    statements of its name, :attr:`vecbinlog.ddl.Catalog.lifetimes`) it was written under.
+    Given to a range read alone (``Split.layouts``), it numbers versions and incarnations as a
+    read of the whole files does."""
 
-
-def widen_type(a: pa.DataType, b: pa.DataType) -> pa.DataType | None:
-    """The narrowest Arrow type that holds every value of ``a`` and of ``b`` exactly, or None.
-
-    Integers widen to a wider integer (signed when either is: int64 and uint64 have none);
-    integers of up to 16 bits and float32 to float32, up to 32 bits and floats to float64;
-    decimals (and integers with decimals) to a decimal with enough integer and fraction
-    digits; string/binary to their large forms. Anything else (text and numbers, dates and
-    timestamps, ENUM labels and their indexes...) has no exact common type.
-    """
-    if a == b:
-        return a
-    if pa.types.is_null(a) or pa.types.is_null(b):
-        return b if pa.types.is_null(a) else a
-    ints = pa.types.is_integer
-    if ints(a) and ints(b):
-        sa, sb = pa.types.is_signed_integer(a), pa.types.is_signed_integer(b)
-        bits = max(_INT_BITS[a] + (sb and not sa), _INT_BITS[b] + (sa and not sb))
-        if sa == sb:
-            bits = max(_INT_BITS[a], _INT_BITS[b])
-        for width in (8, 16, 32, 64):
-            if width >= bits:
-                return getattr(pa, f"{'int' if sa or sb else 'uint'}{width}")()
-        return None
-    if pa.types.is_floating(a) and pa.types.is_floating(b):
-        return pa.float64() if pa.float64() in (a, b) else None
-    for x, y in ((a, b), (b, a)):
-        if ints(x) and pa.types.is_floating(y):
-            if _INT_BITS[x] <= 16 and y == pa.float32():
-                return pa.float32()
-            return pa.float64() if _INT_BITS[x] <= 32 else None
-        if ints(x) and pa.types.is_decimal(y):
-            return _decimal(_INT_DIGITS[_INT_BITS[x]], 0, y.precision - y.scale, y.scale)
-    if pa.types.is_decimal(a) and pa.types.is_decimal(b):
-        return _decimal(a.precision - a.scale, a.scale, b.precision - b.scale, b.scale)
-    for small, large in ((pa.string(), pa.large_string()), (pa.binary(), pa.large_binary())):
-        if {a, b} == {small, large}:
-            return large
-    return None
-
-
-#: charsets whose text is returned as the column's own bytes (checked, not transcoded)
-_OWN_BYTES_CHARSETS = frozenset(cs.encode() for cs in UTF8_CHARSETS | {"ascii"})
-
-
-def _own_bytes_type(a: pa.Field, b: pa.Field) -> pa.DataType | None:
-    """binary (or large_binary) for string and binary batches of one UTF-8 or ascii column.
-
-    A text batch holding bytes that are not valid in its charset comes back as binary, bytes
-    unchanged (decoders/strings.py); the column's other batches are strings whose bytes are
-    the column's own bytes too, so binary holds every value of both exactly, and the column
-    reads the same whether its rows came in one batch or in several (``segment_bytes`` and
-    ``batch_rows`` only bound memory). Text transcoded from another charset has lost its
-    bytes: None there."""
-    types = {a.type, b.type}
-    if not types <= {pa.string(), pa.large_string(), pa.binary(), pa.large_binary()}:
-        return None
-    if not (types & {pa.string(), pa.large_string()} and types & {pa.binary(), pa.large_binary()}):
-        return None
-    if any((f.metadata or {}).get(b"mysql_charset") not in _OWN_BYTES_CHARSETS for f in (a, b)):
-        return None
-    return pa.large_binary() if types & {pa.large_string(), pa.large_binary()} else pa.binary()
-
-
-def _decimal(int_a: int, scale_a: int, int_b: int, scale_b: int) -> pa.DataType | None:
-    scale = max(scale_a, scale_b)
-    precision = max(int_a, int_b) + scale
-    if precision <= 38:
-        return pa.decimal128(precision, scale)
-    return pa.decimal256(precision, scale) if precision <= 76 else None
+    table_map: TableMap
+    version: int
+    lifetime: int
+    incarnation: int
 
 
 class _SchemaVersions:
-    """``_schema_version`` of each table: 0 for the first effective layout met, +1 at every change."""
+    """``_schema_version`` and ``_incarnation`` of each table: 0 for the first effective layout
+    (and lifetime) met, +1 at every change; and, per table, the layout of each version."""
 
-    def __init__(self) -> None:
-        self.last: dict[str, tuple[TableMap, int]] = {}
+    def __init__(self, start: dict[str, LayoutState] | None = None, history: bool = False) -> None:
+        self.last: dict[str, LayoutState] = dict(start or {})
+        #: name -> version -> (effective layout, file flavor), in log order
+        self.layouts: dict[str, dict[int, tuple[TableMap, str]]] = {}
+        #: name -> [((file number, offset of the rows event), state from there on)], with history=True
+        self.history: dict[str, list[tuple[tuple[int, int], LayoutState]]] | None = {} if history else None
 
-    def assign(self, tables: list[str], table: np.ndarray, code: np.ndarray, resolved: list[TableMap]) -> np.ndarray:
-        """The version (int32) of rows events in log order, of tables ``tables[table]`` and
-        effective layouts ``code``."""
-        out = np.zeros(len(code), np.int32)
+    def assign(self, tables: list[str], table: np.ndarray, code: np.ndarray, resolved: list[TableMap],
+               lifetime: list[int], flavor: str, where: tuple[int, np.ndarray] | None = None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """The version and incarnation (int32 each) of rows events in log order, of tables
+        ``tables[table]``, effective layouts ``code`` (``resolved[code]``) written under
+        ``lifetime[code]``. ``where``: (file number, offset of each event), for the history."""
+        version = np.zeros(len(code), np.int32)
+        incarnation = np.zeros(len(code), np.int32)
         for t in dict.fromkeys(table.tolist()):
             name = tables[t]
             mine = np.flatnonzero(table == t)
             c = code[mine]
             starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])  # runs of one layout: few
-            ordinals = []
+            runs = []
             for s in starts.tolist():
-                tm = resolved[int(c[s])]
+                tm, life = resolved[int(c[s])], lifetime[int(c[s])]
                 prev = self.last.get(name)
-                ordinal = 0 if prev is None else prev[1] + (prev[0] != tm)
-                self.last[name] = (tm, ordinal)
-                ordinals.append(ordinal)
-            out[mine] = np.repeat(np.array(ordinals, np.int32), np.diff(np.r_[starts, len(c)]))
-        return out
+                if prev is None:
+                    state = LayoutState(tm, 0, life, 0)
+                else:
+                    state = LayoutState(tm, prev.version + (prev.table_map != tm), life,
+                                        prev.incarnation + (prev.lifetime != life))
+                if state != prev:
+                    self.last[name] = state
+                    self.layouts.setdefault(name, {}).setdefault(state.version, (tm, flavor))
+                    if self.history is not None and where is not None:
+                        self.history.setdefault(name, []).append(((where[0], int(where[1][mine[s]])), state))
+                runs.append((state.version, state.incarnation))
+            lengths = np.diff(np.r_[starts, len(c)])
+            version[mine] = np.repeat(np.array([r[0] for r in runs], np.int32), lengths)
+            incarnation[mine] = np.repeat(np.array([r[1] for r in runs], np.int32), lengths)
+        return version, incarnation
+
+
+@dataclass
+class TableLayouts:
+    """Every table's layouts in the files read, found without decoding a row
+    (:meth:`Binlog.layouts`): each table's :class:`~vecbinlog.tableplan.TablePlan`, and where
+    layouts and DDL stand at any offset, for ranges read alone (splits)."""
+
+    paths: list[str]
+    plans: dict[str, TablePlan]
+    #: name -> [((file number, offset), state from that rows event on)], in log order
+    history: dict[str, list[tuple[tuple[int, int], LayoutState]]]
+    #: [((file number, offset), DDL state after the DDL statement at that offset)], in log order
+    ddl: list[tuple[tuple[int, int], Any]]
+
+    def _file_number(self, path: str) -> int:
+        real = os.path.realpath(path)
+        for k, p in enumerate(self.paths):
+            if os.path.realpath(p) == real:
+                return k
+        raise ValueError(f"{path} is not one of the files {self.paths}")
+
+    def start_state(self, path: str, offset: int) -> tuple[Any, dict[str, LayoutState]]:
+        """(DDL state, layout states) in force where a range of ``path`` starting at ``offset``
+        starts: after every DDL statement and rows event before it."""
+        at = (self._file_number(path), offset)
+        ddl = None
+        for where, state in self.ddl:
+            if where >= at:
+                break
+            ddl = state
+        layouts = {}
+        for name, changes in self.history.items():
+            before = [state for where, state in changes if where < at]
+            if before:
+                layouts[name] = before[-1]
+        return ddl, layouts
 
 
 #: ``vecbinlog.open(paths, **options)`` is the :class:`Binlog` constructor.

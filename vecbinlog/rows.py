@@ -145,7 +145,7 @@ class TableMaps:
         try:
             _, tm = parse_table_map(
                 self.file.buf, off, off + COMMON_HEADER_LEN, body_end, ph, path=self.file.path, flavor=fde.flavor,
-                server_major=major,
+                server_major=major, server_version=fde.server_version,
             )
         except UnsupportedError as exc:
             if exc.offset is None:

@@ -70,8 +70,9 @@ _CHARSET_TYPES = frozenset({*_STRING, *_VARCHAR, *_BLOB, T.MYSQL_TYPE_ENUM, T.MY
 #: utf8mb4_general_ci: the collation of ENUM/SET labels taken from DDL text (kept as UTF-8).
 _UTF8MB4 = 45
 
-#: Statements that may change a table's columns (checked on the first bytes, case-insensitively).
-_DDL_PREFIXES = (b"CREATE", b"ALTER", b"RENAME", b"DROP")
+#: Statements that may change a table's columns, or empty it without logging rows (checked on
+#: the first bytes, case-insensitively).
+_DDL_PREFIXES = (b"CREATE", b"ALTER", b"RENAME", b"DROP", b"TRUNCATE")
 _PEEK = 48
 _SPACE = np.zeros(256, bool)
 _SPACE[[0x20, 0x09, 0x0A, 0x0D]] = True
@@ -147,9 +148,11 @@ def mismatch(table_map: TableMap, d: TableDef) -> str | None:
     return None
 
 
-def apply_definition(table_map: TableMap, d: TableDef, flavor: str) -> TableMap:
-    """``table_map`` with the fields the binlog left empty filled from ``d`` (which must match)."""
-    cols = [_fill(spec, info, flavor) for spec, info in zip(table_map.columns, d.columns)]
+def apply_definition(table_map: TableMap, d: TableDef, flavor: str, problems: list[str] | None = None) -> TableMap:
+    """``table_map`` with the fields the binlog left empty filled from ``d`` (which must match).
+    What of ``d`` is not used (labels that do not fit) is said in ``problems``."""
+    problems = [] if problems is None else problems
+    cols = [_fill(spec, info, flavor, problems) for spec, info in zip(table_map.columns, d.columns)]
     pk = table_map.primary_key
     prefixes = table_map.primary_key_prefixes
     if pk is None and d.primary_key:
@@ -159,7 +162,15 @@ def apply_definition(table_map: TableMap, d: TableDef, flavor: str) -> TableMap:
     return replace(table_map, columns=tuple(cols), primary_key=pk, primary_key_prefixes=prefixes)
 
 
-def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str) -> ColumnSpec:
+def _pack_length(real_type: int, members: int) -> int:
+    """Bytes of an ENUM/SET value of that many members (get_enum_pack_length and
+    get_set_pack_length in sql/field.h)."""
+    if real_type == T.MYSQL_TYPE_ENUM:
+        return 1 if members < 256 else 2
+    return 8 if (members + 7) // 8 > 4 else (members + 7) // 8
+
+
+def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str, problems: list[str]) -> ColumnSpec:
     changes: dict[str, Any] = {}
     if spec.name is None:
         changes["name"] = info.name
@@ -169,7 +180,12 @@ def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str) -> ColumnSpec:
     if real in ENUM_SET_TYPES:
         labels = info.enum_values if real == T.MYSQL_TYPE_ENUM else info.set_values
         key = "enum_values" if real == T.MYSQL_TYPE_ENUM else "set_values"
-        if getattr(spec, key) is None and labels is not None:
+        width = spec.storage()[1]
+        if getattr(spec, key) is None and labels is not None and _pack_length(real, len(labels)) != width:
+            # the TABLE_MAP decides how the bytes are read: labels that cannot be the column's are not used
+            problems.append(f"column {spec.index + 1} ({info.name!r}) has {len(labels)} {spec.type_name} members "
+                            f"there, which the TABLE_MAP's {width}-byte values cannot be; its numbers are kept")
+        elif getattr(spec, key) is None and labels is not None:
             # The labels are text from the statement: kept as UTF-8, with a UTF-8 collation
             # (which, for ENUM/SET, only says how the labels are decoded).
             changes[key] = tuple(v.encode("utf-8") for v in labels)
@@ -187,8 +203,9 @@ class SchemaTracker:
     ``db.t`` like at that event" for the rows events.
 
     The state is a *generation*: it goes up by one at every DDL statement replayed. Each
-    table keeps the list of its definitions with the generation each started at, so a rows
-    event needs only its generation (from a searchsorted over the segment's DDL events).
+    table keeps the list of its definitions with the generation each started at (and its
+    lifetime count, :attr:`vecbinlog.ddl.Catalog.lifetimes`), so a rows event needs only its
+    generation (from a searchsorted over the segment's DDL events).
     """
 
     def __init__(
@@ -199,10 +216,13 @@ class SchemaTracker:
         self.catalog = copy.deepcopy(catalog) if catalog is not None else Catalog()
         self.generation = 0
         # a catalog given (the DDL state where a split starts): its tables as of generation 0
-        self.history: dict[str, list[tuple[int, TableDef | None]]] = {
-            name: [(0, d)] for name, d in self.catalog.tables.items()
+        self.history: dict[str, list[tuple[int, TableDef | None, int]]] = {
+            name: [(0, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0))]
+            for name in {**self.catalog.tables, **self.catalog.lifetimes}
         }
         self._warned: set[tuple] = set()
+        #: when a list: ((path, offset), state) appended after every DDL statement replayed
+        self.states: list[tuple[tuple[str, int], Catalog]] | None = None
 
     def state(self) -> Catalog:
         """A copy of the DDL state now (what :func:`vecbinlog.splits.plan_splits` gives each split)."""
@@ -244,21 +264,27 @@ class SchemaTracker:
                 f"{sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
                 SchemaWarning, stacklevel=6,
             )
+        for note in self.catalog.notes:
+            warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note}", SchemaWarning, stacklevel=6)
         if not changed:
             return False
         self.generation += 1
         for name in dict.fromkeys(changed):
-            self.history.setdefault(name, []).append((self.generation, self.catalog.tables.get(name)))
+            self.history.setdefault(name, []).append(
+                (self.generation, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0)))
+        if self.states is not None:
+            self.states.append(((src.path, int(index.pos[i])), self.state()))
         return True
 
-    def tracked(self, name: str, generation: int) -> tuple[int, TableDef | None]:
-        """(version id, definition) of table ``name`` as of ``generation``; (-1, None) when
-        no DDL in the log has defined it yet."""
+    def tracked(self, name: str, generation: int) -> tuple[int, TableDef | None, int]:
+        """(version id, definition, lifetime) of table ``name`` as of ``generation``;
+        (-1, None, 0) when no DDL in the log has named it yet. The lifetime counts the
+        statements that dropped, created or emptied a table of that name before."""
         hist = self.history.get(name)
         if not hist:
-            return -1, None
-        k = int(np.searchsorted(np.array([g for g, _ in hist]), generation, side="right")) - 1
-        return (k, hist[k][1]) if k >= 0 else (-1, None)
+            return -1, None, 0
+        k = int(np.searchsorted(np.array([h[0] for h in hist]), generation, side="right")) - 1
+        return (k, hist[k][1], hist[k][2]) if k >= 0 else (-1, None, 0)
 
     def resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
         """The TABLE_MAP with what the DDL (else the user schema) says filled in."""
@@ -268,16 +294,25 @@ class SchemaTracker:
                 continue
             problem = mismatch(table_map, d)
             if problem is None:
-                return apply_definition(table_map, d, flavor)
-            key = (source, table_map, d)
-            if key not in self._warned:
-                self._warned.add(key)
-                warnings.warn(
-                    f"{where}: {table_map.name}: the definition from {source} does not match the TABLE_MAP "
-                    f"({problem}); it is not used for these rows",
-                    SchemaWarning, stacklevel=5,
-                )
+                unused: list[str] = []
+                resolved = apply_definition(table_map, d, flavor, unused)
+                for note in unused:
+                    self._warn_once(
+                        (source, table_map, d, note),
+                        f"{where}: {table_map.name}: the definition from {source}: {note}",
+                    )
+                return resolved
+            self._warn_once(
+                (source, table_map, d),
+                f"{where}: {table_map.name}: the definition from {source} does not match the TABLE_MAP "
+                f"({problem}); it is not used for these rows",
+            )
         return table_map
+
+    def _warn_once(self, key: tuple, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message, SchemaWarning, stacklevel=6)
 
 
 def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:

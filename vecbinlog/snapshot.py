@@ -16,20 +16,22 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import UnsupportedError
+from .tableplan import METADATA_NAMES
 
 __all__ = ["replay"]
 
 _SETS = ("insert", "update_postimage")
 
 
-def replay(changes: pa.Table, key: Sequence[str], table: str) -> pa.Table:
+def replay(changes: pa.Table, key: Sequence[str], table: str, columns: Sequence[str] | None = None) -> pa.Table:
     """The rows ``changes`` (a change log in log order, as ``read_table`` gives it) leave.
 
-    Returns the table's own columns (no metadata columns), in the order of the keys' last
-    change. Raises UnsupportedError when an image lacks columns (``binlog_row_image`` other
-    than FULL: the rows' other values are not in the binlog) or a key column is NULL.
+    Returns the table's own columns (``columns``, by default every column that is not a
+    metadata column), in the order of the keys' last change. Raises UnsupportedError when an
+    image lacks columns (``binlog_row_image`` other than FULL: the rows' other values are not
+    in the binlog) or a key column is NULL.
     """
-    own = [n for n in changes.column_names if not n.startswith("_")]
+    own = list(columns) if columns is not None else [n for n in changes.column_names if n not in METADATA_NAMES]
     missing = [k for k in key if k not in own]
     if missing:
         raise ValueError(f"{table}: key column(s) {missing} are not among its columns {own}")

@@ -199,11 +199,11 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
             with open(inner, "rb") as fh:
                 head = fh.read(4)
         except FileNotFoundError:
-            raise SourceNotFoundError("no such file", uri=shown) from None
+            raise SourceNotFoundError("No such file or directory", uri=shown) from None
         except PermissionError:
-            raise SourcePermissionError("permission denied", uri=shown) from None
+            raise SourcePermissionError("Permission denied", uri=shown) from None
         except IsADirectoryError:
-            raise SourceNotFoundError("a directory, not a binlog file", uri=shown) from None
+            raise SourceNotFoundError("Is a directory, not a binlog file", uri=shown) from None
         codec = _codec_by_name(raw_name) or _codec_by_magic(head)
         if codec is None:
             return MappedSource(inner, shown, name)

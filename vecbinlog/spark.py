@@ -50,8 +50,9 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from .reader import Binlog
-from .splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, split_paths
+from .reader import Binlog, TableLayouts
+from .splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, split_paths, with_layouts
+from .tableplan import TablePlan
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -191,8 +192,8 @@ def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None) 
     extra = names - set(target.names)
     if extra:
         raise ValueError(
-            f"{table or 'batch'}: columns {sorted(extra)} are not in the schema {target.names}: the table's "
-            "layout changes within the files read (ALTER TABLE); read the files before and after the change apart"
+            f"{table or 'batch'}: columns {sorted(extra)} are not in the schema {target.names} (a batch must be "
+            "fitted to its table's plan first: TablePlan.conform)"
         )
     arrays = []
     for field in target:
@@ -310,26 +311,41 @@ class ReadOptions:
 
 
 # -- the schema on the driver ----------------------------------------------------------------
-def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, **options: Any) -> tuple[list[str], StructType]:
+@dataclass
+class Resolved:
+    """What the driver found: the tables read, their Spark schema, each table's plan (its one
+    schema over its layouts, :mod:`vecbinlog.tableplan`) and where layouts and DDL stand at
+    each offset (to give each split)."""
+
+    tables: list[str]
+    schema: StructType
+    plans: dict[str, TablePlan]
+    layouts: TableLayouts
+
+
+def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, **options: Any) -> Resolved:
     """The tables ``tables`` (globs) matches in the files, and their common Spark schema.
 
-    Without ``tables`` the files must hold exactly one table. Several matching tables must
-    have the same Spark schema (shards of one table): a ``_table`` column is then added.
-    Raises ValueError, naming the tables found, otherwise.
+    The files' headers, TABLE_MAPs and DDL are walked (no row is decoded), so that a table's
+    schema is the one ``read_table`` gives it over every layout of the files read (ALTER
+    TABLE, a table dropped and created again). Without ``tables`` the files must hold exactly
+    one table. Several matching tables must have the same Spark schema (shards of one table):
+    a ``_table`` column is then added. Raises ValueError, naming the tables found, otherwise.
     """
     with Binlog(list(paths), tables=tables, **options) as log:
-        found = log.tables
-        if not found:
-            with Binlog(list(paths), **{k: v for k, v in options.items() if k not in ("start", "stop")}) as every:
-                listed = every.tables
-            want = f" matching {list(tables)}" if tables else ""
-            raise ValueError(f"no table{want} has rows events in {', '.join(paths)}; tables: {listed}")
-        if tables is None and len(found) > 1:
-            raise ValueError(
-                f"the files hold {len(found)} tables: {found}; choose with .option('table', 'db.table') "
-                "(globs and comma-separated lists are accepted)"
-            )
-        schemas = {name: spark_schema(log.schema(name)) for name in found}
+        layouts = log.layouts()
+    found = list(layouts.plans)
+    if not found:
+        with Binlog(list(paths), **{k: v for k, v in options.items() if k not in ("start", "stop")}) as every:
+            listed = every.tables
+        want = f" matching {list(tables)}" if tables else ""
+        raise ValueError(f"no table{want} has rows events in {', '.join(paths)}; tables: {listed}")
+    if tables is None and len(found) > 1:
+        raise ValueError(
+            f"the files hold {len(found)} tables: {found}; choose with .option('table', 'db.table') "
+            "(globs and comma-separated lists are accepted)"
+        )
+    schemas = {name: spark_schema(layouts.plans[name].schema) for name in found}
     first = schemas[found[0]]
     differ = [name for name in found if schemas[name] != first]
     if differ:
@@ -339,7 +355,7 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, **options
         )
     if len(found) > 1:
         first = StructType(first.fields + [StructField(TABLE_COLUMN, StringType(), nullable=False)])
-    return found, first
+    return Resolved(found, first, layouts.plans, layouts)
 
 
 # -- the data source ---------------------------------------------------------------------------
@@ -357,24 +373,28 @@ def pack_splits(splits: Sequence[Split], target_bytes: int) -> list[list[Split]]
     return groups
 
 
-def decode_splits(splits: Iterable[Split], tables: Sequence[str], schema: StructType,
+def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schema: StructType,
                   decode: Mapping[str, Any]) -> Iterator[pa.RecordBatch]:
-    """Batches of ``tables`` in the splits, each cast to the Arrow form of ``schema``."""
+    """Batches of the tables of ``plans`` in the splits (planned with their layout states,
+    :func:`vecbinlog.splits.with_layouts`), each fitted to its table's plan, then cast to the
+    Arrow form of ``schema``."""
     target = _arrow_schema(schema)
     decode = {"threads": 1, **decode}  # Spark already runs a task per core
+    tables = list(plans)
     for split in splits:
-        for name, batch in read_split(split, list(tables), **decode):
-            if name in tables:  # the patterns were resolved on the driver: a table born later is not read
-                yield conform(batch, target, name)
+        for name, batch in read_split(split, tables, **decode):
+            if name in plans:  # the patterns were resolved on the driver: a table born later is not read
+                yield conform(plans[name].conform(batch), target, name)
 
 
 class BinlogReader(DataSourceReader):
     """Plans the splits on the driver (headers only) and decodes one group per task."""
 
-    def __init__(self, options: ReadOptions, tables: list[str], schema: StructType):
+    def __init__(self, options: ReadOptions, resolved: Resolved, schema: StructType):
         self.options = options
-        self.tables = tables
+        self.plans = resolved.plans
         self.schema = schema
+        self._layouts = resolved.layouts  # where layouts and DDL stand at each offset, for partitions()
 
     def partitions(self) -> list[InputPartition]:
         o = self.options
@@ -382,11 +402,13 @@ class BinlogReader(DataSourceReader):
             o.paths, o.split_bytes, start=o.start, stop=o.stop,
             verify_checksums=o.decode.get("verify_checksums", True),
         )
+        # each split knows where the DDL and the layouts stand at its start
+        splits = with_layouts(splits, self._layouts)
         # each partition's value: the splits one task decodes, in order
         return [InputPartition(group) for group in pack_splits(splits, o.split_bytes)] or [InputPartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        yield from decode_splits(partition.value, self.tables, self.schema, self.options.decode)
+        yield from decode_splits(partition.value, self.plans, self.schema, self.options.decode)
 
 
 class BinlogDataSource(DataSource):
@@ -427,15 +449,15 @@ class BinlogDataSource(DataSource):
 
     def schema(self) -> StructType:
         o = self._parsed()
-        self._tables, self._schema = resolve_tables(o.paths, o.tables, **self._decode_and_range(o))
-        return self._schema
+        self._resolved = resolve_tables(o.paths, o.tables, **self._decode_and_range(o))
+        return self._resolved.schema
 
     def reader(self, schema: StructType) -> BinlogReader:
         o = self._parsed()
-        tables = getattr(self, "_tables", None)
-        if tables is None:  # a schema given by the user: schema() was not called
-            tables, _ = resolve_tables(o.paths, o.tables, **self._decode_and_range(o))
-        return BinlogReader(o, tables, schema)
+        resolved = getattr(self, "_resolved", None)
+        if resolved is None:  # a schema given by the user: schema() was not called
+            resolved = resolve_tables(o.paths, o.tables, **self._decode_and_range(o))
+        return BinlogReader(o, resolved, schema)
 
 
 def register(spark: SparkSession) -> None:
@@ -473,7 +495,7 @@ def _splits_of(table: pa.Table | pa.RecordBatch) -> list[Split]:
     return [Split(p, int(a), None if b is None else int(b)) for p, a, b in zip(cols["file"], cols["start"], cols["stop"])]
 
 
-def _helper_schema(splits: DataFrame, table: str, options: Mapping[str, Any]) -> tuple[list[str], StructType]:
+def _helper_schema(splits: DataFrame, table: str, options: Mapping[str, Any]) -> Resolved:
     paths = sorted({r["file"] for r in splits.select("file").distinct().collect()})
     return resolve_tables(paths, [table], **options)
 
@@ -485,13 +507,13 @@ def map_splits(splits: DataFrame, table: str, **options: Any) -> DataFrame:
     Rows come in no particular order across splits: sort by ``_log_file, _log_pos,
     _event_row`` for log order. ``options`` are those of :func:`vecbinlog.open`.
     """
-    tables, schema = _helper_schema(splits, table, options)
+    resolved = _helper_schema(splits, table, options)
 
     def decode(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
-            yield from decode_splits(_splits_of(b), tables, schema, options)
+            yield from decode_splits(with_layouts(_splits_of(b), resolved.layouts), resolved.plans, resolved.schema, options)
 
-    return splits.mapInArrow(decode, schema)
+    return splits.mapInArrow(decode, resolved.schema)
 
 
 def apply_splits(splits: DataFrame, table: str, **options: Any) -> DataFrame:
@@ -501,11 +523,11 @@ def apply_splits(splits: DataFrame, table: str, **options: Any) -> DataFrame:
     The grouping is the example to follow for a per-file (or, after a read, per-table)
     computation: the function receives all rows of its group as one ``pyarrow.Table``.
     """
-    tables, schema = _helper_schema(splits, table, options)
+    resolved = _helper_schema(splits, table, options)
 
     def decode(group: pa.Table) -> pa.Table:
-        ordered = sorted(_splits_of(group), key=lambda s: s.start)
-        batches = list(decode_splits(ordered, tables, schema, options))
-        return pa.Table.from_batches(batches, schema=_arrow_schema(schema))
+        ordered = with_layouts(sorted(_splits_of(group), key=lambda s: s.start), resolved.layouts)
+        batches = list(decode_splits(ordered, resolved.plans, resolved.schema, options))
+        return pa.Table.from_batches(batches, schema=_arrow_schema(resolved.schema))
 
-    return splits.groupBy("file").applyInArrow(decode, schema)
+    return splits.groupBy("file").applyInArrow(decode, resolved.schema)

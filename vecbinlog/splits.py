@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator
 
 import numpy as np
@@ -32,13 +32,13 @@ import pyarrow as pa
 from .file import BinlogFile
 from .layout import MAGIC_LEN
 from .logset import binlog_files
-from .reader import Binlog, PathLike
+from .reader import Binlog, PathLike, TableLayouts
 from .errors import SchemaWarning, SourceNotFoundError
 from .sources import is_uri
 from .schema import SchemaTracker, ddl_candidates
 from .transactions import BEGIN, GTID, classify
 
-__all__ = ["Split", "plan_splits", "read_split", "DEFAULT_SPLIT_BYTES", "transaction_starts"]
+__all__ = ["Split", "plan_splits", "read_split", "with_layouts", "DEFAULT_SPLIT_BYTES", "transaction_starts"]
 
 #: Default split size: a Spark task decodes about this much binlog.
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
@@ -59,6 +59,10 @@ class Split:
     #: and the earlier ones of the set), so that a split names and types columns as a read of
     #: the whole set does; None: no DDL before it
     ddl: Any = field(default=None, compare=False, repr=False)
+    #: where each table's layouts stand where the split starts (``{db.table: LayoutState}``,
+    #: from :meth:`vecbinlog.Binlog.layouts`), so that ``_schema_version`` and ``_incarnation``
+    #: count as in a read of the whole files; None: they count from the split
+    layouts: Any = field(default=None, compare=False, repr=False)
 
     @property
     def size(self) -> int | None:
@@ -156,10 +160,22 @@ def plan_splits(
     return out
 
 
+def with_layouts(splits: Iterable[Split], layouts: TableLayouts) -> list[Split]:
+    """The splits with the DDL and layout states where each starts, from a walk of the whole
+    files (:meth:`vecbinlog.Binlog.layouts`, with the read's own options): decoded alone,
+    each numbers ``_schema_version``/``_incarnation`` and names its columns as that walk."""
+    out = []
+    for s in splits:
+        ddl, states = layouts.start_state(s.path, s.start)
+        out.append(replace(s, ddl=ddl, layouts=states))
+    return out
+
+
 def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int | None) -> list[tuple[int, Any]]:
     """[(offset, DDL state)]: the state before ``start`` (offset -1), then after each DDL
     statement of ``[start, stop)`` of ``file``. DDL statements are rare: one copy each."""
-    states: list[tuple[int, Any]] = [(-1, tracker.state() if tracker.catalog.tables else None)]
+    before = tracker.catalog.tables or tracker.catalog.lifetimes
+    states: list[tuple[int, Any]] = [(-1, tracker.state() if before else None)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SchemaWarning)  # the readers of the splits warn, once each
         for seg in file.segments(start=start, stop=stop):
@@ -199,11 +215,11 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, **option
     **options : the options of :class:`~vecbinlog.Binlog` (``signedness``, ``since``,
         ``change_types``...), except ``start``/``stop``, which the split gives.
     """
-    for bad in ("start", "stop", "tables", "seek", "ddl_state"):
+    for bad in ("start", "stop", "tables", "seek", "ddl_state", "layout_state"):
         if bad in options:
             raise ValueError(f"read_split takes {bad!r} from the split and its own arguments, not as an option")
     with Binlog(split.path, start=split.start, stop=split.stop, tables=tables, seek=True, ddl_state=split.ddl,
-                **options) as log:
+                layout_state=split.layouts, **options) as log:
         yield from log._batches(lambda name: True)
 
 

@@ -213,17 +213,20 @@ class TableMap:
 #: Server limits the field metadata must respect (my_decimal.h DECIMAL_MAX_PRECISION and
 #: DECIMAL_MAX_SCALE, my_time.h DATETIME_MAX_DECIMALS, MySQL 9's 16383-entry VECTOR).
 DECIMAL_MAX_PRECISION = 65
-DECIMAL_MAX_SCALE = 30
+#: DECIMAL_MAX_SCALE per server family: MySQL 30, MariaDB 38 (since 10.2.1, MDEV-10138)
+DECIMAL_MAX_SCALE = {"mysql": 30, "mariadb": 38}
 DATETIME_MAX_DECIMALS = 6
 VECTOR_MAX_DIMENSIONALITY = 16383
 
 
-def _check_metadata(t: int, meta: int) -> str | None:
-    """Why a column's field metadata is impossible, or None."""
+def _check_metadata(t: int, meta: int, flavor: str = "mysql") -> str | None:
+    """Why a column's field metadata is impossible for a server of ``flavor``, or None."""
     if t == T.MYSQL_TYPE_NEWDECIMAL:
         precision, scale = meta >> 8, meta & 0xFF
-        if not 1 <= precision <= DECIMAL_MAX_PRECISION or scale > min(precision, DECIMAL_MAX_SCALE):
-            return f"DECIMAL({precision},{scale}) is beyond what a server writes (precision 1-65, scale 0-30 and <= precision)"
+        max_scale = DECIMAL_MAX_SCALE.get(flavor, DECIMAL_MAX_SCALE["mysql"])
+        if not 1 <= precision <= DECIMAL_MAX_PRECISION or scale > min(precision, max_scale):
+            return (f"DECIMAL({precision},{scale}) is beyond what a {flavor} server writes (precision "
+                    f"1-{DECIMAL_MAX_PRECISION}, scale 0-{max_scale} and <= precision)")
     elif t in (T.MYSQL_TYPE_TIME2, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP2) and meta > DATETIME_MAX_DECIMALS:
         return f"{column_type_name(t)} with {meta} fractional digits (at most 6)"
     elif t == T.MYSQL_TYPE_BIT and (meta & 0xFF > 7 or (meta >> 8) > 8 or (meta >> 8) * 8 + (meta & 0xFF) > 64):
@@ -231,6 +234,24 @@ def _check_metadata(t: int, meta: int) -> str | None:
     elif t in (T.MYSQL_TYPE_FLOAT, T.MYSQL_TYPE_DOUBLE) and meta not in (0, 4, 8):
         return f"{column_type_name(t)} of {meta} bytes"
     return None
+
+
+def _without_metadata(db: str, tbl: str, flags: int, types: bytes, path: str | None, offset: int,
+                      server_version: str | None) -> TableMap:
+    """A TABLE_MAP of MySQL 5.1.15-5.1.17: column types only. Types whose size needs no field
+    metadata (integers, old temporals, FLOAT and DOUBLE of their usual 4 and 8 bytes) decode;
+    nullability is not said, so every column may be NULL (each row image has its null bits)."""
+    for i, t in enumerate(types):
+        if t not in _NO_METADATA and t not in (T.MYSQL_TYPE_FLOAT, T.MYSQL_TYPE_DOUBLE):
+            raise UnsupportedError(
+                f"{db}.{tbl}: the TABLE_MAP has no field metadata, the pre-GA layout of MySQL 5.1.15-5.1.17 "
+                f"(this file's server: {server_version or 'unknown'}), and column {i + 1} is "
+                f"{column_type_name(t)}, whose size in a row image only the field metadata gives: its rows "
+                "cannot be decoded",
+                path=path, offset=offset, event_type="TABLE_MAP_EVENT",
+            )
+    columns = tuple(ColumnSpec(index=i, type=t, meta=0, nullable=True) for i, t in enumerate(types))
+    return TableMap(database=db, table=tbl, flags=flags, columns=columns)
 
 
 def _names(cur: Cursor, end: int) -> list[str]:
@@ -283,12 +304,16 @@ def _str_values(cur: Cursor, end: int) -> list[tuple[bytes, ...]]:
 
 def parse_table_map(
     buf, offset: int, body_start: int, body_end: int, post_header_len: int, *, path: str | None = None,
-    flavor: str = "mysql", server_major: int = 8,
+    flavor: str = "mysql", server_major: int = 8, server_version: str | None = None,
 ) -> tuple[int, TableMap]:
     """Decode the TABLE_MAP event at ``offset``; returns ``(table_id, TableMap)``.
 
     ``body_start`` is the offset after the common header, ``body_end`` the end of the
-    event without its checksum.
+    event without its checksum. An event that ends after its column types is the layout of
+    MySQL 5.1.15-5.1.17 (field metadata and null bitmap came in 5.1.18; the server reads them
+    only "if (bytes_read < event_len)", Table_map_log_event in sql/log_event.cc): its columns
+    are read without metadata when their types need none, otherwise UnsupportedError names
+    ``server_version`` (the FDE's).
     """
     cur = Cursor(buf, body_start, body_end, path=path, event_type="TABLE_MAP_EVENT")
     id_len = 4 if post_header_len == 6 else 6
@@ -304,6 +329,8 @@ def parse_table_map(
     if ncols > cur.remaining():
         raise cur.error(f"column count {ncols} but only {cur.remaining()} bytes left for the column types")
     types = cur.take(ncols, "column types")
+    if cur.pos == body_end and ncols:
+        return table_id, _without_metadata(db, tbl, flags, types, path, offset, server_version)
     meta_len = cur.packed("field metadata length")
     meta_start = cur.pos
     metas = []
@@ -325,7 +352,7 @@ def parse_table_map(
         else:
             metas.append(raw[0])
     for i, (t, m) in enumerate(zip(types, metas)):
-        problem = _check_metadata(t, m)
+        problem = _check_metadata(t, m, flavor)
         if problem:
             raise MalformedEventError(
                 f"column {i + 1} of {db}.{tbl}: {problem}", path=path, offset=offset, event_type="TABLE_MAP_EVENT"

@@ -27,7 +27,8 @@ class DecodeOptions:
     names: tuple[str, ...] | None = None
     #: MySQL flavour of the file ("mysql" or "mariadb"), for collation ids that differ
     flavor: str = "mysql"
-    #: zero or partly-zero dates ('0000-00-00', '2020-00-15'), legal in MySQL but not in Arrow:
+    #: zero, partly-zero and impossible dates ('0000-00-00', '2020-00-15', '2001-02-29' under
+    #: ALLOW_INVALID_DATES), legal in MySQL but not in Arrow:
     #: "null" (default: null in the typed column, with a DecodeWarning that counts them) or
     #: "string" (every temporal column comes back as MySQL's own text, so nothing is lost)
     invalid_dates: str = "null"

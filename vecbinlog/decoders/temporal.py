@@ -263,7 +263,10 @@ def _parse_timestamp(raw: np.ndarray, t: int, digits: int) -> _Fields:
         f.usec = _fraction(raw, 4, digits, signed=False)
         f.impossible = f.usec > 999_999
         f.why = "fraction over 999999 microseconds"
-    f.invalid = f.seconds == 0  # MySQL's zero TIMESTAMP, shown as '0000-00-00 00:00:00'
+    # MySQL's zero TIMESTAMP, shown as '0000-00-00 00:00:00', is 0 seconds *and* 0 microseconds
+    # (my_timestamp_from_binary, Field_timestampf); MariaDB stores '1970-01-01 00:00:00.000001' UTC
+    # (and values below the range) as 0 seconds and a fraction, which is no zero value
+    f.invalid = (f.seconds == 0) & (f.usec == 0)
     return f
 
 
@@ -414,7 +417,7 @@ def _text_array(col: ColumnData, f: _Fields) -> pa.Array:
     else:
         year, month, day, hour, minute, second, usec = f.year, f.month, f.day, f.hour, f.minute, f.second, f.usec
         if t in _TIMESTAMP_TYPES:
-            zero = f.seconds == 0  # MySQL's zero TIMESTAMP: '0000-00-00 00:00:00'
+            zero = f.invalid  # MySQL's zero TIMESTAMP: '0000-00-00 00:00:00'
             days, secs = np.divmod(f.seconds, 86400)
             year, month, day = (np.where(zero, 0, x) for x in _civil_from_days(days))
             hour, minute, second = secs // 3600, secs // 60 % 60, secs % 60
