@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+from numba import njit
 
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, validity
@@ -54,6 +55,8 @@ def decode(col: ColumnData) -> pa.Array:
     precision, scale = precision_scale(col.spec)
     atype = arrow_type(col.spec, col.name, col.options)
     n = len(col)
+    if precision <= 18:  # the value fits an int64: no limbs, one compiled pass
+        return _decode_int64(col, col.fixed_bytes(), precision, scale, atype)
     raw = col.fixed_bytes().astype(np.uint8)
     if raw.shape[1]:
         negative = (raw[:, 0] & 0x80) == 0  # stored sign bit: 1 = positive (bin2decimal)
@@ -61,8 +64,6 @@ def decode(col: ColumnData) -> pa.Array:
         raw[negative] ^= 0xFF
     else:
         negative = np.zeros(n, bool)
-    if precision <= 18:  # the value fits an int64: no limbs
-        return _decode_int64(col, raw, negative, precision, scale, atype)
     nlimbs = atype.byte_width // 4  # 32-bit limbs of the Arrow value
     acc = np.zeros((n, nlimbs), np.uint64)
     pos = 0
@@ -98,28 +99,45 @@ def decode(col: ColumnData) -> pa.Array:
     return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(data)], null_count=nulls)
 
 
-def _decode_int64(col: ColumnData, raw: np.ndarray, negative: np.ndarray, precision: int, scale: int,
-                  atype: pa.DataType) -> pa.Array:
+def _decode_int64(col: ColumnData, raw: np.ndarray, precision: int, scale: int, atype: pa.DataType) -> pa.Array:
     """DECIMAL of at most 18 digits: the digit groups summed in an int64 (< 10**18), then
     written as decimal128's two little-endian 64-bit halves (the high one the sign)."""
     n = len(raw)
-    value = np.zeros(n, np.int64)
-    bad = np.zeros(n, bool)
-    pos = 0
-    for nbytes, digits in groups(precision, scale):
-        g = raw[:, pos].astype(np.int64)
-        for k in range(1, nbytes):
-            g = (g << 8) | raw[:, pos + k]
-        pos += nbytes
-        bad |= g >= 10**digits
-        value = value * 10**digits + g  # no overflow while every group is in range
+    sizes = groups(precision, scale)
+    data = np.empty((n, 2), "<i8")
+    bad = np.empty(n, bool)
+    _sum_groups(raw, np.array([b for b, _ in sizes], np.int64), np.array([10**d for _, d in sizes], np.int64), data, bad)
     bad &= col.valid
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise col.error(f"DECIMAL({precision},{scale}) value has a digit group out of range", i)
-    np.negative(value, out=value, where=negative)
-    data = np.empty((n, 2), "<i8")
-    data[:, 0] = value
-    data[:, 1] = value >> 63
     vbuf, nulls = validity(col.valid)
     return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(data)], null_count=nulls)
+
+
+@njit(nogil=True, cache=True)
+def _sum_groups(raw, nbytes, limit, data, bad):  # pragma: no cover - compiled
+    """Per value (decimal2bin's bytes): the sign bit (1 = positive; a negative value has every
+    byte inverted), then the digit groups (big-endian, ``nbytes[g]`` bytes each, below
+    ``limit[g]``) summed by Horner's rule; ``data[i]`` = (value, sign word)."""
+    for i in range(raw.shape[0]):
+        negative = raw.shape[1] > 0 and (raw[i, 0] & 0x80) == 0
+        flip = np.int64(0xFF) if negative else np.int64(0)
+        value = np.int64(0)
+        out_of_range = False
+        pos = 0
+        for g in range(len(nbytes)):
+            group = np.int64(0)
+            for k in range(nbytes[g]):
+                b = np.int64(raw[i, pos + k]) ^ flip
+                if pos + k == 0:
+                    b ^= 0x80
+                group = (group << 8) | b
+            pos += nbytes[g]
+            out_of_range |= group >= limit[g]
+            value = value * limit[g] + group
+        if negative:
+            value = -value
+        data[i, 0] = value
+        data[i, 1] = value >> 63
+        bad[i] = out_of_range
