@@ -781,6 +781,10 @@ def _cpu() -> str:
     return platform.processor() or "?"
 
 
+#: the heading of RESULTS.md's part that a new run keeps (the numbers of earlier rounds of work)
+HISTORY = "## History"
+
+
 def write_markdown(out: Path, results: dict, versions: dict, command: str, rows: int, seed: int,
                    gen_seconds: float, total_seconds: float, rounds: int = ROUNDS) -> None:
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
@@ -853,6 +857,11 @@ def write_markdown(out: Path, results: dict, versions: dict, command: str, rows:
     failed = [(s, k, m["error"]) for s, r in results.items() for k, m in r["methods"].items() if "error" in m]
     if failed:
         text += ["Failures:", ""] + [f"* {s} / {k}: `{e}`" for s, k, e in failed] + [""]
+    # what earlier rounds of work measured is kept, below this run's numbers
+    if out.exists():
+        old = out.read_text()
+        if HISTORY in old:
+            text += [old[old.index(HISTORY):].rstrip(), ""]
     out.write_text("\n".join(text))
 
 
