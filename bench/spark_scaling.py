@@ -5,7 +5,8 @@
     python bench/spark_scaling.py /archive/mysql-bin.* --table db.t
 
 For each core count, a fresh ``local[n]`` SparkSession reads the table through the ``binlog``
-data source and writes it to Spark's ``noop`` sink (every column decoded and handed to Spark,
+data source (with 1 and 2 decoding threads per task: the ``threads`` option) and writes it to
+Spark's ``noop`` sink (every column decoded and handed to Spark,
 nothing stored); best of ``--repeat`` runs. The driver-side planning (header walk) is timed
 apart. VECBINLOG_BENCH_ROWS scales the generated files (as in bench/conftest.py).
 """
@@ -52,6 +53,7 @@ def main() -> None:
     parser.add_argument("--table", default="b.narrow")
     parser.add_argument("--split-bytes", default="8m")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--threads", default="1,2", help="decoding threads per task to try (the threads option)")
     args = parser.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -76,15 +78,17 @@ def main() -> None:
                      .config("spark.sql.session.timeZone", "UTC").getOrCreate())
             spark.sparkContext.setLogLevel("ERROR")
             vecbinlog.spark.register(spark)
-            df = (spark.read.format("binlog").option("table", args.table)
-                  .option("split_bytes", args.split_bytes).load(",".join(paths)))
-            best = float("inf")
-            for _ in range(args.repeat):
-                t = time.perf_counter()
-                df.write.format("noop").mode("overwrite").save()
-                best = min(best, time.perf_counter() - t)
-            rows = df.count()
-            print(f"local[{cores}]: {rows} rows in {best:.2f} s ({rows / best / 1e6:.2f} M rows/s, {size / best / 1e6:.0f} MB/s)")
+            for threads in (int(t) for t in args.threads.split(",")):
+                df = (spark.read.format("binlog").option("table", args.table).option("threads", str(threads))
+                      .option("split_bytes", args.split_bytes).load(",".join(paths)))
+                best = float("inf")
+                for _ in range(args.repeat):
+                    t = time.perf_counter()
+                    df.write.format("noop").mode("overwrite").save()
+                    best = min(best, time.perf_counter() - t)
+                rows = df.count()
+                print(f"local[{cores}], {threads} thread(s) per task: {rows} rows in {best:.2f} s "
+                      f"({rows / best / 1e6:.2f} M rows/s, {size / best / 1e6:.0f} MB/s)")
             spark.stop()
 
 

@@ -258,7 +258,7 @@ class ReadOptions:
         opts = {k.lower(): v for k, v in options.items()}
         known = {"path", "paths", "table", "tables", "split_bytes", "start", "stop", "since", "until",
                  "change_types", "invalid_dates", "segment_bytes", "batch_rows", "rolled_back", "non_transactional", "gtids",
-                 *_JSON_OPTIONS, *_BOOL_OPTIONS}
+                 "threads", *_JSON_OPTIONS, *_BOOL_OPTIONS}
         unknown = set(opts) - known
         if unknown:
             raise ValueError(f"unknown binlog option(s) {sorted(unknown)}; known: {sorted(known)}")
@@ -295,6 +295,11 @@ class ReadOptions:
             decode["non_transactional"] = [t.strip() for t in opts["non_transactional"].split(",") if t.strip()]
         if "segment_bytes" in opts:
             decode["segment_bytes"] = _parse_bytes("segment_bytes", opts["segment_bytes"])
+        if "threads" in opts:
+            try:
+                decode["threads"] = int(opts["threads"])
+            except ValueError:
+                raise ValueError(f"option threads: not an integer: {opts['threads']!r}") from None
         if "batch_rows" in opts:
             try:
                 decode["batch_rows"] = int(opts["batch_rows"])
@@ -379,7 +384,7 @@ def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schem
     :func:`vecbinlog.splits.with_layouts`), each fitted to its table's plan, then cast to the
     Arrow form of ``schema``."""
     target = _arrow_schema(schema)
-    decode = {"threads": 1, **decode}  # Spark already runs a task per core
+    decode = {"threads": 1, **decode}  # Spark already runs a task per core (the threads option: more)
     tables = list(plans)
     for split in splits:
         for name, batch in read_split(split, tables, **decode):
