@@ -418,8 +418,8 @@ class Binlog:
         """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table.
 
         With ``threads`` > 1 each batch is decoded in the background while the next one is
-        placed (placement is many small NumPy steps, decoding a few large ones: on two cores
-        they overlap); batches still come, and fail, in log order."""
+        walked (the compiled walk releases the GIL: on two cores they overlap); batches still
+        come, and fail, in log order."""
         pending: _Pending | None = None  # the batch being decoded in the background
         try:
             for job in self._batch_jobs(wanted, versions):

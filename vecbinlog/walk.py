@@ -8,7 +8,7 @@ each; everything else (headers gathered, values converted) stays NumPy/Arrow, co
 
 Kernels are compiled on first use and cached on disk (numba's ``cache=True``: next to this
 file in ``__pycache__``, or under ``NUMBA_CACHE_DIR``); they release the GIL (``nogil``), so a
-batch is placed while another thread decodes the previous one. numba does not check array
+batch is walked while another thread decodes the previous one. numba does not check array
 bounds: every read of the binlog is checked against the end of its event *here*, before it is
 made, and a violation is returned as an error code that the Python side turns into a
 :class:`~vecbinlog.MalformedEventError` (CI runs the fuzz tests with ``NUMBA_BOUNDSCHECK=1``,

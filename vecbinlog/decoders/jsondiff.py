@@ -301,7 +301,7 @@ def apply_partial(
     """Resolve the diff vectors of one JSON column (``partial``: bool (n,)).
 
     ``arr`` is the column decoded with those values null; the pre-image of an after image is
-    the row just before it (locate_images orders each UPDATE's images so). Returns the column
+    the row just before it (the walk keeps each UPDATE's two images together, in order). Returns the column
     with every applicable diff applied, the rows whose diffs could not be (no before value),
     and the diffs of every partial row. One Python step per partial value.
     """
