@@ -13,11 +13,9 @@ from __future__ import annotations
 import gzip
 import logging
 import os
-import shutil
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -29,6 +27,7 @@ from vecbinlog.errors import CorruptArchiveError, SourceNotFoundError, SourceUnr
 from vecbinlog.splits import plan_splits, read_split
 
 from .conftest import ROOT, corpus_path
+from .support.mariadb import copy_binlogs
 
 CODECS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bz2", ".lz4": "lz4"}
 #: corpus files of several servers, checksum on and off, rows v1 and v2, compressed transactions
@@ -53,24 +52,20 @@ def s3():
     import boto3
     from moto.server import ThreadedMotoServer
 
-    saved = {k: os.environ.get(k) for k in CREDENTIALS}
-    os.environ.update(CREDENTIALS)
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        host, port = server.get_host_and_port()
-        endpoint = f"{host}:{port}"
-        client = boto3.client("s3", endpoint_url=f"http://{endpoint}")
-        client.create_bucket(Bucket="binlogs")
-        yield client, f"?endpoint_override={endpoint}&scheme=http&region=us-east-1", endpoint
-    finally:
-        server.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with pytest.MonkeyPatch.context() as env:
+        for k, v in CREDENTIALS.items():
+            env.setenv(k, v)
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+        server.start()
+        try:
+            host, port = server.get_host_and_port()
+            endpoint = f"{host}:{port}"
+            client = boto3.client("s3", endpoint_url=f"http://{endpoint}")
+            client.create_bucket(Bucket="binlogs")
+            yield client, f"?endpoint_override={endpoint}&scheme=http&region=us-east-1", endpoint
+        finally:
+            server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -92,13 +87,8 @@ def workload(mariadb_server, tmp_path_factory):
         s.execute(*inserts, f"UPDATE t SET note = CONCAT(note, '!') WHERE id % 7 = {part}",
                   f"DELETE FROM t WHERE id % 11 = {part}", database="arch")
         s.flush_binary_logs()
-    files = s.binlog_files()[first:-1]
     out = tmp_path_factory.mktemp("arch")
-    copies = []
-    for f in files:
-        shutil.copy(f, out / f.name)
-        copies.append(out / f.name)
-    (out / "mysql-bin.index").write_text("".join(f"./{f.name}\n" for f in copies))
+    copies, _ = copy_binlogs(s.binlog_files()[first:-1], out)
     return out, copies
 
 

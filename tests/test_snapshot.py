@@ -8,13 +8,14 @@ had written) and at the end.
 from __future__ import annotations
 
 import json
-import shutil
 import warnings
 
 import pytest
 
 import vecbinlog
 from vecbinlog.logset import binlog_files, log_order_key
+
+from .support.mariadb import copy_binlogs
 
 from .conftest import DATA
 
@@ -51,13 +52,7 @@ def snapshot_workload(mariadb_server, tmp_path_factory):
     s.flush_binary_logs()
     final = sorted(s.query("SELECT * FROM snap.s"))
     files = s.binlog_files()[first:-1]
-    out = tmp_path_factory.mktemp("snap")
-    copies = []
-    for f in files:
-        shutil.copy(f, out / f.name)
-        copies.append(out / f.name)
-    index = out / "mysql-bin.index"
-    index.write_text("".join(f"./{f.name}\n" for f in copies))
+    copies, index = copy_binlogs(files, tmp_path_factory.mktemp("snap"))
     return copies, index, at, final
 
 

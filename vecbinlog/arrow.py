@@ -64,8 +64,6 @@ value) the new document is not in the binlog: the column is null *and* listed in
 
 from __future__ import annotations
 
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
@@ -75,6 +73,7 @@ import pyarrow as pa
 from .constants import ColumnType
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
 from .errors import BinlogError
+from .pools import pool
 from .decoders.jsondiff import JsonDiff, apply_partial
 from .rows import CHANGE_TYPES, RowImages
 from .table_map import TableMap
@@ -202,9 +201,6 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
 #: batch is not decoded in the background (threads cost more than they give on small
 #: batches: they take turns at the GIL).
 THREADED_CELLS = 1 << 18
-_POOL: ThreadPoolExecutor | None = None
-_POOL_SIZE = 0
-_POOL_PID = 0  # a forked child has the pool object but not its threads: it makes its own
 
 
 def _decode(make: Callable[[], ColumnData]) -> tuple[pa.Array, ColumnData]:
@@ -219,14 +215,11 @@ def _decode(make: Callable[[], ColumnData]) -> tuple[pa.Array, ColumnData]:
 
 def _map_columns(makers: list[Callable[[], ColumnData]], n: int, threads: int) -> list[tuple[pa.Array, ColumnData]]:
     """Each column made and decoded, in order; spread over ``threads`` threads when worth it."""
-    global _POOL, _POOL_SIZE, _POOL_PID
     if threads <= 1 or len(makers) < 2 or n * len(makers) < THREADED_CELLS:
         return [_decode(make) for make in makers]
-    if _POOL is None or _POOL_SIZE < threads or _POOL_PID != os.getpid():
-        _POOL = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="vecbinlog")
-        _POOL_SIZE, _POOL_PID = threads, os.getpid()
     # the first error in column order wins, as it would decoding one column after another
-    futures = [_POOL.submit(_decode, make) for make in makers]
+    columns = pool("columns", threads)
+    futures = [columns.submit(_decode, make) for make in makers]
     return [f.result() for f in futures]
 
 

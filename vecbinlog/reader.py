@@ -7,7 +7,7 @@ import functools
 import os
 import warnings
 from collections import Counter
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -27,6 +27,7 @@ from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
 from .logset import binlog_files
+from .pools import pool
 from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, TableMaps, place_images
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
@@ -909,19 +910,6 @@ def _not_decoded(counts: Counter[str]) -> dict[str, dict[str, int]]:
     }
 
 
-_BUILDER: ThreadPoolExecutor | None = None
-_BUILDER_PID = 0
-
-
-def _builder() -> ThreadPoolExecutor:
-    """The thread that decodes batches in the background (a forked child makes its own)."""
-    global _BUILDER, _BUILDER_PID
-    if _BUILDER is None or _BUILDER_PID != os.getpid():
-        _BUILDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="vecbinlog-batch")
-        _BUILDER_PID = os.getpid()
-    return _BUILDER
-
-
 class _Pending:
     """A batch of ``table`` to decode: here (:meth:`result`), or in the background (:meth:`start`)."""
 
@@ -931,7 +919,7 @@ class _Pending:
         self.future: Future | None = None
 
     def start(self) -> None:
-        self.future = _builder().submit(self.make)
+        self.future = pool("batch").submit(self.make)  # the thread that decodes batches in the background
 
     def result(self) -> tuple[str, pa.RecordBatch]:
         """(table, batch), its decoding warnings issued; the row images are let go."""

@@ -34,7 +34,7 @@ from __future__ import annotations
 import mmap
 import os
 import re
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -42,6 +42,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
 
+from .pools import pool
 from .errors import CorruptArchiveError, SourceError, SourceNotFoundError, SourcePermissionError, \
     SourceUnreachableError
 
@@ -281,19 +282,6 @@ class MappedSource:
             self._mmap = None
 
 
-_READER: ThreadPoolExecutor | None = None
-_READER_PID = 0
-
-
-def _reader() -> ThreadPoolExecutor:
-    """The thread that reads the next window ahead (a forked child makes its own)."""
-    global _READER, _READER_PID
-    if _READER is None or _READER_PID != os.getpid():
-        _READER = ThreadPoolExecutor(max_workers=2, thread_name_prefix="vecbinlog-read")
-        _READER_PID = os.getpid()
-    return _READER
-
-
 class _Windows:
     """What the ranged and the stream sources share: the last window is kept, so that the next
     one, which starts inside it (at the first event that did not fit), copies its tail
@@ -371,7 +359,7 @@ class RangedSource(_Windows):
         end = self.size if until is None else min(until, self.size)
         if self._read_ahead and stop < end and self._ahead is None:
             nxt = min(stop + (stop - start), end)
-            self._ahead = (stop, nxt, _reader().submit(self._read, stop, nxt))
+            self._ahead = (stop, nxt, pool("read", 2).submit(self._read, stop, nxt))
         return self._keep(buf, start)
 
     def at_end(self, offset: int) -> bool:

@@ -338,59 +338,52 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
                 valid[c, n] = True
                 if with_absent:
                     absent[c, n] = False
-            if p > stop:
-                return n, e, start, k, 3, k, 0
-            image_event[n] = e
-            image_number[n] = k
-            image_start[n] = start
-            n += 1
-            k += 1
-            continue
-        ordinal = 0
-        for c in range(ncols):
-            if full:
-                has_value = ((buf[null_at + (c >> 3)] >> (c & 7)) & 1) == 0
-                if with_absent:
-                    absent[c, n] = False
-            else:
-                here = (buf[cols_at + (c >> 3)] >> (c & 7)) & 1
-                has_value = False
-                if here:
-                    has_value = ((buf[null_at + (ordinal >> 3)] >> (ordinal & 7)) & 1) == 0
-                    ordinal += 1
-                if with_absent:
-                    absent[c, n] = here == 0
-            valid[c, n] = has_value
-            if with_at:
-                value_at[c, n] = p if has_value else 0
-            w = width[c]
-            if how[c] == FIXED:  # copied (checked below, with the image's end: p only grows)
-                dest = at[c] + n * w
-                if w <= 8:
-                    _store_word(fixed, dest, _load(buf, p) if has_value else np.uint64(0))
+        else:
+            ordinal = 0
+            for c in range(ncols):
+                if full:
+                    has_value = ((buf[null_at + (c >> 3)] >> (c & 7)) & 1) == 0
+                    if with_absent:
+                        absent[c, n] = False
                 else:
-                    for i in range(0, w, 8):
-                        _store_word(fixed, dest + i, _load(buf, p + i) if has_value else np.uint64(0))
-                if has_value:
-                    p += w
-                continue
-            if has_value:
-                if p + w > stop:
-                    return n, e, start, k, 2, k, c
-                length = np.int64(_load(buf, p) & _LOW_BYTES[w])
-                if p + w + length > stop:
-                    return n, e, start, k, 3, k, c
-                var_start[at[c], n] = p + w
-                var_len[at[c], n] = length
+                    here = (buf[cols_at + (c >> 3)] >> (c & 7)) & 1
+                    has_value = False
+                    if here:
+                        has_value = ((buf[null_at + (ordinal >> 3)] >> (ordinal & 7)) & 1) == 0
+                        ordinal += 1
+                    if with_absent:
+                        absent[c, n] = here == 0
+                valid[c, n] = has_value
                 if with_at:
-                    value_at[c, n] = p + w
-                p += w + length
-            else:
-                var_start[at[c], n] = 0
-                var_len[at[c], n] = 0
-            if with_partial and json_slot[c] >= 0:
-                j = json_slot[c]
-                partial[j, n] = part_at >= 0 and has_value and ((buf[part_at + (j >> 3)] >> (j & 7)) & 1) == 1
+                    value_at[c, n] = p if has_value else 0
+                w = width[c]
+                if how[c] == FIXED:  # copied (checked below, with the image's end: p only grows)
+                    dest = at[c] + n * w
+                    if w <= 8:
+                        _store_word(fixed, dest, _load(buf, p) if has_value else np.uint64(0))
+                    else:
+                        for i in range(0, w, 8):
+                            _store_word(fixed, dest + i, _load(buf, p + i) if has_value else np.uint64(0))
+                    if has_value:
+                        p += w
+                    continue
+                if has_value:
+                    if p + w > stop:
+                        return n, e, start, k, 2, k, c
+                    length = np.int64(_load(buf, p) & _LOW_BYTES[w])
+                    if p + w + length > stop:
+                        return n, e, start, k, 3, k, c
+                    var_start[at[c], n] = p + w
+                    var_len[at[c], n] = length
+                    if with_at:
+                        value_at[c, n] = p + w
+                    p += w + length
+                else:
+                    var_start[at[c], n] = 0
+                    var_len[at[c], n] = 0
+                if with_partial and json_slot[c] >= 0:
+                    j = json_slot[c]
+                    partial[j, n] = part_at >= 0 and has_value and ((buf[part_at + (j >> 3)] >> (j & 7)) & 1) == 1
         if p > stop:
             return n, e, start, k, 3, k, 0
         if p == start:

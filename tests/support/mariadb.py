@@ -377,6 +377,18 @@ class MariaDBServer:
         return path
 
 
+def copy_binlogs(files: list[Path], folder: Path) -> tuple[list[Path], Path]:
+    """Copies of a server's binlog files in ``folder``, with a ``mysql-bin.index`` listing them
+    as the server does (``./name``): (copies, index)."""
+    copies = []
+    for f in files:
+        shutil.copy(f, folder / f.name)
+        copies.append(folder / f.name)
+    index = folder / "mysql-bin.index"
+    index.write_text("".join(f"./{f.name}\n" for f in copies))
+    return copies, index
+
+
 def hexlit(data: bytes) -> str:
     """SQL literal for arbitrary bytes: X'...' (X'' for empty)."""
     return f"X'{data.hex()}'"
