@@ -11,6 +11,7 @@ is the decoder the corpus and round-trip tests check against the servers).
 from __future__ import annotations
 
 import gzip
+import json
 import logging
 import os
 import subprocess
@@ -293,3 +294,22 @@ def _session():
                .config("spark.driver.memory", "1g").getOrCreate())
     vspark.register(session)
     return session
+
+
+def test_cli_reads_a_compressed_file_twice_over(tmp_path, workload):
+    """`vecbinlog info` walks a file more than once (its events, then each table's rows): a
+    compressed file is decompressed again from its start for each walk."""
+    _, files = workload
+    copy = tmp_path / (files[0].name + ".zst")
+    with pa.CompressedOutputStream(str(copy), "zstd") as out:
+        out.write(files[0].read_bytes())
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    plain, packed = (subprocess.run([sys.executable, "-m", "vecbinlog", "info", str(p), "--json"], capture_output=True,
+                                    text=True, env=env, timeout=300) for p in (files[0], copy))
+    assert packed.returncode == 0, packed.stderr
+    a, b = json.loads(plain.stdout), json.loads(packed.stdout)
+    fa, fb = a["files"][0], b["files"][0]
+    assert fb["compression"] == "zstd" and fa["compression"] is None
+    for key in ("size", "events", "rows_events_by_table", "gtids"):
+        assert fb[key] == fa[key], key
+    assert b.get("tables") == a.get("tables")

@@ -35,7 +35,7 @@ import mmap
 import os
 import re
 from concurrent.futures import Future
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
@@ -208,11 +208,7 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
         codec = _codec_by_name(raw_name) or _codec_by_magic(head)
         if codec is None:
             return MappedSource(inner, shown, name)
-        try:
-            raw = pa.OSFile(inner, "rb")
-        except OSError as exc:
-            raise _source_error(exc, shown) from None
-        return StreamSource(raw, codec, shown, name, compressed_size=os.path.getsize(inner))
+        return StreamSource(lambda: pa.OSFile(inner, "rb"), codec, shown, name, compressed_size=os.path.getsize(inner))
     try:
         info = fs.get_file_info(inner)
     except OSError as exc:
@@ -230,7 +226,8 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
         raise _source_error(exc, shown) from None
     if codec is None:
         return RangedSource(handle, shown, name, read_ahead=read_ahead)
-    return StreamSource(handle, codec, shown, name, compressed_size=info.size)
+    handle.close()
+    return StreamSource(lambda: fs.open_input_file(inner), codec, shown, name, compressed_size=info.size)
 
 
 class MappedSource:
@@ -374,9 +371,9 @@ class RangedSource(_Windows):
 
 class StreamSource:
     """A compressed binlog, decompressed as it is read (pyarrow's ``CompressedInputStream``):
-    windows go forward only (one may start inside the last one, never before it). It cannot
-    be cut by byte ranges (a reader must start at its beginning), so a Spark split is one whole
-    file. The decompressed bytes are kept from where the reader released them (the end of
+    windows go forward (one may start inside the last one; one before it starts the
+    decompression again from the file's start: a second walk of the file). It cannot be cut by
+    byte ranges (a reader must start at its beginning), so a Spark split is one whole file. The decompressed bytes are kept from where the reader released them (the end of
     the last segment decoded) to the furthest point read (a look past a segment for how a
     transaction ends reads ahead, and the next segment then starts from what was kept)."""
 
@@ -388,20 +385,33 @@ class StreamSource:
     #: decompressed into memory
     MAX_WINDOW = 1 << 31
 
-    def __init__(self, raw: Any, codec: str, shown: str, name: str, *, compressed_size: int | None = None) -> None:
+    def __init__(self, open_raw: Callable[[], Any], codec: str, shown: str, name: str, *,
+                 compressed_size: int | None = None) -> None:
         self.path, self.name, self.compression = shown, name, codec
         self.compressed_size = compressed_size
         self.size: int | None = None  # known at the end of the stream
         self.requests = 0  #: reads of the stream
         #: why the stream ended early (a codec error), once it did: the data ends at ``size``
         self.failure: str | None = None
-        self._raw = raw
+        self._open_raw = open_raw
+        self._raw = self._stream = None
+        self._restart()
+
+    def _restart(self) -> None:
+        """Decompress from the file's start again (a second walk of the file: another read)."""
+        self.close()
         try:
-            self._stream = pa.CompressedInputStream(raw, codec)
+            self._raw = self._open_raw()
+        except OSError as exc:
+            raise _source_error(exc, self.path) from None
+        try:
+            self._stream = pa.CompressedInputStream(self._raw, self.compression)
         except (OSError, pa.ArrowException) as exc:
-            raise CorruptArchiveError(f"{codec} stream cannot be opened: {_first_line(exc)}", path=shown, offset=0) from None
+            raise CorruptArchiveError(f"{self.compression} stream cannot be opened: {_first_line(exc)}",
+                                      path=self.path, offset=0) from None
         self._kept = np.zeros(0, np.uint8)  # decompressed bytes [_base, _base + len(_kept))
         self._base = 0
+        self._ended = False
 
     @property
     def _pos(self) -> int:
@@ -411,17 +421,17 @@ class StreamSource:
         """Decompress up to ``stop`` (or the end of the stream) into what is kept."""
         parts = [self._kept]
         pos = self._pos
-        while pos < stop and self.size is None:
+        while pos < stop and not self._ended:
             try:
                 chunk = self._stream.read(min(max(stop - pos, 1), self.CHUNK))
             except (OSError, pa.ArrowException) as exc:
                 # the data ends here: the reader decodes what came before and reports this
                 self.failure = f"the {self.compression} stream is corrupt or truncated ({_first_line(exc)})"
-                self.size = pos
+                self.size, self._ended = pos, True
                 break
             self.requests += 1
             if not len(chunk):
-                self.size = pos
+                self.size, self._ended = pos, True
                 break
             parts.append(np.frombuffer(chunk, np.uint8))
             pos += len(chunk)
@@ -429,12 +439,8 @@ class StreamSource:
             self._kept = np.concatenate(parts)  # new arrays: windows handed out stay as they were
 
     def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
-        if start < self._base:
-            raise SourceError(
-                f"a compressed file is read forward only: offset {start} was asked after the bytes before "
-                f"offset {self._base} were let go",
-                uri=self.path,
-            )
+        if start < self._base:  # a new walk of the file
+            self._restart()
         if stop - start > self.MAX_WINDOW:
             raise CorruptArchiveError(
                 f"an event of over {self.MAX_WINDOW} bytes at offset {start}: no server writes one (a corrupt "
@@ -446,7 +452,7 @@ class StreamSource:
     def at_end(self, offset: int) -> bool:
         if offset >= self._pos:
             self._read_to(offset + 1)
-        return self.size is not None and offset >= self.size
+        return self._ended and offset >= self._pos
 
     def release(self, start: int, stop: int) -> None:
         """The bytes before ``stop`` are let go: no window will start before it."""
@@ -455,8 +461,9 @@ class StreamSource:
             self._kept, self._base = self._kept[cut - self._base:], cut
 
     def close(self) -> None:
-        try:
-            self._stream.close()
-        except (OSError, pa.ArrowException):
-            pass
-        self._raw.close()
+        for handle in (self._stream, self._raw):
+            if handle is not None:
+                try:
+                    handle.close()
+                except (OSError, pa.ArrowException):
+                    pass
