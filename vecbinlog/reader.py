@@ -683,8 +683,8 @@ class Binlog:
         """One row per event, for every file: where it is, what it is.
 
         Columns: file, pos, type_code, type, size, timestamp, server_id, end_log_pos, flags,
-        and info, the text ``SHOW BINLOG EVENTS`` gives for QUERY, XID, ROTATE,
-        FORMAT_DESCRIPTION, TABLE_MAP and rows events (null for other types).
+        and info, the text ``SHOW BINLOG EVENTS`` gives (see :mod:`vecbinlog.events`; null for
+        the types it does not describe: vendor types, LOAD DATA events, INCIDENT...).
         """
         parts = []
         for k, f in enumerate(self.files):
