@@ -6,32 +6,20 @@ Exit codes: 0 success, 1 a file could not be read (a :class:`vecbinlog.BinlogErr
 OS error such as a missing file), 2 bad usage. Errors are one line on stderr,
 ``vecbinlog: error: <file>, offset N, EVENT: message``; ``--debug`` adds the traceback.
 
-How values are printed (``cat``, and ``to-parquet --format csv``): as Arrow's ``to_pylist()``
-gives them, then
-
-* binary (BINARY/VARBINARY/BLOB, text of unknown charset): lowercase hex (``bytes.fromhex``
-  reverses it); the ``table`` format prefixes it with ``0x``;
-* DATETIME/TIMESTAMP/DATE: ISO 8601 (``datetime.isoformat()``; TIMESTAMPs end in ``+00:00``);
-  in CSV, Arrow's own text (``2026-11-21 20:00:21.000000Z``);
-* TIME (duration): MySQL's text, ``[-]HH:MM:SS[.ffffff]``;
-* DECIMAL: the exact decimal text (a JSON string in jsonl);
-* lists (SET, ``_absent``), structs (GEOMETRY), vectors: JSON text in table and CSV;
-* NULL: ``null`` in jsonl, an empty field in CSV (an empty string is ``""``), ``NULL`` in table.
+How values are printed (``cat``, ``to-parquet --format csv``, ``snapshot OUT.csv``): see
+:mod:`vecbinlog.text` (whole columns at a time, then one compiled loop writes the lines).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as _dt
-import decimal
 import json
-import math
 import os
 import re
 import sys
 import time
 import traceback
-import unicodedata
 import urllib.parse
 import warnings
 from collections import OrderedDict
@@ -51,103 +39,6 @@ CHANGE_TYPES = ("insert", "update", "delete")
 
 class UsageError(Exception):
     """Bad usage found after parsing (e.g. a table the binlog does not have): exit 2."""
-
-
-# ---------------------------------------------------------------------------------------
-# value formatting
-# ---------------------------------------------------------------------------------------
-def _time_text(td: _dt.timedelta) -> str:
-    """A TIME value as MySQL prints it: ``[-]HH:MM:SS[.ffffff]`` (hours may exceed 24)."""
-    us = td // _dt.timedelta(microseconds=1)
-    sign = "-" if us < 0 else ""
-    us = abs(us)
-    secs, frac = divmod(us, 1_000_000)
-    h, rem = divmod(secs, 3600)
-    m, s = divmod(rem, 60)
-    out = f"{sign}{h:02d}:{m:02d}:{s:02d}"
-    return out + (f".{frac:06d}" if frac else "")
-
-
-def json_value(v: Any) -> Any:
-    """A ``to_pylist()`` value as JSON: bytes as hex, temporal values as ISO text, TIME as
-    ``HH:MM:SS``, Decimal as its exact text, NaN/inf as strings; lists and dicts recursively."""
-    if v is None or isinstance(v, (bool, int, str)):
-        return v
-    if isinstance(v, float):
-        return v if math.isfinite(v) else str(v)
-    if isinstance(v, (bytes, bytearray, memoryview)):
-        return bytes(v).hex()
-    if isinstance(v, _dt.timedelta):
-        return _time_text(v)
-    if isinstance(v, (_dt.datetime, _dt.date, _dt.time)):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return str(v)
-    if isinstance(v, dict):
-        return {str(k): json_value(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [json_value(x) for x in v]
-    return str(v)
-
-
-def _column_pylist(col: pa.Array) -> list[Any]:
-    """``col.to_pylist()``, falling back to Arrow's text for values Python cannot hold
-    (the year 0 of a DATE/DATETIME)."""
-    try:
-        return col.to_pylist()
-    except (ValueError, OverflowError):
-        return col.cast(pa.string()).to_pylist()
-
-
-def _is_binary(t: pa.DataType) -> bool:
-    return pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t)
-
-
-def _is_nested(t: pa.DataType) -> bool:
-    return pa.types.is_nested(t)
-
-
-def _is_numeric(t: pa.DataType) -> bool:
-    return pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)
-
-
-def batch_json_rows(batch: pa.RecordBatch) -> Iterator[dict[str, Any]]:
-    cols = [[json_value(v) for v in _column_pylist(c)] for c in batch.columns]
-    names = batch.schema.names
-    for row in zip(*cols):
-        yield dict(zip(names, row))
-
-
-def _display(v: Any, t: pa.DataType) -> str:
-    if v is None:
-        return "NULL"
-    if _is_binary(t) or isinstance(v, (bytes, bytearray)):
-        return "0x" + bytes(v).hex()
-    if isinstance(v, str):
-        return v
-    j = json_value(v)
-    if isinstance(j, (list, dict)):
-        return json.dumps(j, ensure_ascii=False)
-    return str(j)
-
-
-def csv_ready(batch: pa.RecordBatch) -> pa.RecordBatch:
-    """The batch with every column Arrow's CSV writer cannot write as text made text:
-    binary as hex, TIME as ``HH:MM:SS``, lists and structs as JSON, dictionaries decoded."""
-    arrays, fields = [], []
-    for f, col in zip(batch.schema, batch.columns):
-        t = col.type
-        if pa.types.is_dictionary(t):
-            col = col.cast(t.value_type)
-            t = col.type
-        if _is_binary(t) or _is_nested(t) or pa.types.is_duration(t):
-            vals = [json_value(v) for v in _column_pylist(col)]
-            if _is_nested(t):
-                vals = [None if v is None else json.dumps(v, ensure_ascii=False) for v in vals]
-            col = pa.array(vals, pa.string())
-        arrays.append(col)
-        fields.append(pa.field(f.name, col.type, f.nullable))
-    return pa.RecordBatch.from_arrays(arrays, schema=pa.schema(fields))
 
 
 # ---------------------------------------------------------------------------------------
@@ -640,10 +531,9 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
                 raise
             raise UsageError(str(exc)) from exc
     if args.out.endswith(".csv"):
-        import pyarrow.csv as pacsv
-
-        batches = [csv_ready(b) for b in table.to_batches()]
-        pacsv.write_csv(pa.Table.from_batches(batches) if batches else table, args.out)
+        with CsvFile(args.out, table.schema) as out:
+            for b in table.to_batches():
+                out.write_batch(b)
     else:
         import pyarrow.parquet as pq
 
@@ -654,85 +544,28 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 
 def cmd_cat(args: argparse.Namespace) -> int:
-    out = sys.stdout
+    from .text import CsvText, JsonLinesText, TableText
+
+    out = sys.stdout.buffer
+    sys.stdout.flush()
+    writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
+    fmt = writer() if writer is not None else TableText(args.max_width)
     with _open(args) as log:
         _check_table(log, args.table)
         with Progress(log, args, args.table) as progress:
             gen = log.iter_batches(args.table)
             try:
-                batches = _limited(gen, args.limit)
-                if args.format == "jsonl":
-                    for b in batches:
-                        progress.batch(b)
-                        for row in batch_json_rows(b):
-                            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-                elif args.format == "csv":
-                    import pyarrow.csv as pacsv
-
+                names = None
+                for b in _limited(gen, args.limit):  # one batch decoded, formatted, written at a time
+                    progress.batch(b)
+                    if isinstance(fmt, CsvText) and b.schema.names != names:  # first batch, or a new layout
+                        out.write(fmt.header(b.schema.names))
+                        names = b.schema.names
+                    fmt.write(b, out)
                     out.flush()
-                    schema = writer = None
-                    for b in batches:
-                        progress.batch(b)
-                        cb = csv_ready(b)
-                        if writer is None or not cb.schema.equals(schema):
-                            writer = pacsv.CSVWriter(sys.stdout.buffer, cb.schema)  # a new header
-                            schema = cb.schema
-                        writer.write_batch(cb)
-                    sys.stdout.buffer.flush()
-                else:
-                    _cat_table(batches, progress, args.max_width)
             finally:
                 gen.close()
     return 0
-
-
-def _width(s: str) -> int:
-    """Terminal columns of ``s``: East Asian wide characters and emoji take two."""
-    if s.isascii():
-        return len(s)
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1 for ch in s)
-
-
-def _cut(s: str, wd: int) -> str:
-    """``s`` on one line, cut to ``wd`` terminal columns (with an ellipsis)."""
-    s = s.replace("\r", "\\r").replace("\n", "\\n").replace("\t", "\\t")
-    if _width(s) <= wd:
-        return s
-    out, used = [], 0
-    for ch in s:
-        w = _width(ch)
-        if used + w > wd - 1:
-            break
-        out.append(ch)
-        used += w
-    return "".join(out) + "…"
-
-
-def _pad(s: str, wd: int, right: bool) -> str:
-    fill = " " * max(wd - _width(s), 0)
-    return fill + s if right else s + fill
-
-
-def _cat_table(batches: Iterable[pa.RecordBatch], progress: Progress, max_width: int) -> None:
-    names: list[str] | None = None
-    widths: list[int] = []
-    right: list[bool] = []
-    for b in batches:
-        progress.batch(b)
-        cols = [[_display(v, c.type) for v in _column_pylist(c)] for c in b.columns]
-        if b.schema.names != names:  # first batch, or the layout changed: a new header
-            if names is not None:
-                print()
-            names = b.schema.names
-            right = [_is_numeric(c.type) for c in b.columns]
-            widths = []
-            for name, col, col_t in zip(names, cols, b.schema.types):
-                wd = max([_width(name)] + [_width(_cut(s, 10**6)) for s in col[:1000]])
-                widths.append(min(wd, max_width) if max_width and not _is_numeric(col_t) else wd)
-            print("  ".join(_pad(_cut(n, wd), wd, False) for n, wd in zip(names, widths)).rstrip())
-            print("  ".join("-" * wd for wd in widths))
-        for row in zip(*cols):
-            print("  ".join(_pad(_cut(s, wd), wd, rj) for s, wd, rj in zip(row, widths, right)).rstrip())
 
 
 #: Dictionary columns whose dictionary is made per batch (one entry per transaction or
@@ -776,9 +609,7 @@ class _PartWriter:
         return True
 
     def write(self, batch: pa.RecordBatch) -> None:
-        if self.fmt == "csv":
-            batch = csv_ready(batch)
-        elif self.fmt == "arrow":
+        if self.fmt == "arrow":
             batch = plain_per_batch_dictionaries(batch)
         if not self._fits(batch):
             self.close()
@@ -805,14 +636,35 @@ class _PartWriter:
                           if pa.types.is_dictionary(f.type)}
             self.writer = pa.ipc.new_file(path, batch.schema, options=pa.ipc.IpcWriteOptions(compression="zstd"))
         else:
-            import pyarrow.csv as pacsv
-
-            self.writer = pacsv.CSVWriter(str(path), batch.schema)
+            self.writer = CsvFile(path, batch.schema)
 
     def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
             self.writer = None
+
+
+class CsvFile:
+    """A CSV file as ``cat --format csv`` prints it: a header, then each batch's lines."""
+
+    def __init__(self, path: str | Path, schema: pa.Schema) -> None:
+        from .text import CsvText
+
+        self.text = CsvText()
+        self.fh = open(path, "wb")
+        self.fh.write(self.text.header(schema.names))
+
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        self.text.write(batch, self.fh)
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self) -> CsvFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class _Writers:
