@@ -1,6 +1,7 @@
 """The ``vecbinlog`` command line: look into binlogs and export their change logs.
 
-Commands: ``info``, ``tables``, ``cat``, ``to-parquet``. Run ``vecbinlog COMMAND --help``.
+Commands: ``info``, ``tables``, ``cat``, ``snapshot``, ``to-parquet``, ``events``, ``verify``.
+Run ``vecbinlog COMMAND --help``.
 
 Exit codes: 0 success, 1 a file could not be read (a :class:`vecbinlog.BinlogError`, or an
 OS error such as a missing file), 2 bad usage. Errors are one line on stderr,
@@ -26,11 +27,13 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import __version__
 from .errors import BinlogError
+from .layout import MAGIC_LEN
 
 PROG = "vecbinlog"
 ROW_GROUP_ROWS = 128 * 1024  #: rows per Parquet row group (bounded row groups)
@@ -38,7 +41,8 @@ CHANGE_TYPES = ("insert", "update", "delete")
 
 
 class UsageError(Exception):
-    """Bad usage found after parsing (e.g. a table the binlog does not have): exit 2."""
+    """Bad usage found after parsing (a table the binlog does not have, an output that would be
+    overwritten): one line on stderr, exit 2."""
 
 
 # ---------------------------------------------------------------------------------------
@@ -159,11 +163,9 @@ def _positive(text: str) -> int:
 # the parser
 # ---------------------------------------------------------------------------------------
 EPILOG = """\
-exit codes: 0 success, 1 a file could not be read (decoding error, missing file),
-2 bad usage. Errors are one line on stderr; --debug prints the traceback.
-
-coming: `vecbinlog snapshot` (the table's state at a position, from its change log) is
-not built yet.
+exit codes: 0 success, 1 a file could not be read (decoding error, checksum mismatch,
+missing file), 2 bad usage (a bad option, a table the files do not have, an output that
+would be overwritten). Errors are one line on stderr; --debug prints the traceback.
 """
 
 
@@ -237,8 +239,10 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     common = [_common(argparse.SUPPRESS), _reading()]
 
-    def add(name: str, help: str, description: str) -> argparse.ArgumentParser:
-        parents = [_common(argparse.SUPPRESS), _reading(snapshot=True)] if name == "snapshot" else common
+    def add(name: str, help: str, description: str, parents: list[argparse.ArgumentParser] | None = None
+            ) -> argparse.ArgumentParser:
+        if parents is None:
+            parents = [_common(argparse.SUPPRESS), _reading(snapshot=True)] if name == "snapshot" else common
         return sub.add_parser(name, help=help, description=description, parents=parents,
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
 
@@ -297,7 +301,38 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--table", "-t", required=True, metavar="DB.TABLE", help="the table")
     p.add_argument("--key", metavar="COLUMNS", help="key columns, comma-separated (default: the primary key)")
     p.set_defaults(func=cmd_snapshot, parser=p)
+
+    p = add("events", "every event, as SHOW BINLOG EVENTS lists them (file, pos, type, server_id, end_log_pos, info)",
+            "List the events of the files as SHOW BINLOG EVENTS does: file, offset (pos), type (the "
+            "server's enum name, as `info` counts them), server_id, end_log_pos and info (the text the "
+            "server gives: the statement, GTID, xid, table map, rotate...). --json: one JSON object per "
+            "event (with type_code, size, timestamp and flags too). No row is decoded.",
+            parents=[_common(argparse.SUPPRESS), _files()])
+    p.add_argument("--start", metavar="POS", type=_position,
+                   help="only events at or after this byte offset of the first file "
+                        "(as mysqlbinlog --start-position)")
+    p.add_argument("--stop", metavar="POS", type=_position,
+                   help="only events before this byte offset of the last file (as mysqlbinlog --stop-position)")
+    p.add_argument("--limit", "-n", type=_positive, metavar="N", help="print at most N events")
+    p.add_argument("--json", action="store_true", help="one JSON object per event (JSON lines)")
+    p.set_defaults(func=cmd_events, parser=p)
+
+    p = add("verify", "check the CRC32 of every event; exit 1 at the first mismatch",
+            "Check the CRC32 checksum of every event of every file (files written with "
+            "binlog_checksum=CRC32). Prints how many events each file has checked; the first event "
+            "whose checksum does not match is an error (exit 1) naming the file, its offset and type.",
+            parents=[_common(argparse.SUPPRESS), _files()])
+    p.add_argument("--strict", action="store_true",
+                   help="a truncated last event is an error (exit 1) instead of a warning")
+    p.set_defaults(func=cmd_verify, parser=p)
     return parser
+
+
+def _files() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument("files", metavar="FILE", nargs="+",
+                   help="binlog files (or a glob, or the server's .index file), in log order")
+    return p
 
 
 def _open(args: argparse.Namespace):
@@ -518,6 +553,56 @@ def _until(text: str | None):
     if sep and pos.isdigit() and not re.fullmatch(r"[\d\-T :.+]*", name):
         return (name, int(pos))  # mysql-bin.000002:1234
     return _iso_datetime(text)
+
+
+def cmd_events(args: argparse.Namespace) -> int:
+    import vecbinlog
+
+    from .text import JsonLinesText, TableText
+
+    with vecbinlog.open(args.files) as log:
+        events = log.events()
+    pos = events.column("pos").to_numpy()
+    file_no = np.cumsum(pos == MAGIC_LEN) - 1  # every file starts with its FORMAT_DESCRIPTION_EVENT at 4
+    keep = np.ones(len(pos), bool)
+    if args.start is not None:
+        keep &= (file_no > 0) | (pos >= args.start)
+    if args.stop is not None:
+        keep &= (file_no < file_no[-1] if len(pos) else True) | (pos < args.stop)
+    events = events.filter(pa.array(keep))
+    if args.limit is not None:
+        events = events.slice(0, args.limit)
+    out = sys.stdout.buffer
+    sys.stdout.flush()
+    if args.json:
+        names = ["file", "pos", "type", "type_code", "server_id", "end_log_pos", "size", "timestamp", "flags", "info"]
+        writer: Any = JsonLinesText()
+    else:
+        names = ["file", "pos", "type", "server_id", "end_log_pos", "info"]
+        writer = TableText(max_width=0, cut=False)
+    for batch in events.select(names).to_batches(max_chunksize=TableText.CHUNK):
+        writer.write(batch, out)
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    import vecbinlog
+    from .logset import binlog_files
+
+    paths = binlog_files(args.files)
+    total = 0
+    for path in paths:
+        with vecbinlog.open(path, strict=args.strict) as log:
+            checked = log.verify()
+            alg = log.files[0].formats[0].checksum_name
+        total += checked
+        if checked:
+            print(f"{path}: {checked:,} events, every CRC32 matches")
+        else:
+            print(f"{path}: no checksums to verify (binlog_checksum {alg})")
+    if len(paths) > 1:
+        print(f"{len(paths)} files: {total:,} events checked, every CRC32 matches")
+    return 0
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
@@ -763,11 +848,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always")
             warnings.showwarning = show
             return int(args.func(args) or 0)
-    except UsageError as exc:
+    except UsageError as exc:  # found after parsing: one line, as the errors of the files
         if args.debug:
             traceback.print_exc()
-        args.parser.print_usage(sys.stderr)
-        args.parser.exit(2, f"{args.parser.prog}: error: {_one_line(exc)}\n")
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
     except BinlogError as exc:
         if args.debug:
             traceback.print_exc()

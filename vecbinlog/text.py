@@ -939,8 +939,9 @@ class TableText(_Lines):
 
     SAMPLE = 1000
 
-    def __init__(self, max_width: int = 40) -> None:
+    def __init__(self, max_width: int = 40, cut: bool = True) -> None:
         self.max_width = max_width or None
+        self.cut = cut  #: False: cells wider than their column are not cut (they push the next ones)
         self.names: list[str] | None = None
         self.widths: list[int] = []
         self.right: list[bool] = []
@@ -952,7 +953,7 @@ class TableText(_Lines):
             head = self._header(batch, cells)
         if batch.num_rows == 0:
             return memoryview(head)
-        fitted = [None if c.kind != _TEXT else fit_cells(c.entries, None if r else wd)
+        fitted = [None if c.kind != _TEXT else fit_cells(c.entries, None if r or not self.cut else wd)
                   for c, wd, r in zip(cells, self.widths, self.right)]
         body = _lines(cells, [""] + ["  "] * (len(cells) - 1), "\n", batch.num_rows, "table",
                       self.widths, self.right, fitted)
@@ -979,6 +980,8 @@ class TableText(_Lines):
                     ws = np.where(pc.is_valid(c.entries.slice(0, k)).to_numpy(zero_copy_only=False), ws, 4)
             wd = int(max(w.max(), ws.max() if len(ws) else 0))
             self.widths.append(min(wd, self.max_width) if self.max_width and not right else wd)
+        if not self.cut and not self.right[-1]:  # nothing follows the last column: no wider than its name
+            self.widths[-1] = int(fit_cells(pa.array([self.names[-1]], pa.string()), None)[1][0])
         heads = []
         for name, wd in zip(self.names, self.widths):
             h, hw = fit_cells(pa.array([name], pa.string()), wd)
