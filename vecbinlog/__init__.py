@@ -13,6 +13,7 @@ from .errors import (
     MalformedEventWarning,
     BinlogSetWarning,
     SchemaWarning,
+    TableNotFoundError,
     UnsupportedError,
     UnsupportedVersionError,
 )
@@ -37,5 +38,6 @@ __all__ = [
     "MalformedEventError",
     "UnsupportedError",
     "EncryptedBinlogError",
+    "TableNotFoundError",
     "DecodeWarning",
 ]

@@ -9,11 +9,18 @@ file but the last ends with a ROTATE_EVENT that names the next one.
 from __future__ import annotations
 
 import glob
+import io
 import os
 import re
-from typing import Iterable
+import tempfile
+from dataclasses import dataclass
+from typing import Any, Iterable
 
-__all__ = ["binlog_files", "index_file_paths", "log_order_key"]
+__all__ = ["binlog_files", "binlog_sources", "index_file_paths", "log_order_key", "open_source", "InMemory"]
+
+#: what ``open()`` accepts besides paths, for the errors that say so
+ACCEPTED = ("a path (str or os.PathLike), a glob, a mysql-bin.index, the binlog's bytes (bytes, bytearray, "
+            "memoryview) or a binary file object (open(..., 'rb'), io.BytesIO), or a list of these")
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
@@ -48,9 +55,11 @@ def binlog_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     ``*.index`` files left out), a server index file (a name ending in ``.index``), or a list
     of any of these (kept in the order given). A pattern that matches nothing is an error.
     """
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else _items(paths)
     out: list[str] = []
     for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"binlog files are paths (str or os.PathLike), globs or a mysql-bin.index, not {type(item).__name__}")
         item = os.fspath(item)
         if glob.has_magic(item):
             found = sorted((p for p in glob.glob(item) if os.path.isfile(p) and not p.endswith(".index")),
@@ -65,3 +74,87 @@ def binlog_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     if not out:
         raise ValueError("no binlog files given")
     return out
+
+
+def _items(paths: Any) -> list[Any]:
+    if isinstance(paths, (bytes, bytearray, memoryview)) or hasattr(paths, "read"):
+        return [paths]
+    try:
+        return list(paths)
+    except TypeError:
+        raise TypeError(f"paths: {ACCEPTED}; not {type(paths).__name__}") from None
+
+
+@dataclass(frozen=True)
+class InMemory:
+    """A binlog given as its bytes (or a binary file object, read whole): opened through an
+    anonymous memory file, under ``name``."""
+
+    name: str
+    data: bytes | bytearray | memoryview
+
+
+def binlog_sources(paths: Any) -> list[str | InMemory]:
+    """:func:`binlog_files`, where an item may also be the binlog itself: ``bytes``,
+    ``bytearray``, ``memoryview`` or a binary file object (read to its end). Those are named
+    after the file object's ``name`` when it has one, else ``<memory 1>``, ``<memory 2>``...
+    (their ``_log_file``)."""
+    out: list[str | InMemory] = []
+    unnamed = 0
+    for item in _items(paths) if not isinstance(paths, (str, os.PathLike)) else [paths]:
+        if isinstance(item, (str, os.PathLike)):
+            out.extend(binlog_files(item))
+            continue
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            data, name = item, None
+        elif hasattr(item, "read"):
+            if isinstance(item, io.TextIOBase):
+                raise TypeError("a binlog file object must be binary: open the file with mode 'rb'")
+            data = item.read()
+            if isinstance(data, str):
+                raise TypeError("a binlog file object must be binary (its read() returned str): open it with mode 'rb'")
+            name = getattr(item, "name", None)
+            name = os.path.basename(name) if isinstance(name, str) and name else None
+        else:
+            raise TypeError(f"paths: {ACCEPTED}; not {type(item).__name__}")
+        if name is None:
+            unnamed += 1
+            name = f"<memory {unnamed}>"
+        out.append(InMemory(name, data))
+    if not out:
+        raise ValueError("no binlog files given")
+    return out
+
+
+def source_name(source: str | InMemory) -> str:
+    """What a source is called: its path, or an in-memory binlog's name."""
+    return source.name if isinstance(source, InMemory) else source
+
+
+def open_source(source: str | InMemory, **options: Any):
+    """The :class:`~vecbinlog.file.BinlogFile` of a path, or of an in-memory binlog (its bytes
+    copied into an anonymous memory file, ``memfd_create``, or a temporary file removed once
+    mapped where there is none; errors name the source, not that file)."""
+    from .errors import BinlogError
+    from .file import BinlogFile
+
+    if not isinstance(source, InMemory):
+        return BinlogFile(source, **options)
+    if hasattr(os, "memfd_create"):
+        fd = os.memfd_create("vecbinlog", 0)
+        path = f"/proc/self/fd/{fd}"
+    else:  # pragma: no cover - not Linux
+        fd, path = tempfile.mkstemp(prefix="vecbinlog-")
+    try:
+        with os.fdopen(os.dup(fd), "wb") as fh:
+            fh.write(source.data)
+        try:
+            f = BinlogFile(path, **options)
+        except BinlogError as exc:
+            raise exc.at_path(source.name) from None
+    finally:
+        os.close(fd)
+        if not path.startswith("/proc/"):  # pragma: no cover - not Linux
+            os.unlink(path)
+    f.path = f.name = source.name
+    return f

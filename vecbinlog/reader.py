@@ -9,8 +9,8 @@ import warnings
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from datetime import date, datetime, timezone
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -22,13 +22,13 @@ from .compression import COMPRESSED_EVENTS, unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
 from .decoders import DecodeOptions
 from .decoders.strings import UTF8_CHARSETS
-from .errors import BinlogError, BinlogSetWarning, UnsupportedError
+from .errors import BinlogError, BinlogSetWarning, TableNotFoundError, UnsupportedError
 from .events import describe_events, parse_rotate
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
-from .logset import binlog_files
+from .logset import binlog_files, binlog_sources, open_source, source_name
 from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, TableMaps, place_images
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
@@ -38,6 +38,8 @@ from .transactions import INCOMPLETE, ROLLBACK, TransactionTracker, TxnContext
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning"]
 
 PathLike = str | os.PathLike[str]
+#: what open() reads: a path (or glob, or index file), or the binlog itself (bytes, a binary file object)
+SourceLike = str | os.PathLike[str] | bytes | bytearray | memoryview | Any
 
 _UNDECODED_ROWS = np.array(sorted(UNDECODED_ROWS_EVENTS), np.uint8)
 _NOT_TAKEN_EFFECT = np.array([ROLLBACK, INCOMPLETE], np.int8)
@@ -89,16 +91,11 @@ class RowsFilter:
     def make(cls, tables=None, start=None, stop=None, since=None, until=None, change_types=None) -> RowsFilter:
         if isinstance(tables, str):
             tables = (tables,)
-        kinds = None
-        if change_types is not None:
-            change_types = set(change_types)
-            unknown = change_types - set(_KIND_NAMES)
-            if unknown:
-                raise ValueError(f"change_types: {sorted(unknown)} not among {sorted(_KIND_NAMES)}")
-            kinds = frozenset(int(_KIND_NAMES[c]) for c in change_types)
+        if tables is not None and not all(isinstance(t, str) for t in tables):
+            raise TypeError(f"tables: db.table glob patterns (str), not {tables!r}")
         return cls(
-            tables=None if tables is None else tuple(tables), start=start, stop=stop,
-            since=_epoch(since), until=_epoch(until), kinds=kinds,
+            tables=None if tables is None else tuple(tables), start=_offset(start, "start"), stop=_offset(stop, "stop"),
+            since=_epoch(since, "since"), until=_epoch(until, "until"), kinds=_change_kinds(change_types),
         )
 
     def table(self, name: str) -> bool:
@@ -130,12 +127,67 @@ def _unsigned_flag(column: str, value: bool | str) -> bool:
     raise ValueError(f"signedness for {column!r} must be 'unsigned', 'signed', True or False, not {value!r}")
 
 
-def _epoch(when: datetime | None) -> int | None:
+#: what since=/until= accept (pandas Timestamps are datetimes)
+WhenLike = datetime | date | str | np.datetime64
+
+
+def _epoch(when: WhenLike | None, what: str) -> int | None:
+    """``since``/``until`` in seconds since the epoch: a datetime (naive = UTC), a date (its
+    midnight, UTC), a numpy datetime64 (UTC), or an ISO 8601 string ("2026-11-21",
+    "2026-11-21T20:00:21Z", "2026-11-21 20:00:21+02:00")."""
     if when is None:
         return None
+    if isinstance(when, str):
+        try:
+            when = datetime.fromisoformat(when.strip())
+        except ValueError:
+            raise ValueError(f"{what}: not an ISO 8601 date or date-time: {when!r} "
+                             "(e.g. '2026-11-21', '2026-11-21T20:00:21', '2026-11-21 20:00:21+02:00')") from None
+    elif isinstance(when, np.datetime64):
+        if np.isnat(when):
+            raise ValueError(f"{what}: NaT is not a point in time")
+        when = when.astype("datetime64[us]").astype(datetime)
+    elif isinstance(when, date) and not isinstance(when, datetime):
+        when = datetime(when.year, when.month, when.day)
+    if not isinstance(when, datetime):
+        raise TypeError(f"{what}: a datetime, a date, a numpy datetime64 or an ISO 8601 string, "
+                        f"not {type(when).__name__} {when!r}")
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
-    return int(when.timestamp())
+    try:
+        return int(when.timestamp())
+    except (ValueError, OverflowError) as exc:  # pandas NaT is a datetime
+        raise ValueError(f"{what}: {when!r} is not a point in time ({exc})") from None
+
+
+def _change_kinds(change_types: str | Iterable[str] | None) -> frozenset[int] | None:
+    """``change_types``: one of "insert", "update", "delete", a comma-separated list of them, or
+    an iterable of them (any case)."""
+    if change_types is None:
+        return None
+    items = change_types.split(",") if isinstance(change_types, str) else change_types
+    try:
+        names = [c.strip().lower() for c in items]
+    except (AttributeError, TypeError):
+        raise TypeError(f"change_types: 'insert', 'update', 'delete', a comma-separated list or a list of them; "
+                        f"not {change_types!r}") from None
+    names = [c for c in names if c]
+    unknown = [c for c in names if c not in _KIND_NAMES]
+    if unknown or not names:
+        raise ValueError(f"change_types: {', '.join(map(repr, unknown)) if unknown else 'none given'}; "
+                         "each is one of 'insert', 'update', 'delete'")
+    return frozenset(int(_KIND_NAMES[c]) for c in names)
+
+
+def _offset(value: Any, what: str) -> int | None:
+    """``start``/``stop``: a byte offset (an int, NumPy's too) of 0 or more."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{what}: a byte offset (int), not {type(value).__name__} {value!r}")
+    if value < 0:
+        raise ValueError(f"{what}: a byte offset cannot be negative: {value}")
+    return int(value)
 
 
 class DecodeWarning(UserWarning):
@@ -154,9 +206,13 @@ class Binlog:
 
     Parameters
     ----------
-    paths : a binlog file, a list of them in log order, a glob (``"archive/mysql-bin.*"``,
-        sorted by number) or the server's ``mysql-bin.index``. Table ids are per file; a
-        file's last ROTATE_EVENT should name the next file (a warning says when not).
+    paths : a binlog file (str or ``os.PathLike``), a list of them in log order, a glob
+        (``"archive/mysql-bin.*"``, sorted by number) or the server's ``mysql-bin.index``; or
+        the binlog itself: ``bytes``/``bytearray``/``memoryview``, or a binary file object
+        (``open(..., "rb")``, ``io.BytesIO``, a remote file), read whole into memory (its
+        ``_log_file`` is the file object's name, else ``<memory 1>``...). Table ids are per
+        file; a file's last ROTATE_EVENT should name the next file (a warning says when not).
+        Anything else is a ``TypeError`` that says what is accepted.
     strict : raise :class:`~vecbinlog.TruncatedError` at a truncated last event (a file
         still being written, or a partial copy) instead of warning and decoding every
         complete event before it.
@@ -174,7 +230,10 @@ class Binlog:
         and Arrow cannot hold: ``"null"`` (null, with a DecodeWarning counting them) or
         ``"string"`` (temporal columns as MySQL's own text, nothing lost).
     tables, start, stop, since, until, change_types : filters applied before decoding, so
-        that what they leave out is never decoded (see :class:`RowsFilter`).
+        that what they leave out is never decoded (see :class:`RowsFilter`). ``since`` and
+        ``until`` are datetimes (naive = UTC; pandas Timestamps too), dates, numpy datetime64
+        or ISO 8601 strings (``"2026-11-21"``, ``"2026-11-21T20:00:21Z"``); ``change_types``
+        is ``"insert"``, ``"update"``, ``"delete"``, a comma-separated list or a list of them.
     segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
     batch_rows : at most this many row images per batch (default 262 144; also at most
         4 194 304 cells, rows x columns held): a segment, or one rows event, that holds more
@@ -214,6 +273,10 @@ class Binlog:
     threads : how many columns of a batch may be decoded at once (NumPy and Arrow release the
         GIL). Default: the CPUs this process may use, at most 4; 1 decodes in this thread only
         (the Spark data source uses 1: Spark runs a task per core).
+    progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
+        in notebooks, stderr elsewhere) while ``read_table``, ``read_all``, ``iter_batches``
+        and ``iter_tables`` walk the files; a dict passes tqdm's own options (``{"file":
+        sys.stdout, "desc": "orders"}``). Default ``False``: nothing is printed.
 
     Examples
     --------
@@ -226,7 +289,7 @@ class Binlog:
 
     def __init__(
         self,
-        paths: PathLike | Iterable[PathLike],
+        paths: SourceLike | Iterable[SourceLike],
         *,
         strict: bool = False,
         verify_checksums: bool = True,
@@ -237,9 +300,9 @@ class Binlog:
         tables: str | Sequence[str] | None = None,
         start: int | None = None,
         stop: int | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        change_types: Iterable[str] | None = None,
+        since: WhenLike | None = None,
+        until: WhenLike | None = None,
+        change_types: str | Iterable[str] | None = None,
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
         rolled_back: str = "exclude",
         non_transactional: str | Sequence[str] = (),
@@ -251,8 +314,10 @@ class Binlog:
         ddl_state: Any = None,
         threads: int | None = None,
         batch_rows: int = MAX_BATCH_IMAGES,
+        progress: bool | Mapping[str, Any] = False,
     ) -> None:
-        self.paths = _as_paths(paths)
+        sources = binlog_sources(paths)
+        self.paths = [source_name(src) for src in sources]
         if threads is None:
             threads = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 4)
         if not isinstance(threads, int) or threads < 1:
@@ -281,10 +346,13 @@ class Binlog:
         self._user_schema = load_schema(schema)
         self._ddl = ddl
         self._ddl_state = ddl_state
+        if not isinstance(progress, (bool, Mapping)):
+            raise TypeError(f"progress: True, False or a dict of tqdm options, not {progress!r}")
+        self.progress = progress
         self.files: list[BinlogFile] = []
         try:
-            for p in self.paths:
-                self.files.append(BinlogFile(p, strict=strict, verify_checksums=verify_checksums))
+            for src in sources:
+                self.files.append(open_source(src, strict=strict, verify_checksums=verify_checksums))
         except BaseException:
             self.close()
             raise
@@ -316,7 +384,7 @@ class Binlog:
         )
 
     # -- walking ---------------------------------------------------------------------
-    def _walk(self, transactions: bool = False) -> Iterator[_Step]:
+    def _walk(self, transactions: bool = False, progress: _Bar | None = None) -> Iterator[_Step]:
         """Every segment of every file, unpacked, with its rows events and their layout ids.
 
         The DDL of the log is replayed on the way, so that each rows event knows the
@@ -340,6 +408,8 @@ class Binlog:
                 rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
                 if len(rot):
                     rotate = (int(seg.index.offset[rot[-1]]), int(seg.index.body_end[rot[-1]]))
+                if progress is not None:
+                    progress.at(f, seg.end)
                 yield _Step(f, src, maps, index, rows_pos, layout, txn, schema, generation)
             self._check_chain(f, rotate)
 
@@ -353,7 +423,7 @@ class Binlog:
             name, _ = parse_rotate(f, rotate[0], rotate[1], f.formats[-1].post_header_len(EventType.ROTATE_EVENT))
         except BinlogError:
             return  # events() / info() show the event; the rows do not depend on it
-        if name != nxt.name and k not in self._chain_warned:
+        if name != nxt.name and k not in self._chain_warned and not nxt.name.startswith("<memory"):
             self._chain_warned.add(k)
             warnings.warn(
                 f"{f.path} rotates to {name!r} but the next file given is {nxt.name!r}: files may be "
@@ -391,15 +461,16 @@ class Binlog:
                     path=f.path, offset=int(index.pos[i]), event_type=event_type_name(code),
                 )
 
-    def _batches(self, wanted) -> Iterator[tuple[str, pa.RecordBatch]]:
+    def _batches(self, wanted, desc: str = "") -> Iterator[tuple[str, pa.RecordBatch]]:
         """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table.
 
         With ``threads`` > 1 each batch is decoded in the background while the next one is
         placed (placement is many small NumPy steps, decoding a few large ones: on two cores
         they overlap); batches still come, and fail, in log order."""
         pending: _Pending | None = None  # the batch being decoded in the background
+        bar = _Bar(self.files, desc, self.progress) if self.progress is not False else None
         try:
-            for job in self._batch_jobs(wanted):
+            for job in self._batch_jobs(wanted, bar):
                 background = self.threads > 1 and job.cells >= THREADED_CELLS
                 if background:
                     job.start()
@@ -415,6 +486,8 @@ class Binlog:
             if pending is not None:
                 done, pending = pending, None
                 yield done.result()
+            if bar is not None:
+                bar.done()
         except GeneratorExit:  # the caller stopped reading: the batch in the background is not wanted
             if pending is not None and pending.future is not None:
                 pending.future.cancel()
@@ -424,12 +497,15 @@ class Binlog:
                 done, pending = pending, None
                 yield done.result()
             raise
+        finally:
+            if bar is not None:
+                bar.close()
 
-    def _batch_jobs(self, wanted) -> Iterator[_Pending]:
+    def _batch_jobs(self, wanted, bar: _Bar | None = None) -> Iterator[_Pending]:
         """The batches of :meth:`_batches`, placed, each with what decodes it."""
         dropped: Counter[str] = Counter()
         versions = _SchemaVersions()
-        for step in self._walk(transactions=True):
+        for step in self._walk(transactions=True, progress=bar):
             f, src, maps, index = step.file, step.src, step.maps, step.index
             rows_pos, layout = step.rows_pos, step.layout
             self._check_undecoded(step, wanted)
@@ -537,26 +613,37 @@ class Binlog:
         Each batch holds the rows of about ``segment_bytes`` of binlog (32 MB by default), and
         at most ``batch_rows`` rows.
         """
-        for item in self._batches(lambda n: n == table):
+        found = False
+        for item in self._batches(lambda n: n == table, table):
+            found = True
             yield item[1]
             del item  # not held while the next batch is made
+        if not found and table not in self.tables:
+            raise self._table_not_found(table)
 
     def iter_tables(self) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Every table's change log in one pass: ``(db.table, record batch)`` in log order per
         table, one segment (``segment_bytes``) decoded at a time. Batches of different tables
         come interleaved; a table's batches come in its log order."""
-        yield from self._batches(lambda n: True)
+        yield from self._batches(lambda n: True, "every table")
 
     def read_table(self, table: str) -> pa.Table:
         """The change log of ``table`` (``"db.table"``) as one Arrow table, in log order.
 
-        Raises KeyError when the binlog has no rows events for that table.
+        Raises :class:`~vecbinlog.TableNotFoundError` (a ``KeyError``) when the files have no
+        rows events of that table (or the ``tables=`` filter leaves it out).
         """
         batches = list(self.iter_batches(table))
-        if not batches:
-            if table not in self.tables:
-                raise KeyError(f"{table!r} has no rows events in {', '.join(self.paths)}; tables: {self.tables}")
         return _concat(batches, table, self._paths_by_name())
+
+    def _table_not_found(self, table: str) -> TableNotFoundError:
+        """The error for a table without rows events (that the filters keep)."""
+        why = ""
+        if self.filter.tables is not None and not self.filter.table(table):
+            why = f" that tables={list(self.filter.tables)} keeps"
+        return TableNotFoundError(
+            f"{table!r} has no rows events in {', '.join(self.paths)}{why}; tables: {', '.join(self.tables) or 'none'}",
+            table=table, tables=self.tables)
 
     def read_all(self) -> dict[str, pa.Table]:
         """Every table's change log: ``{"db.table": pyarrow.Table}``."""
@@ -661,7 +748,7 @@ class Binlog:
                 if step.maps.layouts[lid].name == table:
                     _, (tm,) = self._effective(step, np.array([k]))
                     return table_schema(tm, self._options(table, step.file.formats[0].flavor), self.queries)
-        raise KeyError(f"{table!r} has no rows events")
+        raise self._table_not_found(table)
 
     def verify(self) -> int:
         """Check the CRC32 of every event of every file; returns how many were checked.
@@ -813,6 +900,39 @@ def _not_decoded(counts: Counter[str]) -> dict[str, dict[str, int]]:
         "skipped": {k: v for k, v in sorted(counts.items()) if k not in _DECODED_EVENTS | _UNSUPPORTED_EVENTS},
         "unsupported": {k: v for k, v in sorted(counts.items()) if k in _UNSUPPORTED_EVENTS},
     }
+
+
+class _Bar:
+    """A progress bar of the binlog bytes walked (``open(..., progress=...)``): tqdm.auto, or
+    tqdm with the options given."""
+
+    def __init__(self, files: list[BinlogFile], desc: str, options: bool | Mapping[str, Any]) -> None:
+        self.base: dict[int, int] = {}
+        total = 0
+        for f in files:
+            self.base[id(f)] = total
+            total += f.size
+        kwargs: dict[str, Any] = {"total": total, "desc": desc, "unit": "B", "unit_scale": True, "unit_divisor": 1024,
+                                  "leave": False}
+        if isinstance(options, Mapping):
+            kwargs.update(options)
+            from tqdm import tqdm
+        else:
+            from tqdm.auto import tqdm
+        self.bar = tqdm(**kwargs)
+
+    def at(self, f: BinlogFile, offset: int) -> None:
+        """The walk has reached ``offset`` of file ``f``."""
+        done = self.base.get(id(f), 0) + offset
+        if done > self.bar.n:
+            self.bar.update(done - self.bar.n)
+
+    def done(self) -> None:
+        if self.bar.total and self.bar.total > self.bar.n:
+            self.bar.update(self.bar.total - self.bar.n)
+
+    def close(self) -> None:
+        self.bar.close()
 
 
 _BUILDER: ThreadPoolExecutor | None = None
