@@ -9,7 +9,7 @@ import warnings
 from collections import Counter
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 from .arrow import (JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD, THREADED_CELLS, RowTransactions, build_batch,
                     table_schema)
 from .compression import COMPRESSED_EVENTS, unpack_segment
-from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
+from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from .decoders import DecodeOptions
 from .decoders.strings import UTF8_CHARSETS
 from .errors import BinlogError, BinlogSetWarning, TableNotFoundError, UnsupportedError
@@ -29,6 +29,7 @@ from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
 from .logset import binlog_files, binlog_sources, open_source, source_name
+from .options import ProgressBar, WhenLike, byte_offset, change_kinds, epoch
 from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, TableMaps, place_images
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
@@ -60,7 +61,6 @@ class _Step:
     schema: SchemaTracker  #: the DDL replayed so far (shared by every step of a walk)
     generation: np.ndarray  #: int64 per rows event: the DDL generation it sees (see schema.py)
 
-_KIND_NAMES = {"insert": RowsKind.WRITE, "update": RowsKind.UPDATE, "delete": RowsKind.DELETE}
 #: event type code -> RowsKind, -1 for events that are not (decoded) rows events
 _KIND_OF_CODE = np.full(256, -1, np.int64)
 for _code, (_kind, _) in ROWS_EVENTS.items():
@@ -94,8 +94,8 @@ class RowsFilter:
         if tables is not None and not all(isinstance(t, str) for t in tables):
             raise TypeError(f"tables: db.table glob patterns (str), not {tables!r}")
         return cls(
-            tables=None if tables is None else tuple(tables), start=_offset(start, "start"), stop=_offset(stop, "stop"),
-            since=_epoch(since, "since"), until=_epoch(until, "until"), kinds=_change_kinds(change_types),
+            tables=None if tables is None else tuple(tables), start=byte_offset(start, "start"), stop=byte_offset(stop, "stop"),
+            since=epoch(since, "since"), until=epoch(until, "until"), kinds=change_kinds(change_types),
         )
 
     def table(self, name: str) -> bool:
@@ -125,69 +125,6 @@ def _unsigned_flag(column: str, value: bool | str) -> bool:
     if str(value).lower() in ("unsigned", "signed"):
         return str(value).lower() == "unsigned"
     raise ValueError(f"signedness for {column!r} must be 'unsigned', 'signed', True or False, not {value!r}")
-
-
-#: what since=/until= accept (pandas Timestamps are datetimes)
-WhenLike = datetime | date | str | np.datetime64
-
-
-def _epoch(when: WhenLike | None, what: str) -> int | None:
-    """``since``/``until`` in seconds since the epoch: a datetime (naive = UTC), a date (its
-    midnight, UTC), a numpy datetime64 (UTC), or an ISO 8601 string ("2026-11-21",
-    "2026-11-21T20:00:21Z", "2026-11-21 20:00:21+02:00")."""
-    if when is None:
-        return None
-    if isinstance(when, str):
-        try:
-            when = datetime.fromisoformat(when.strip())
-        except ValueError:
-            raise ValueError(f"{what}: not an ISO 8601 date or date-time: {when!r} "
-                             "(e.g. '2026-11-21', '2026-11-21T20:00:21', '2026-11-21 20:00:21+02:00')") from None
-    elif isinstance(when, np.datetime64):
-        if np.isnat(when):
-            raise ValueError(f"{what}: NaT is not a point in time")
-        when = when.astype("datetime64[us]").astype(datetime)
-    elif isinstance(when, date) and not isinstance(when, datetime):
-        when = datetime(when.year, when.month, when.day)
-    if not isinstance(when, datetime):
-        raise TypeError(f"{what}: a datetime, a date, a numpy datetime64 or an ISO 8601 string, "
-                        f"not {type(when).__name__} {when!r}")
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    try:
-        return int(when.timestamp())
-    except (ValueError, OverflowError) as exc:  # pandas NaT is a datetime
-        raise ValueError(f"{what}: {when!r} is not a point in time ({exc})") from None
-
-
-def _change_kinds(change_types: str | Iterable[str] | None) -> frozenset[int] | None:
-    """``change_types``: one of "insert", "update", "delete", a comma-separated list of them, or
-    an iterable of them (any case)."""
-    if change_types is None:
-        return None
-    items = change_types.split(",") if isinstance(change_types, str) else change_types
-    try:
-        names = [c.strip().lower() for c in items]
-    except (AttributeError, TypeError):
-        raise TypeError(f"change_types: 'insert', 'update', 'delete', a comma-separated list or a list of them; "
-                        f"not {change_types!r}") from None
-    names = [c for c in names if c]
-    unknown = [c for c in names if c not in _KIND_NAMES]
-    if unknown or not names:
-        raise ValueError(f"change_types: {', '.join(map(repr, unknown)) if unknown else 'none given'}; "
-                         "each is one of 'insert', 'update', 'delete'")
-    return frozenset(int(_KIND_NAMES[c]) for c in names)
-
-
-def _offset(value: Any, what: str) -> int | None:
-    """``start``/``stop``: a byte offset (an int, NumPy's too) of 0 or more."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{what}: a byte offset (int), not {type(value).__name__} {value!r}")
-    if value < 0:
-        raise ValueError(f"{what}: a byte offset cannot be negative: {value}")
-    return int(value)
 
 
 class DecodeWarning(UserWarning):
@@ -384,7 +321,7 @@ class Binlog:
         )
 
     # -- walking ---------------------------------------------------------------------
-    def _walk(self, transactions: bool = False, progress: _Bar | None = None) -> Iterator[_Step]:
+    def _walk(self, transactions: bool = False, progress: ProgressBar | None = None) -> Iterator[_Step]:
         """Every segment of every file, unpacked, with its rows events and their layout ids.
 
         The DDL of the log is replayed on the way, so that each rows event knows the
@@ -468,7 +405,7 @@ class Binlog:
         placed (placement is many small NumPy steps, decoding a few large ones: on two cores
         they overlap); batches still come, and fail, in log order."""
         pending: _Pending | None = None  # the batch being decoded in the background
-        bar = _Bar(self.files, desc, self.progress) if self.progress is not False else None
+        bar = ProgressBar(self.files, desc, self.progress) if self.progress is not False else None
         try:
             for job in self._batch_jobs(wanted, bar):
                 background = self.threads > 1 and job.cells >= THREADED_CELLS
@@ -501,7 +438,7 @@ class Binlog:
             if bar is not None:
                 bar.close()
 
-    def _batch_jobs(self, wanted, bar: _Bar | None = None) -> Iterator[_Pending]:
+    def _batch_jobs(self, wanted, bar: ProgressBar | None = None) -> Iterator[_Pending]:
         """The batches of :meth:`_batches`, placed, each with what decodes it."""
         dropped: Counter[str] = Counter()
         versions = _SchemaVersions()
@@ -900,39 +837,6 @@ def _not_decoded(counts: Counter[str]) -> dict[str, dict[str, int]]:
         "skipped": {k: v for k, v in sorted(counts.items()) if k not in _DECODED_EVENTS | _UNSUPPORTED_EVENTS},
         "unsupported": {k: v for k, v in sorted(counts.items()) if k in _UNSUPPORTED_EVENTS},
     }
-
-
-class _Bar:
-    """A progress bar of the binlog bytes walked (``open(..., progress=...)``): tqdm.auto, or
-    tqdm with the options given."""
-
-    def __init__(self, files: list[BinlogFile], desc: str, options: bool | Mapping[str, Any]) -> None:
-        self.base: dict[int, int] = {}
-        total = 0
-        for f in files:
-            self.base[id(f)] = total
-            total += f.size
-        kwargs: dict[str, Any] = {"total": total, "desc": desc, "unit": "B", "unit_scale": True, "unit_divisor": 1024,
-                                  "leave": False}
-        if isinstance(options, Mapping):
-            kwargs.update(options)
-            from tqdm import tqdm
-        else:
-            from tqdm.auto import tqdm
-        self.bar = tqdm(**kwargs)
-
-    def at(self, f: BinlogFile, offset: int) -> None:
-        """The walk has reached ``offset`` of file ``f``."""
-        done = self.base.get(id(f), 0) + offset
-        if done > self.bar.n:
-            self.bar.update(done - self.bar.n)
-
-    def done(self) -> None:
-        if self.bar.total and self.bar.total > self.bar.n:
-            self.bar.update(self.bar.total - self.bar.n)
-
-    def close(self) -> None:
-        self.bar.close()
 
 
 _BUILDER: ThreadPoolExecutor | None = None
