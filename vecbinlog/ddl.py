@@ -245,6 +245,8 @@ class Catalog:
         Raises :class:`DdlError` for a statement that cannot be parsed or interpreted.
         """
         text = unwrap_versioned_comments(sql)
+        if _object_of(text) in NOT_TABLES:
+            return [], default_db  # a routine, trigger, view, event, user, index...: no table changes
         _Quiet.active.on = True
         try:
             tree = importlib.import_module("sqlglot").parse_one(text, read=_dialect())
@@ -417,6 +419,37 @@ class Catalog:
             except DdlError as exc:
                 problems.append(f"{statement[:80]!r}: {exc}")
         return problems
+
+
+#: What a CREATE / ALTER / DROP / RENAME may name besides tables and databases: statements
+#: about these define no table, and are passed over without parsing (or warning).
+NOT_TABLES = frozenset({
+    "PROCEDURE", "FUNCTION", "AGGREGATE", "PACKAGE", "TRIGGER", "VIEW", "EVENT", "USER", "ROLE", "INDEX",
+    "UNIQUE", "FULLTEXT", "SPATIAL", "SERVER", "TABLESPACE", "LOGFILE", "RESOURCE", "SYNONYM",
+})
+#: the object words that decide: the first of these after the verb names what the statement is about
+_OBJECTS = NOT_TABLES | {"TABLE", "TABLES", "DATABASE", "SCHEMA", "SEQUENCE"}
+_VERBS = frozenset({"CREATE", "ALTER", "DROP", "RENAME"})
+
+
+def _object_of(text: str) -> str | None:
+    """What a CREATE/ALTER/DROP/RENAME statement is about: the first object word (``TABLE``,
+    ``PROCEDURE``, ``VIEW``...) among its first tokens, past ``OR REPLACE``, ``DEFINER=...``,
+    ``SQL SECURITY ...``, ``ALGORITHM=...``, ``TEMPORARY`` and the like (quoted names and
+    strings are not words); None when there is none, or for other statements."""
+    head = text.lstrip()[:400]
+    if head.split(None, 1)[0].upper() not in _VERBS if head else True:
+        return None
+    try:
+        tokens = _dialect()().tokenize(head)
+    except _errors.SqlglotError:
+        return None
+    plain = (_tokens.TokenType.IDENTIFIER, _tokens.TokenType.STRING)
+    for tok in tokens[1:16]:
+        word = tok.text.upper()
+        if tok.token_type not in plain and word in _OBJECTS:
+            return word
+    return None
 
 
 def _key(db: str | None, table: str) -> str:

@@ -327,7 +327,7 @@ class Binlog:
         The DDL of the log is replayed on the way, so that each rows event knows the
         definition of its table as of that event, across segments and files.
         """
-        schema = SchemaTracker(self._user_schema, track=self._ddl, catalog=self._ddl_state)
+        schema = SchemaTracker(self._user_schema, track=self._ddl, catalog=self._ddl_state, wanted=self.filter.table)
         for f in self.files:
             maps = TableMaps(f)
             tracker = TransactionTracker(f, queries=self.queries) if transactions else None

@@ -380,7 +380,7 @@ class BinlogReader(DataSourceReader):
         o = self.options
         splits = plan_splits(
             o.paths, o.split_bytes, start=o.start, stop=o.stop,
-            verify_checksums=o.decode.get("verify_checksums", True),
+            verify_checksums=o.decode.get("verify_checksums", True), tables=self.tables,
         )
         # each partition's value: the splits one task decodes, in order
         return [InputPartition(group) for group in pack_splits(splits, o.split_bytes)] or [InputPartition([])]

@@ -32,7 +32,7 @@ import pyarrow as pa
 from .file import BinlogFile
 from .layout import MAGIC_LEN
 from .logset import binlog_files
-from .reader import Binlog, PathLike, _as_paths
+from .reader import Binlog, PathLike, RowsFilter, _as_paths
 from .errors import SchemaWarning
 from .schema import SchemaTracker, ddl_candidates
 from .transactions import BEGIN, GTID, classify
@@ -89,6 +89,7 @@ def plan_splits(
     start: int | None = None,
     stop: int | None = None,
     verify_checksums: bool = True,
+    tables: str | Iterable[str] | None = None,
 ) -> list[Split]:
     """Cut binlog files into splits of about ``split_bytes`` that start at transactions.
 
@@ -101,6 +102,8 @@ def plan_splits(
     start, stop : byte offsets: ``start`` in the first file, where a transaction starts
         (ValueError otherwise), ``stop`` in the last (any offset: the rows events before it).
     verify_checksums : check the CRC32 of the FORMAT_DESCRIPTION_EVENT of each file.
+    tables : ``db.table`` glob patterns of the tables to be read: DDL about other tables that
+        is not understood is passed over without a SchemaWarning.
 
     Returns
     -------
@@ -121,7 +124,7 @@ def plan_splits(
         raise ValueError(f"split_bytes must be at least 1, not {split_bytes}")
     files = _as_paths(paths)
     out: list[Split] = []
-    tracker = SchemaTracker()  # the DDL state along the files, for each split's start
+    tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
     for k, path in enumerate(files):
         lo = start if k == 0 and start is not None else MAGIC_LEN
         with BinlogFile(path, verify_checksums=verify_checksums) as f:
