@@ -341,8 +341,9 @@ def test_unknown_table_one_line_exit_2(tmp_path, command):
     """Not a usage mistake: one line, as the errors of the files, naming the tables there are."""
     args = [str(tmp_path / "o.csv") if a == "OUT" else a for a in command]
     p = run(args[0], str(SAMPLE), *args[1:], check=2)
-    assert p.stderr == (f"vecbinlog: error: table 'shop.nope' has no rows events in {SAMPLE} (with these filters); "
-                        "tables: shop.customers, shop.orders\n")
+    assert p.stderr == f"vecbinlog: error: 'shop.nope' has no rows events in {SAMPLE}; tables: shop.customers, shop.orders\n"
+    p = run(args[0], str(SAMPLE), *args[1:], "--tables", "shop.c*", check=2)
+    assert p.stderr.endswith(f"{SAMPLE} that tables=['shop.c*'] keeps; tables: shop.customers\n")
 
 
 @pytest.mark.parametrize("command", [["info"], ["tables"], ["cat", "-t", "x.y"], ["to-parquet"]])

@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from . import __version__
-from .errors import BinlogError
+from .errors import BinlogError, TableNotFoundError
 from .layout import MAGIC_LEN
 
 PROG = "vecbinlog"
@@ -506,13 +506,6 @@ def cmd_tables(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_table(log, table: str) -> None:
-    if table not in log.tables:
-        known = ", ".join(log.tables) or "none"
-        raise UsageError(f"table {table!r} has no rows events in {', '.join(log.paths)} "
-                         f"(with these filters); tables: {known}")
-
-
 def _limited(batches: Iterable[pa.RecordBatch], limit: int | None) -> Iterator[pa.RecordBatch]:
     left = limit
     for b in batches:
@@ -608,7 +601,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_snapshot(args: argparse.Namespace) -> int:
     key = [k.strip() for k in args.key.split(",")] if args.key else None
     with _open(args) as log:
-        _check_table(log, args.table)
         try:
             table = log.snapshot(args.table, until=args.until, key=key)
         except ValueError as exc:
@@ -635,8 +627,7 @@ def cmd_cat(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
     fmt = writer() if writer is not None else TableText(args.max_width)
-    with _open(args) as log:
-        _check_table(log, args.table)
+    with _open(args) as log:  # a table the files do not have: TableNotFoundError from iter_batches, at its end
         with Progress(log, args, args.table) as progress:
             gen = log.iter_batches(args.table)
             try:
@@ -848,7 +839,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             warnings.simplefilter("always")
             warnings.showwarning = show
             return int(args.func(args) or 0)
-    except UsageError as exc:  # found after parsing: one line, as the errors of the files
+    except (UsageError, TableNotFoundError) as exc:  # found after parsing: one line, as the errors of the files
         if args.debug:
             traceback.print_exc()
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
