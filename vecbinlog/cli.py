@@ -627,18 +627,30 @@ def cmd_cat(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
     fmt = writer() if writer is not None else TableText(args.max_width)
-    with _open(args) as log:  # a table the files do not have: TableNotFoundError from iter_batches, at its end
+    def write(b: pa.RecordBatch, header: bytes) -> None:
+        out.write(header)
+        fmt.write(b, out)
+        out.flush()
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with _open(args) as log, ThreadPoolExecutor(1, thread_name_prefix="vecbinlog-cat") as writer_thread:
         with Progress(log, args, args.table) as progress:
-            gen = log.iter_batches(args.table)
+            gen = log.iter_batches(args.table)  # a table the files do not have: TableNotFoundError at its end
+            pending = None  # the batch being formatted and written while the next is read
             try:
                 names = None
-                for b in _limited(gen, args.limit):  # one batch decoded, formatted, written at a time
+                for b in _limited(gen, args.limit):
                     progress.batch(b)
+                    header = b""
                     if isinstance(fmt, CsvText) and b.schema.names != names:  # first batch, or a new layout
-                        out.write(fmt.header(b.schema.names))
-                        names = b.schema.names
-                    fmt.write(b, out)
-                    out.flush()
+                        header, names = fmt.header(b.schema.names), b.schema.names
+                    if pending is not None:
+                        pending.result()  # in order, and one batch at a time
+                    pending = writer_thread.submit(write, b, header)
+                    del b
+                if pending is not None:
+                    pending.result()
             finally:
                 gen.close()
     return 0
