@@ -189,12 +189,7 @@ def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
     f.add_argument("--tables", metavar="GLOB", action="append",
                    help="only tables matching these db.table glob patterns, e.g. 'shop.*'; "
                         "repeat the option or separate patterns with commas")
-    f.add_argument("--start", metavar="POS", type=_position,
-                   help="only rows events at or after this byte offset of the first file "
-                        "(as mysqlbinlog --start-position)")
-    f.add_argument("--stop", metavar="POS", type=_position,
-                   help="only rows events before this byte offset of the last file "
-                        "(as mysqlbinlog --stop-position)")
+    _positions(f, "rows events")
     f.add_argument("--since", metavar="DATETIME", type=_iso_datetime,
                    help="only rows events at or after this ISO date-time (no time zone = UTC)")
     if snapshot:
@@ -210,8 +205,7 @@ def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
     f.add_argument("--change-types", metavar="TYPES", type=_change_types,
                    help="only these changes: some of insert,update,delete (comma-separated)")
     d = p.add_argument_group("decoding")
-    d.add_argument("--strict", action="store_true",
-                   help="a truncated last event is an error (exit 1) instead of a warning")
+    _strict(d)
     d.add_argument("--no-verify-checksums", action="store_true",
                    help="do not check the CRC32 of the events")
     d.add_argument("--invalid-dates", choices=("null", "string"), default="null",
@@ -308,11 +302,7 @@ def build_parser() -> argparse.ArgumentParser:
             "server gives: the statement, GTID, xid, table map, rotate...). --json: one JSON object per "
             "event (with type_code, size, timestamp and flags too). No row is decoded.",
             parents=[_common(argparse.SUPPRESS), _files()])
-    p.add_argument("--start", metavar="POS", type=_position,
-                   help="only events at or after this byte offset of the first file "
-                        "(as mysqlbinlog --start-position)")
-    p.add_argument("--stop", metavar="POS", type=_position,
-                   help="only events before this byte offset of the last file (as mysqlbinlog --stop-position)")
+    _positions(p, "events")
     p.add_argument("--limit", "-n", type=_positive, metavar="N", help="print at most N events")
     p.add_argument("--json", action="store_true", help="one JSON object per event (JSON lines)")
     p.set_defaults(func=cmd_events, parser=p)
@@ -322,10 +312,22 @@ def build_parser() -> argparse.ArgumentParser:
             "binlog_checksum=CRC32). Prints how many events each file has checked; the first event "
             "whose checksum does not match is an error (exit 1) naming the file, its offset and type.",
             parents=[_common(argparse.SUPPRESS), _files()])
-    p.add_argument("--strict", action="store_true",
-                   help="a truncated last event is an error (exit 1) instead of a warning")
+    _strict(p)
     p.set_defaults(func=cmd_verify, parser=p)
     return parser
+
+
+def _strict(group: Any) -> None:
+    group.add_argument("--strict", action="store_true",
+                       help="a truncated last event is an error (exit 1) instead of a warning")
+
+
+def _positions(group: Any, what: str) -> None:
+    """--start/--stop: byte offsets in the first and the last file."""
+    group.add_argument("--start", metavar="POS", type=_position,
+                       help=f"only {what} at or after this byte offset of the first file (as mysqlbinlog --start-position)")
+    group.add_argument("--stop", metavar="POS", type=_position,
+                       help=f"only {what} before this byte offset of the last file (as mysqlbinlog --stop-position)")
 
 
 def _files() -> argparse.ArgumentParser:

@@ -43,6 +43,8 @@ from llvmlite import ir as llvm_ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from .decoders.temporal import _civil_from_days as civil_from_days  # days -> (year, month, day)
+
 __all__ = ["STYLES", "column_text", "json_value", "time_text", "CsvText", "JsonLinesText", "TableText"]
 
 STYLES = ("json", "table", "csv")
@@ -244,20 +246,6 @@ def _digits(out: np.ndarray, at: int, value: np.ndarray, width: int) -> None:
         v //= 10
 
 
-def _civil(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Days since 1970-01-01 -> (year, month, day) of the proleptic Gregorian calendar
-    (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms", civil_from_days)."""
-    z = days + 719468
-    era = np.floor_divide(z, 146097)
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = np.where(mp < 10, mp + 3, mp - 9)
-    return yoe + era * 400 + (month <= 2), month, day
-
-
 _UNIT_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
 _FRACTION_DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 
@@ -277,7 +265,7 @@ def _datetime_text(arr: pa.Array, *, sep: bytes, fraction: str, suffix: bytes) -
         frac = raw - secs_all * per_s
         days = np.floor_divide(secs_all, 86400)
         secs = secs_all - days * 86400
-    year, month, day = _civil(days)
+    year, month, day = civil_from_days(days)
     if len(year) and (year.min() < 0 or year.max() > 9999):
         return None
     digits = _FRACTION_DIGITS[unit]
