@@ -431,8 +431,8 @@ def test_to_parquet_closes_writers_beyond_the_limit(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cli._Writers, "MAX_OPEN", 1)
     real_open = cli._open
-    monkeypatch.setattr(cli, "_open", lambda args: vecbinlog.open(args.files, segment_bytes=1)
-                        if args.command == "to-parquet" else real_open(args))
+    monkeypatch.setattr(cli, "_open", lambda args, **kw: vecbinlog.open(args.files, segment_bytes=1)
+                        if args.command == "to-parquet" else real_open(args, **kw))
     assert cli.main(["to-parquet", str(SAMPLE), str(tmp_path / "o"), "-q"]) == 0
     parts = {t: sorted((tmp_path / "o" / f"table={t}").glob("part-*.parquet")) for t in ("shop.customers", "shop.orders")}
     assert sum(len(p) for p in parts.values()) > 2  # writers were closed and reopened

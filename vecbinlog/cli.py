@@ -337,7 +337,15 @@ def _files() -> argparse.ArgumentParser:
     return p
 
 
-def _open(args: argparse.Namespace):
+#: cat reads in smaller segments and batches than the API's defaults: lines are written while
+#: the next batch is decoded, so smaller pieces overlap better, start sooner and hold less
+#: (270 MB narrow / 182 MB strings file, csv: 2.7 / 2.9 s -> 2.6-2.8 / 2.5-2.8 s, peak RSS
+#: 459 / 685 -> 385 / 480 MB)
+CAT_SEGMENT_BYTES = 8 << 20
+CAT_BATCH_ROWS = 128 * 1024
+
+
+def _open(args: argparse.Namespace, **options: Any):
     import vecbinlog
 
     tables = None
@@ -347,7 +355,7 @@ def _open(args: argparse.Namespace):
         args.files, strict=args.strict, verify_checksums=not args.no_verify_checksums,
         invalid_dates=args.invalid_dates, tables=tables, start=args.start, stop=args.stop,
         since=args.since, until=None if args.command == "snapshot" else args.until, change_types=args.change_types,
-        rolled_back=args.rolled_back, queries=args.queries, gtids=args.gtids,
+        rolled_back=args.rolled_back, queries=args.queries, gtids=args.gtids, **options,
     )
 
 
@@ -636,7 +644,8 @@ def cmd_cat(args: argparse.Namespace) -> int:
 
     from concurrent.futures import ThreadPoolExecutor
 
-    with _open(args) as log, ThreadPoolExecutor(1, thread_name_prefix="vecbinlog-cat") as writer_thread:
+    with _open(args, segment_bytes=CAT_SEGMENT_BYTES, batch_rows=CAT_BATCH_ROWS) as log, \
+            ThreadPoolExecutor(1, thread_name_prefix="vecbinlog-cat") as writer_thread:
         with Progress(log, args, args.table) as progress:
             gen = log.iter_batches(args.table)  # a table the files do not have: TableNotFoundError at its end
             pending = None  # the batch being formatted and written while the next is read

@@ -24,7 +24,12 @@ lists, structs     JSON                  JSON                     ``"JSON"``
 
 JSON strings are escaped as ``json.dumps(..., ensure_ascii=False)`` does; CSV follows Arrow's
 CSV writer (strings always quoted). Values that repeat in runs (the metadata columns: one
-timestamp, position, GTID... per rows event) are formatted once per run.
+timestamp, position, GTID... per rows event) are formatted once per run, dictionaries once per
+entry. The lines are then written by one compiled loop (numba, cached like walk.py's kernels,
+without the GIL): per row, per column, the separator, the cell's bytes (or an integer's digits,
+printed there) and the table's padding. numba does not check bounds: the output is sized from
+the cells' byte counts before the loop, and every buffer it copies from or to has ``_SLACK``
+bytes more than it uses (copies move 8 bytes at a time).
 """
 
 from __future__ import annotations
@@ -466,8 +471,6 @@ def column_text(col: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.Sc
 # lines: every column's cells, then one compiled loop that writes the rows
 # ---------------------------------------------------------------------------------------
 _INT, _UINT, _TEXT = 0, 1, 2
-#: ASCII whitespace as str.isspace() sees it: what a table line's end is stripped of
-_SPACES = _byte_table([0x20, *range(0x09, 0x0E), *range(0x1C, 0x20)])
 
 
 class _Cells:
