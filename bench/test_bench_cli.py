@@ -45,12 +45,11 @@ def commands(path: Path, table: str) -> dict[str, list[str]]:
 def first_line(argv: list[str]) -> float:
     """Seconds until the command's first line of output (the rest is read and dropped)."""
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    proc.stdout.readline()
-    first = time.perf_counter() - t0
-    while proc.stdout.read(1 << 20):
-        pass
-    proc.wait()
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+        proc.stdout.readline()
+        first = time.perf_counter() - t0
+        while proc.stdout.read(1 << 20):
+            pass
     return first
 
 
