@@ -518,6 +518,9 @@ def _run_child(argv: list[str], capture: bool = True, timed: bool = False) -> tu
                             stderr=subprocess.PIPE)
     out = proc.stdout.read() if capture else b""
     err = proc.stderr.read()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
     _, status, ru = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)

@@ -87,6 +87,19 @@ def tables_of(path, **options) -> list[str]:
 
 
 # -- the documented JSON rendering of to_pylist() values, written again here -------------
+def json_rows(t: pa.Table) -> list[dict]:
+    """The rows of ``t`` as ``cat --format jsonl`` renders them: ``as_json`` of each value;
+    floats are the shortest text that reads back as the value (a FLOAT's as a float32)."""
+    cols = {}
+    for name in t.column_names:
+        col = t.column(name)
+        if pa.types.is_floating(col.type):  # FLOAT 12345.679 is printed so, not as the double 12345.6787...
+            cols[name] = [None if x is None else json.loads(x) for x in col.cast(pa.string()).to_pylist()]
+        else:
+            cols[name] = [as_json(v) for v in col.to_pylist()]
+    return [dict(zip(cols, row)) for row in zip(*cols.values())]
+
+
 def as_json(v):
     if isinstance(v, bytes):
         return v.hex()
@@ -99,7 +112,9 @@ def as_json(v):
     if isinstance(v, (dt.datetime, dt.date, dt.time)):
         return v.isoformat()
     if isinstance(v, decimal.Decimal):
-        return str(v)
+        return format(v, "f")  # the exact text, never 1E-8
+    if isinstance(v, float):
+        return v if v == v and abs(v) != float("inf") else str(v)
     if isinstance(v, list):
         return [as_json(x) for x in v]
     if isinstance(v, dict):
@@ -150,7 +165,8 @@ def test_to_parquet_equals_read_table(tmp_path, fmt, source):
         assert f"{t}: {reference(path, t).num_rows:,} rows" in p.stderr
     # an existing output is not silently replaced
     again = run("to-parquet", str(path), str(out), "--format", fmt, check=2)
-    assert "--overwrite" in again.stderr
+    assert again.stderr == (f"vecbinlog: error: {out / ('table=' + tables[0])} already has part files; "
+                            "use --overwrite to replace them\n")
     run("to-parquet", str(path), str(out), "--format", fmt, "--overwrite", "-q")
     _assert_same(_read_back(out, tables[0], "parquet" if fmt == "parquet" else "ipc"), reference(path, tables[0]), fmt)
 
@@ -278,16 +294,14 @@ def test_cat_jsonl_limit(module):
     p = run("cat", str(SAMPLE), "--table", "shop.orders", "--format", "jsonl", "--limit", "3", module=module)
     lines = p.stdout.splitlines()
     assert len(lines) == 3
-    ref = reference(SAMPLE, "shop.orders").slice(0, 3).to_pylist()
-    assert [json.loads(line) for line in lines] == [{k: as_json(v) for k, v in r.items()} for r in ref]
+    assert [json.loads(line) for line in lines] == json_rows(reference(SAMPLE, "shop.orders").slice(0, 3))
 
 
 def test_cat_jsonl_corpus_all_rows():
     path = corpus_path(MULTI)
     for t in tables_of(path)[:4]:
-        ref = reference(path, t).to_pylist()
         got = [json.loads(line) for line in run("cat", str(path), "-t", t, "-f", "jsonl").stdout.splitlines()]
-        assert got == [{k: as_json(v) for k, v in r.items()} for r in ref]
+        assert got == json_rows(reference(path, t))
 
 
 def test_cat_csv_and_table():
@@ -306,21 +320,30 @@ def test_cat_csv_and_table():
     assert len(text) == 2 + ref.num_rows
     assert text[2].split()[:5] == ["1001", "1", "2", "19.99", "NULL"]
     narrow = run("cat", str(SAMPLE), "-t", "shop.orders", "--max-width", "6").stdout.splitlines()
-    assert "gift …" in narrow[3] and "1000000000.0" in narrow[5]  # text is cut, numbers never
+    assert "gift …" in narrow[3] and "  1000000000  " in narrow[5]  # text is cut, numbers never
 
 
 # -- (4) usage and errors ---------------------------------------------------------------
 @pytest.mark.parametrize("args", [
     [], ["frobnicate", str(SAMPLE)], ["cat", str(SAMPLE)], ["info"],
     ["info", "--since", "yesterday", str(SAMPLE)], ["info", "--change-types", "upsert", str(SAMPLE)],
-    ["cat", str(SAMPLE), "-t", "shop.orders", "--format", "xml"], ["cat", str(SAMPLE), "-t", "shop.nope"],
-    ["info", "--start", "-4", str(SAMPLE)],
+    ["cat", str(SAMPLE), "-t", "shop.orders", "--format", "xml"], ["info", "--start", "-4", str(SAMPLE)],
 ])
 def test_bad_usage_exit_2(args):
     p = run(*args, check=2)
     assert p.stderr.startswith("usage: vecbinlog")
     assert "error: " in p.stderr.splitlines()[-1]
     assert "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize("command", [["cat", "-t", "shop.nope"], ["snapshot", "OUT", "-t", "shop.nope"]])
+def test_unknown_table_one_line_exit_2(tmp_path, command):
+    """Not a usage mistake: one line, as the errors of the files, naming the tables there are."""
+    args = [str(tmp_path / "o.csv") if a == "OUT" else a for a in command]
+    p = run(args[0], str(SAMPLE), *args[1:], check=2)
+    assert p.stderr == f"vecbinlog: error: 'shop.nope' has no rows events in {SAMPLE}; tables: shop.customers, shop.orders\n"
+    p = run(args[0], str(SAMPLE), *args[1:], "--tables", "shop.c*", check=2)
+    assert p.stderr.endswith(f"{SAMPLE} that tables=['shop.c*'] keeps; tables: shop.customers\n")
 
 
 @pytest.mark.parametrize("command", [["info"], ["tables"], ["cat", "-t", "x.y"], ["to-parquet"]])
@@ -346,13 +369,16 @@ def test_missing_file_and_debug(tmp_path):
 
 def test_help_everywhere():
     top = run("--help").stdout
-    for cmd in ("info", "tables", "cat", "to-parquet"):
+    for cmd in ("events", "verify"):
+        assert cmd in top
+        assert "FILE" in run(cmd, "--help").stdout
+    for cmd in ("info", "tables", "cat", "to-parquet", "snapshot"):
         assert cmd in top
         h = run(cmd, "--help").stdout
         for opt in ("--tables", "--start", "--stop", "--since", "--until", "--change-types", "--strict",
                     "--no-verify-checksums", "--invalid-dates", "--quiet", "--debug"):
             assert opt in h, (cmd, opt)
-    assert "snapshot" in top
+    assert "snapshot" in top and "coming" not in top and "not built yet" not in top
     assert run("--version").stdout.strip() == f"vecbinlog {vecbinlog.__version__}"
 
 
@@ -367,16 +393,16 @@ def test_filter_tables_glob():
 
 
 def test_filter_change_types_and_positions():
-    full = reference(SAMPLE, "shop.orders").to_pylist()
+    full = json_rows(reference(SAMPLE, "shop.orders"))
     p = run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--change-types", "delete")
     got = [json.loads(line) for line in p.stdout.splitlines()]
     assert [r["_change_type"] for r in got] == ["delete"]
-    assert got == [{k: as_json(v) for k, v in r.items()} for r in full if r["_change_type"] == "delete"]
+    assert got == [r for r in full if r["_change_type"] == "delete"]
     # --start/--stop: rows events in [start, stop)
     start, stop = 2000, 2815
     p = run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--start", str(start), "--stop", str(stop))
     got = [json.loads(line) for line in p.stdout.splitlines()]
-    assert got == [{k: as_json(v) for k, v in r.items()} for r in full if start <= r["_log_pos"] < stop]
+    assert got == [r for r in full if start <= r["_log_pos"] < stop]
     assert got  # the insert at 2159 and the update at 2494
     # --since/--until (naive = UTC): the sample was written at 2026-11-21 20:00:21 UTC
     assert run("cat", str(SAMPLE), "-t", "shop.orders", "-f", "jsonl", "--since", "2026-11-21T20:00:21").stdout.count("\n") == len(full)
@@ -405,8 +431,8 @@ def test_to_parquet_closes_writers_beyond_the_limit(tmp_path, monkeypatch):
 
     monkeypatch.setattr(cli._Writers, "MAX_OPEN", 1)
     real_open = cli._open
-    monkeypatch.setattr(cli, "_open", lambda args: vecbinlog.open(args.files, segment_bytes=1)
-                        if args.command == "to-parquet" else real_open(args))
+    monkeypatch.setattr(cli, "_open", lambda args, **kw: vecbinlog.open(args.files, segment_bytes=1)
+                        if args.command == "to-parquet" else real_open(args, **kw))
     assert cli.main(["to-parquet", str(SAMPLE), str(tmp_path / "o"), "-q"]) == 0
     parts = {t: sorted((tmp_path / "o" / f"table={t}").glob("part-*.parquet")) for t in ("shop.customers", "shop.orders")}
     assert sum(len(p) for p in parts.values()) > 2  # writers were closed and reopened
@@ -435,9 +461,9 @@ def test_snapshot_command(tmp_path):
         run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders", "--until", until, "-q")
         assert pq.read_table(out).equals(before_update), until
     bad = run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders", "--key", "nope", check=2)
-    assert bad.stderr.strip().splitlines()[-1] == (
-        "vecbinlog snapshot: error: shop.orders: key column(s) ['nope'] are not among its columns "
-        "['id', 'customer_id', 'quantity', 'price', 'note']")
+    assert bad.stderr.splitlines() == [
+        "vecbinlog: error: shop.orders: key column(s) ['nope'] are not among its columns "
+        "['id', 'customer_id', 'quantity', 'price', 'note']"]
 
 
 def test_gtids_filter_command():
@@ -450,3 +476,57 @@ def test_gtids_filter_command():
     assert {r["_gtid"] for r in rows} == {gtid}
     bad = run("cat", str(SAMPLE), "-t", "shop.orders", "--gtids", "nonsense", check=2)
     assert "neither uuid:intervals nor domain-server-seq" in bad.stderr
+
+
+# -- events and verify ------------------------------------------------------------------------
+@pytest.mark.mariadb
+def test_events_command_equals_show_binlog_events(mariadb_server):
+    """`vecbinlog events --json` over two files == the server's SHOW BINLOG EVENTS of each,
+    event by event; --start/--stop/--limit == SHOW BINLOG EVENTS ... FROM / LIMIT."""
+    s = mariadb_server
+    first = s.capture_binlog(
+        "DROP DATABASE IF EXISTS evc", "CREATE DATABASE evc", "USE evc", "CREATE TABLE t (id INT PRIMARY KEY, v TEXT)",
+        "INSERT INTO t VALUES (1, 'a'), (2, 'b')", "SET @x = 'héllo'", "UPDATE t SET v = @x WHERE id = 1")
+    second = s.capture_binlog("USE evc", "DELETE FROM t WHERE id = 2", "INSERT INTO t VALUES (3, 'c')")
+    listing = {f.name: s.query(f"SHOW BINLOG EVENTS IN '{f.name}'") for f in (first, second)}
+    keys = ["file", "pos", "server_id", "end_log_pos", "info"]
+
+    def ours(*extra):
+        p = run("events", str(first), str(second), "--json", *extra)
+        return [[e[k] for k in keys] for e in map(json.loads, p.stdout.splitlines())]
+
+    server = [list(r[:2]) + list(r[3:]) for f in (first, second) for r in listing[f.name]]
+    assert ours() == server
+    start, stop = listing[first.name][5][1], listing[second.name][4][1]
+    from_start = s.query(f"SHOW BINLOG EVENTS IN '{first.name}' FROM {start}")
+    before_stop = [r for r in listing[second.name] if r[1] < stop]
+    assert ours("--start", str(start), "--stop", str(stop)) == [list(r[:2]) + list(r[3:]) for r in from_start + before_stop]
+    limited = s.query(f"SHOW BINLOG EVENTS IN '{first.name}' FROM {start} LIMIT 3")
+    assert ours("--start", str(start), "-n", "3") == [list(r[:2]) + list(r[3:]) for r in limited]
+    text = run("events", str(first)).stdout.splitlines()
+    assert text[0].split() == ["file", "pos", "type", "server_id", "end_log_pos", "info"]
+    assert len(text) == 2 + len(listing[first.name])
+    for line, r in zip(text[2:], listing[first.name]):  # info as the server gives it, newlines escaped
+        assert line.split(None, 5)[:2] == [first.name, str(r[1])] and line.endswith(r[5].replace("\n", "\\n").rstrip())
+
+
+def test_verify_command(tmp_path):
+    """Every CRC32 of the sample checks (as many as the header walk counts events); a flipped
+    byte is exit 1 naming the event the header walk finds at that place; a file without
+    checksums says so."""
+    p = run("verify", str(SAMPLE))
+    assert p.stdout == f"{SAMPLE}: {sum(header_walk(SAMPLE).values())} events, every CRC32 matches\n"
+    data = bytearray(SAMPLE.read_bytes())
+    pos, target = 4, 2159  # the second WRITE_ROWS event of the sample (see the README's listing)
+    while pos < target:
+        pos += struct.unpack_from("<I", data, pos + 9)[0]
+    assert pos == target and data[pos + 4] == 23
+    data[pos + 30] ^= 0x01
+    bad = tmp_path / "mariadb-bin.000001"
+    bad.write_bytes(bytes(data))
+    p = run("verify", str(SAMPLE), str(bad), check=1)
+    assert p.stdout.splitlines() == [f"{SAMPLE}: 41 events, every CRC32 matches"]
+    assert p.stderr.splitlines() == [p.stderr.strip()]
+    assert p.stderr.startswith(f"vecbinlog: error: {bad}, offset {target}, WRITE_ROWS_EVENT_V1: CRC32 mismatch")
+    none = corpus_path("osheroff__mysql-binlog-connector-java/mysql-bin.checksum-none")
+    assert run("verify", str(none)).stdout == f"{none}: no checksums to verify (binlog_checksum NONE)\n"

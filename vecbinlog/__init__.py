@@ -18,6 +18,7 @@ from .errors import (
     SourceNotFoundError,
     SourcePermissionError,
     SourceUnreachableError,
+    TableNotFoundError,
     UnsupportedError,
     UnsupportedVersionError,
 )
@@ -47,5 +48,6 @@ __all__ = [
     "SourceNotFoundError",
     "SourcePermissionError",
     "SourceUnreachableError",
+    "TableNotFoundError",
     "DecodeWarning",
 ]

@@ -110,8 +110,8 @@ JSON_DIFF = pa.struct(
      pa.field("path", pa.string(), nullable=False), pa.field("value", pa.string())]
 )
 JSON_DIFFS_FIELD = pa.field("_json_diffs", pa.list_(pa.field("item", JSON_DIFF, nullable=False)), nullable=False)
-_CHANGE_DICT = pa.array(CHANGE_TYPES, pa.string())
-_OUTCOME_DICT = pa.array(OUTCOMES, pa.string())
+_CHANGE_DICT = pa.StringArray.from_buffers(len(CHANGE_TYPES), pa.py_buffer(np.cumsum([0, *map(len, CHANGE_TYPES)], dtype=np.int32)), pa.py_buffer("".join(CHANGE_TYPES).encode()))  # not pa.array(): it imports pandas
+_OUTCOME_DICT = pa.StringArray.from_buffers(len(OUTCOMES), pa.py_buffer(np.cumsum([0, *map(len, OUTCOMES)], dtype=np.int32)), pa.py_buffer("".join(OUTCOMES).encode()))
 #: TIMESTAMP, TIME, DATETIME type codes: MariaDB 5.3-10.0 wrote them with fractional seconds
 #: and no metadata, so their size in a MariaDB binlog is a guess (MySQL's are exact).
 MARIADB_OLD_TEMPORAL = frozenset({7, 11, 12})
@@ -328,7 +328,7 @@ def build_batch(
 
 _NO_TXN = TxnContext(
     txn=np.zeros(0, np.int32), undone=np.zeros(0, bool), query=np.zeros(0, np.int32), start_pos=np.zeros(0, np.int64),
-    gtid=pa.array([], pa.string()), xid=np.zeros(0, np.uint64), has_xid=np.zeros(0, bool), outcome=np.zeros(0, np.int8),
+    gtid=pa.nulls(0, pa.string()), xid=np.zeros(0, np.uint64), has_xid=np.zeros(0, bool), outcome=np.zeros(0, np.int8),
     queries=None,
 )
 

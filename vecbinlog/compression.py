@@ -45,7 +45,7 @@ from .errors import BinlogError, MalformedEventError, UnsupportedError
 from .index import EventIndex, walk_headers
 from .layout import CHECKSUM_LEN, COMMON_HEADER_LEN, EVENT_SIZE_OFFSET, Cursor
 
-__all__ = ["COMPRESSED_EVENTS", "Unpacked", "unpack_segment"]
+__all__ = ["COMPRESSED_EVENTS", "Unpacked", "unpack_segment", "mariadb_plain_event", "payload_info"]
 
 #: compressed event type -> the plain event type it stands for (MariaDB numbers them so
 #: that ``code - WRITE_ROWS_COMPRESSED_EVENT + WRITE_ROWS_EVENT`` holds; log_event.h)
@@ -201,8 +201,9 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
     return Unpacked(file, buf, starts, pos, copied), out
 
 
-def _payload(file, off: int, end: int, budget: int) -> bytes:
-    """The decompressed payload of the TRANSACTION_PAYLOAD_EVENT at ``off``."""
+def payload_fields(file, off: int, end: int) -> tuple[dict[int, int], int]:
+    """The fields of the TRANSACTION_PAYLOAD_EVENT at ``off`` (``{field type: value}``) and
+    where its payload starts."""
     name = "TRANSACTION_PAYLOAD_EVENT"
     # The fields start right after the common header: the FDE's post-header length for this
     # type (40) is the most the fields may take, not a fixed block (the server reads them so).
@@ -217,8 +218,24 @@ def _payload(file, off: int, end: int, budget: int) -> bytes:
         cur.need(length, "payload field value")
         fields[kind] = value.packed("payload field value")
         cur.pos += length
+    return fields, cur.pos
+
+
+def payload_info(file, off: int, end: int) -> str:
+    """What ``SHOW BINLOG EVENTS`` says of a TRANSACTION_PAYLOAD_EVENT
+    (Transaction_payload_log_event::pack_info)."""
+    fields, _ = payload_fields(file, off, end)
     compression = fields.get(_PAYLOAD_COMPRESSION_TYPE, _NONE)
-    payload = memoryview(file.buf)[cur.pos : end]
+    kind = {_ZSTD: "ZSTD", _NONE: "NONE"}.get(compression, str(compression))
+    return f"compression='{kind}', decompressed_size={fields.get(_PAYLOAD_UNCOMPRESSED_SIZE, 0)} bytes"
+
+
+def _payload(file, off: int, end: int, budget: int) -> bytes:
+    """The decompressed payload of the TRANSACTION_PAYLOAD_EVENT at ``off``."""
+    name = "TRANSACTION_PAYLOAD_EVENT"
+    fields, start = payload_fields(file, off, end)
+    compression = fields.get(_PAYLOAD_COMPRESSION_TYPE, _NONE)
+    payload = memoryview(file.buf)[start:end]
     declared = fields.get(_PAYLOAD_SIZE)
     if declared is not None and declared != len(payload):
         raise MalformedEventError(
@@ -252,6 +269,12 @@ def _check_budget(file, off: int, name: str, size: int, budget: int) -> None:
             f"({MAX_UNPACK_RATIO}x their size + {MIN_UNPACK_BUDGET >> 20} MiB)",
             path=file.path, offset=file.file_offset(off), event_type=name,
         )
+
+
+def mariadb_plain_event(file, off: int, end: int, code: int, fmt: int) -> bytes:
+    """The plain event a MariaDB compressed event at ``off`` stands for (its header says the
+    plain type; no checksum)."""
+    return _mariadb_event(file, off, end, code, fmt, MAX_UNPACK_RATIO * (end - off) + MIN_UNPACK_BUDGET)
 
 
 def _mariadb_event(file, off: int, end: int, code: int, fmt: int, budget: int) -> bytes:

@@ -21,20 +21,32 @@ applied to later rows.
 
 from __future__ import annotations
 
+import functools
+import importlib
 import logging
 import threading
 from dataclasses import dataclass, replace
-from typing import Iterable
-
-import sqlglot
-from sqlglot import exp
-from sqlglot.dialects.mysql import MySQL
-from sqlglot.errors import SqlglotError
-from sqlglot.tokens import TokenType
+from typing import Any, Iterable
 
 from .collations import decode_text
 
 __all__ = ["ColumnInfo", "TableDef", "Catalog", "DdlError", "split_name", "unwrap_versioned_comments"]
+
+
+class _Lazy:
+    """A module imported at its first use, so that ``import vecbinlog`` does not import
+    sqlglot (~70 ms): a log without DDL never needs it."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
+exp: Any = _Lazy("sqlglot.expressions")
+_tokens: Any = _Lazy("sqlglot.tokens")
+_errors: Any = _Lazy("sqlglot.errors")
 
 
 class DdlError(ValueError):
@@ -49,19 +61,26 @@ class DdlError(ValueError):
         self.table = table
 
 
-class _Dialect(MySQL):
+@functools.cache
+def _dialect() -> Any:
     """sqlglot's MySQL dialect plus the column types of MySQL and MariaDB it does not know."""
+    from sqlglot.dialects.mysql import MySQL
 
-    class Tokenizer(MySQL.Tokenizer):
-        KEYWORDS = {
-            **MySQL.Tokenizer.KEYWORDS,
-            **{g: TokenType.GEOMETRY for g in (
-                "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
-                "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
-            "INET4": TokenType.INET,
-            "INET6": TokenType.INET,
-            "MIDDLEINT": TokenType.MEDIUMINT,
-        }
+    TokenType = _tokens.TokenType
+
+    class _Dialect(MySQL):  # type: ignore[misc, valid-type]
+        class Tokenizer(MySQL.Tokenizer):
+            KEYWORDS = {
+                **MySQL.Tokenizer.KEYWORDS,
+                **{g: TokenType.GEOMETRY for g in (
+                    "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
+                    "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
+                "INET4": TokenType.INET,
+                "INET6": TokenType.INET,
+                "MIDDLEINT": TokenType.MEDIUMINT,
+            }
+
+    return _Dialect
 
 
 class _Quiet(logging.Filter):
@@ -274,10 +293,12 @@ class Catalog:
         """
         text = unwrap_versioned_comments(sql)
         self.notes = []
+        if _object_of(text) in NOT_TABLES:
+            return [], default_db  # a routine, trigger, view, event, user, index...: no table changes
         _Quiet.active.on = True
         try:
-            tree = sqlglot.parse_one(text, read=_Dialect)
-        except SqlglotError as exc:
+            tree = importlib.import_module("sqlglot").parse_one(text, read=_dialect())
+        except _errors.SqlglotError as exc:
             raise self._not_understood(f"not parsed: {str(exc).splitlines()[0]}", text, default_db) from exc
         finally:
             _Quiet.active.on = False
@@ -330,16 +351,16 @@ class Catalog:
 
     def _rename_tables(self, rest: str, default_db: str | None) -> list[str]:
         """``RENAME TABLE a TO b, c TO d``: sqlglot leaves it unparsed, so its tokens are read here."""
-        tokens = [t for t in _Dialect().tokenize(rest)]
+        tokens = [t for t in _dialect()().tokenize(rest)]
         if not tokens or tokens[0].text.upper() != "TABLE":
             return []  # RENAME USER ...
         pairs: list[list[list[str]]] = [[[]]]
         for tok in tokens[1:]:
-            if tok.token_type == TokenType.COMMA:
+            if tok.token_type == _tokens.TokenType.COMMA:
                 pairs.append([[]])
-            elif tok.text.upper() == "TO" and tok.token_type != TokenType.IDENTIFIER:
+            elif tok.text.upper() == "TO" and tok.token_type != _tokens.TokenType.IDENTIFIER:
                 pairs[-1].append([])
-            elif tok.token_type != TokenType.DOT:
+            elif tok.token_type != _tokens.TokenType.DOT:
                 pairs[-1][-1].append(tok.text)
         changed: list[str] = []
         for pair in pairs:
@@ -474,6 +495,37 @@ class Catalog:
         return problems
 
 
+#: What a CREATE / ALTER / DROP / RENAME may name besides tables and databases: statements
+#: about these define no table, and are passed over without parsing (or warning).
+NOT_TABLES = frozenset({
+    "PROCEDURE", "FUNCTION", "AGGREGATE", "PACKAGE", "TRIGGER", "VIEW", "EVENT", "USER", "ROLE", "INDEX",
+    "UNIQUE", "FULLTEXT", "SPATIAL", "SERVER", "TABLESPACE", "LOGFILE", "RESOURCE", "SYNONYM",
+})
+#: the object words that decide: the first of these after the verb names what the statement is about
+_OBJECTS = NOT_TABLES | {"TABLE", "TABLES", "DATABASE", "SCHEMA", "SEQUENCE"}
+_VERBS = frozenset({"CREATE", "ALTER", "DROP", "RENAME"})
+
+
+def _object_of(text: str) -> str | None:
+    """What a CREATE/ALTER/DROP/RENAME statement is about: the first object word (``TABLE``,
+    ``PROCEDURE``, ``VIEW``...) among its first tokens, past ``OR REPLACE``, ``DEFINER=...``,
+    ``SQL SECURITY ...``, ``ALGORITHM=...``, ``TEMPORARY`` and the like (quoted names and
+    strings are not words); None when there is none, or for other statements."""
+    head = text.lstrip()[:400]
+    if head.split(None, 1)[0].upper() not in _VERBS if head else True:
+        return None
+    try:
+        tokens = _dialect()().tokenize(head)
+    except _errors.SqlglotError:
+        return None
+    plain = (_tokens.TokenType.IDENTIFIER, _tokens.TokenType.STRING)
+    for tok in tokens[1:16]:
+        word = tok.text.upper()
+        if tok.token_type not in plain and word in _OBJECTS:
+            return word
+    return None
+
+
 def _key(db: str | None, table: str) -> str:
     return table if db is None else f"{db}.{table}"
 
@@ -490,8 +542,8 @@ def _is_temporary(tree: exp.Create) -> bool:
 def _target(text: str, default_db: str | None) -> str | None:
     """The table an ``ALTER TABLE`` / ``CREATE TABLE`` statement names, from its tokens alone."""
     try:
-        tokens = _Dialect().tokenize(text)
-    except SqlglotError:
+        tokens = _dialect()().tokenize(text)
+    except _errors.SqlglotError:
         return None
     words = [t for t in tokens]
     i = next((k for k, t in enumerate(words[:8]) if t.text.upper() == "TABLE"), None)
@@ -504,7 +556,7 @@ def _target(text: str, default_db: str | None) -> str | None:
         i += 2
     if i >= len(words):
         return None
-    if i + 2 < len(words) and words[i + 1].token_type == TokenType.DOT:
+    if i + 2 < len(words) and words[i + 1].token_type == _tokens.TokenType.DOT:
         return _key(words[i].text, words[i + 2].text)
     return _key(default_db, words[i].text)
 
@@ -568,7 +620,7 @@ def _column(col: exp.ColumnDef, table_charset: str | None, table_collation: str 
         labels = _labels(kind, charset)
         if labels is None:
             notes.append(f"the {tname} members of column {col.name!r} are not all understood: "
-                         f"{kind.sql(dialect=_Dialect)[:80]!r}; its values are read as their {tname} numbers")
+                         f"{kind.sql(dialect=_dialect())[:80]!r}; its values are read as their {tname} numbers")
         enum_values, set_values = (labels, None) if tname == "ENUM" else (None, labels)
     return ColumnInfo(col.name, tname, unsigned, charset, collation, enum_values, set_values)
 
@@ -643,7 +695,7 @@ def _alter_action(d: TableDef, action: exp.Expression, notes: list[str]) -> Tabl
     elif isinstance(action, (exp.AlterColumn, exp.AlterIndex)):
         pass  # SET/DROP DEFAULT, visibility: no change to what is decoded
     else:
-        raise DdlError(f"ALTER TABLE action {action.sql(dialect=_Dialect)!r} not understood")
+        raise DdlError(f"ALTER TABLE action {action.sql(dialect=_dialect())!r} not understood")
     return replace(d, columns=tuple(columns), primary_key=pk)
 
 
@@ -651,12 +703,12 @@ def _statements(text: str) -> Iterable[str]:
     """The statements of a script, split by sqlglot's tokenizer at top-level semicolons."""
     text = unwrap_versioned_comments(text)
     try:
-        tokens = _Dialect().tokenize(text)
-    except SqlglotError as exc:
+        tokens = _dialect()().tokenize(text)
+    except _errors.SqlglotError as exc:
         raise DdlError(f"the schema text cannot be read as SQL: {exc}") from exc
     start, has_tokens = 0, False  # a chunk of comments only is no statement
     for tok in tokens:
-        if tok.token_type == TokenType.SEMICOLON:
+        if tok.token_type == _tokens.TokenType.SEMICOLON:
             if has_tokens:
                 yield text[start : tok.start].strip()
             start, has_tokens = tok.end + 1, False

@@ -24,6 +24,7 @@ __all__ = [
     "SourceNotFoundError",
     "SourcePermissionError",
     "SourceUnreachableError",
+    "TableNotFoundError",
     "TruncatedWarning",
     "MalformedEventWarning",
     "BinlogSetWarning",
@@ -74,6 +75,13 @@ class BinlogError(ValueError):
             _rebuild,
             (type(self), self.message, self.path, self.offset, self.event_type),
         )
+
+    def at_path(self, path: str) -> BinlogError:
+        """The same error, said of ``path`` (a binlog given as bytes is read through a file of
+        another name)."""
+        self.path = path
+        self.args = (self._format(),)
+        return self
 
 
 def _rebuild(cls, message, path, offset, event_type):
@@ -162,6 +170,26 @@ class SourcePermissionError(SourceError, PermissionError):
 
 class SourceUnreachableError(SourceError, ConnectionError):
     """The storage service could not be reached, or a read failed on the way."""
+
+
+class TableNotFoundError(KeyError):
+    """A table asked for by name (``read_table``, ``iter_batches``, ``schema``, ``snapshot``...)
+    has no rows events in the files, or the ``tables=`` filter leaves it out. A ``KeyError``;
+    ``.table`` is the name asked for, ``.tables`` the tables there are."""
+
+    def __init__(self, message: str, *, table: str, tables: list[str]) -> None:
+        super().__init__(message)
+        self.message, self.table, self.tables = message, table, tables
+
+    def __str__(self) -> str:  # not KeyError's repr() of the message
+        return self.message
+
+    def __reduce__(self):
+        return (_rebuild_table_not_found, (self.message, self.table, self.tables))
+
+
+def _rebuild_table_not_found(message, table, tables):
+    return TableNotFoundError(message, table=table, tables=tables)
 
 
 class TruncatedWarning(UserWarning):

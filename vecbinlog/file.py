@@ -32,7 +32,7 @@ from .errors import (
 )
 from .checksum import first_mismatch
 from .index import EventIndex, WalkStop, walk_headers
-from .sources import ByteSource, MappedSource, RangedSource, StreamSource, open_source
+from .sources import ByteSource, MappedSource, MemorySource, RangedSource, StreamSource, open_source
 from .layout import (
     CHECKSUM_LEN,
     CHECKSUM_VERSION_SPLIT_MARIADB,
@@ -203,14 +203,14 @@ class BinlogFile:
 
     def __init__(self, path: str | os.PathLike[str] | ByteSource, *, strict: bool = False,
                  verify_checksums: bool = True, filesystem: Any = None):
-        self.source: ByteSource = path if isinstance(path, (MappedSource, RangedSource, StreamSource)) \
+        self.source: ByteSource = path if isinstance(path, (MappedSource, MemorySource, RangedSource, StreamSource)) \
             else open_source(path, filesystem)
         self.path = self.source.path
         self.name = self.source.name
         self.strict = strict
         self.verify_checksums = verify_checksums
         #: the whole file's bytes when it is memory-mapped; None when it is read in windows
-        self.buf: np.ndarray | None = self.source.buf if isinstance(self.source, MappedSource) else None
+        self.buf: np.ndarray | None = self.source.buf if isinstance(self.source, (MappedSource, MemorySource)) else None
         self.walk_stop: WalkStop | None = None
         self._warned = False
         try:

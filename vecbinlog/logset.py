@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import io
 import os
 import posixpath
 import re
+from dataclasses import dataclass
 from typing import Any, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
@@ -21,7 +23,11 @@ import pyarrow.fs as pafs
 from .errors import SourceNotFoundError, SourceUnreachableError
 from .sources import is_uri, redact, resolve, strip_compression
 
-__all__ = ["binlog_files", "index_file_paths", "log_order_key"]
+__all__ = ["binlog_files", "binlog_sources", "index_file_paths", "log_order_key", "source_name", "InMemory"]
+
+#: what ``open()`` accepts besides paths, for the errors that say so
+ACCEPTED = ("a path (str or os.PathLike) or URI, a glob, a mysql-bin.index, the binlog's bytes (bytes, bytearray, "
+            "memoryview) or a binary file object (open(..., 'rb'), io.BytesIO), or a list of these")
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
@@ -59,9 +65,11 @@ def binlog_files(paths: str | os.PathLike[str] | Iterable[str | os.PathLike[str]
     (``s3://bucket/binlogs/mysql-bin.*``) or a path inside ``filesystem``. A pattern that
     matches nothing is an error.
     """
-    items = [paths] if isinstance(paths, (str, os.PathLike)) else list(paths)
+    items = [paths] if isinstance(paths, (str, os.PathLike)) else _items(paths)
     out: list[str] = []
     for item in items:
+        if not isinstance(item, (str, os.PathLike)):
+            raise TypeError(f"binlog files are paths (str or os.PathLike), globs or a mysql-bin.index, not {type(item).__name__}")
         item = os.fspath(item)
         remote = filesystem is not None or (is_uri(item) and not item.startswith("file://"))
         if item.startswith("file://") and filesystem is None:
@@ -137,3 +145,58 @@ def _read_text(path: str, filesystem: Any) -> str:
         raise SourceNotFoundError("no such index file", uri=shown) from None
     except OSError as exc:
         raise SourceUnreachableError(str(exc).splitlines()[0], uri=shown) from None
+
+
+def _items(paths: Any) -> list[Any]:
+    if isinstance(paths, (bytes, bytearray, memoryview)) or hasattr(paths, "read"):
+        return [paths]
+    try:
+        return list(paths)
+    except TypeError:
+        raise TypeError(f"paths: {ACCEPTED}; not {type(paths).__name__}") from None
+
+
+@dataclass(frozen=True)
+class InMemory:
+    """A binlog given as its bytes (or a binary file object, read whole), named ``name``
+    (read through :class:`vecbinlog.sources.MemorySource`)."""
+
+    name: str
+    data: bytes | bytearray | memoryview
+
+
+def binlog_sources(paths: Any, filesystem: Any = None) -> list[str | InMemory]:
+    """:func:`binlog_files`, where an item may also be the binlog itself: ``bytes``,
+    ``bytearray``, ``memoryview`` or a binary file object (read to its end). Those are named
+    after the file object's ``name`` when it has one, else ``<memory 1>``, ``<memory 2>``...
+    (their ``_log_file``)."""
+    out: list[str | InMemory] = []
+    unnamed = 0
+    for item in _items(paths) if not isinstance(paths, (str, os.PathLike)) else [paths]:
+        if isinstance(item, (str, os.PathLike)):
+            out.extend(binlog_files(item, filesystem))
+            continue
+        if isinstance(item, (bytes, bytearray, memoryview)):
+            data, name = item, None
+        elif hasattr(item, "read"):
+            if isinstance(item, io.TextIOBase):
+                raise TypeError("a binlog file object must be binary: open the file with mode 'rb'")
+            data = item.read()
+            if isinstance(data, str):
+                raise TypeError("a binlog file object must be binary (its read() returned str): open it with mode 'rb'")
+            name = getattr(item, "name", None)
+            name = os.path.basename(name) if isinstance(name, str) and name else None
+        else:
+            raise TypeError(f"paths: {ACCEPTED}; not {type(item).__name__}")
+        if name is None:
+            unnamed += 1
+            name = f"<memory {unnamed}>"
+        out.append(InMemory(name, data))
+    if not out:
+        raise ValueError("no binlog files given")
+    return out
+
+
+def source_name(source: str | InMemory) -> str:
+    """What a source is called: its path, or an in-memory binlog's name."""
+    return source.name if isinstance(source, InMemory) else source

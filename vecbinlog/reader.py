@@ -10,7 +10,7 @@ from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -18,16 +18,18 @@ import pyarrow.compute as pc
 
 from .arrow import MARIADB_OLD_TEMPORAL, THREADED_CELLS, RowTransactions, build_batch, table_schema
 from .compression import COMPRESSED_EVENTS, unpack_segment
-from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, RowsKind, event_type_name
+from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from .decoders import DecodeOptions
-from .errors import BinlogError, BinlogSetWarning, MalformedEventError, UnsupportedError
+from .errors import BinlogError, BinlogSetWarning, MalformedEventError, TableNotFoundError, UnsupportedError
 from .events import describe_events, parse_rotate
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import GTID_EVENTS, GtidSet, GtidSummary, gtid_texts, previous_gtids
 from .index import EventIndex
 from .layout import MAGIC_LEN
-from .logset import binlog_files
+from .logset import InMemory, binlog_sources, source_name
+from .options import ProgressBar, WhenLike, byte_offset, change_kinds, epoch
 from .pools import pool
+from .sources import MemorySource, is_uri, redact
 from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, TableMaps, place_images
 from .snapshot import replay
 from .schema import SchemaSource, SchemaTracker, load_schema
@@ -39,6 +41,8 @@ __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeW
            "TableLayouts", "widen_type"]
 
 PathLike = str | os.PathLike[str]
+#: what open() reads: a path (or glob, or index file), or the binlog itself (bytes, a binary file object)
+SourceLike = str | os.PathLike[str] | bytes | bytearray | memoryview | Any
 
 _UNDECODED_ROWS = np.array(sorted(UNDECODED_ROWS_EVENTS), np.uint8)
 _NOT_TAKEN_EFFECT = np.array([ROLLBACK, INCOMPLETE], np.int8)
@@ -59,7 +63,6 @@ class _Step:
     schema: SchemaTracker  #: the DDL replayed so far (shared by every step of a walk)
     generation: np.ndarray  #: int64 per rows event: the DDL generation it sees (see schema.py)
 
-_KIND_NAMES = {"insert": RowsKind.WRITE, "update": RowsKind.UPDATE, "delete": RowsKind.DELETE}
 #: event type code -> RowsKind, -1 for events that are not (decoded) rows events
 _KIND_OF_CODE = np.full(256, -1, np.int64)
 for _code, (_kind, _) in ROWS_EVENTS.items():
@@ -90,16 +93,11 @@ class RowsFilter:
     def make(cls, tables=None, start=None, stop=None, since=None, until=None, change_types=None) -> RowsFilter:
         if isinstance(tables, str):
             tables = (tables,)
-        kinds = None
-        if change_types is not None:
-            change_types = set(change_types)
-            unknown = change_types - set(_KIND_NAMES)
-            if unknown:
-                raise ValueError(f"change_types: {sorted(unknown)} not among {sorted(_KIND_NAMES)}")
-            kinds = frozenset(int(_KIND_NAMES[c]) for c in change_types)
+        if tables is not None and not all(isinstance(t, str) for t in tables):
+            raise TypeError(f"tables: db.table glob patterns (str), not {tables!r}")
         return cls(
-            tables=None if tables is None else tuple(tables), start=start, stop=stop,
-            since=_epoch(since), until=_epoch(until), kinds=kinds,
+            tables=None if tables is None else tuple(tables), start=byte_offset(start, "start"), stop=byte_offset(stop, "stop"),
+            since=epoch(since, "since"), until=epoch(until, "until"), kinds=change_kinds(change_types),
         )
 
     def table(self, name: str) -> bool:
@@ -136,14 +134,6 @@ def _unsigned_flag(column: str, value: bool | str) -> bool:
     raise ValueError(f"signedness for {column!r} must be 'unsigned', 'signed', True or False, not {value!r}")
 
 
-def _epoch(when: datetime | None) -> int | None:
-    if when is None:
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return int(when.timestamp())
-
-
 class DecodeWarning(UserWarning):
     """A value could not be typed as declared (e.g. text invalid in its charset) and was kept as bytes."""
 
@@ -156,12 +146,16 @@ class Binlog:
 
     Parameters
     ----------
-    paths : a binlog file, a list of them in log order, a glob (``"archive/mysql-bin.*"``,
-        sorted by number) or the server's ``mysql-bin.index``; local paths or URIs
-        (``s3://bucket/binlogs/mysql-bin.*?region=...``, ``gs://``, ``abfs://``, ``hdfs://``,
-        ``file://``: see :mod:`vecbinlog.sources`); compressed files (``.gz``, ``.zst``,
-        ``.bz2``, ``.lz4``) are decompressed as they are read. Table ids are per file; a
-        file's last ROTATE_EVENT should name the next file (a warning says when not).
+    paths : a binlog file (str or ``os.PathLike``), a list of them in log order, a glob
+        (``"archive/mysql-bin.*"``, sorted by number) or the server's ``mysql-bin.index``; local
+        paths or URIs (``s3://bucket/binlogs/mysql-bin.*?region=...``, ``gs://``, ``abfs://``,
+        ``hdfs://``, ``file://``: see :mod:`vecbinlog.sources`); compressed files (``.gz``,
+        ``.zst``, ``.bz2``, ``.lz4``) are decompressed as they are read. Or the binlog itself:
+        ``bytes``/``bytearray``/``memoryview``, or a binary file object (``open(..., "rb")``,
+        ``io.BytesIO``), read whole into memory (its ``_log_file`` is the file object's name,
+        else ``<memory 1>``...). Table ids are per file; a file's last ROTATE_EVENT should name
+        the next file (a warning says when not). Anything else is a ``TypeError`` that says
+        what is accepted.
     strict : raise :class:`~vecbinlog.TruncatedError` at a truncated last event (a file
         still being written, or a partial copy) instead of warning and decoding every
         complete event before it.
@@ -180,7 +174,10 @@ class Binlog:
         ``"null"`` (null, with a DecodeWarning counting them) or
         ``"string"`` (temporal columns as MySQL's own text, nothing lost).
     tables, start, stop, since, until, change_types : filters applied before decoding, so
-        that what they leave out is never decoded (see :class:`RowsFilter`).
+        that what they leave out is never decoded (see :class:`RowsFilter`). ``since`` and
+        ``until`` are datetimes (naive = UTC; pandas Timestamps too), dates, numpy datetime64
+        or ISO 8601 strings (``"2026-11-21"``, ``"2026-11-21T20:00:21Z"``); ``change_types``
+        is ``"insert"``, ``"update"``, ``"delete"``, a comma-separated list or a list of them.
     segment_bytes : how much binlog is decoded at a time; bounds memory in ``iter_batches``.
     batch_rows : at most this many row images per batch (default 262 144; also at most
         4 194 304 cells, rows x columns held): a segment, or one rows event, that holds more
@@ -225,6 +222,10 @@ class Binlog:
     threads : how many columns of a batch may be decoded at once (NumPy and Arrow release the
         GIL). Default: the CPUs this process may use, at most 4; 1 decodes in this thread only
         (the Spark data source uses 1: Spark runs a task per core).
+    progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
+        in notebooks, stderr elsewhere) while ``read_table``, ``read_all``, ``iter_batches``
+        and ``iter_tables`` walk the files; a dict passes tqdm's own options (``{"file":
+        sys.stdout, "desc": "orders"}``). Default ``False``: nothing is printed.
 
     Examples
     --------
@@ -237,7 +238,7 @@ class Binlog:
 
     def __init__(
         self,
-        paths: PathLike | Iterable[PathLike],
+        paths: SourceLike | Iterable[SourceLike],
         *,
         strict: bool = False,
         verify_checksums: bool = True,
@@ -248,9 +249,9 @@ class Binlog:
         tables: str | Sequence[str] | None = None,
         start: int | None = None,
         stop: int | None = None,
-        since: datetime | None = None,
-        until: datetime | None = None,
-        change_types: Iterable[str] | None = None,
+        since: WhenLike | None = None,
+        until: WhenLike | None = None,
+        change_types: str | Iterable[str] | None = None,
         segment_bytes: int = DEFAULT_SEGMENT_BYTES,
         rolled_back: str = "exclude",
         non_transactional: str | Sequence[str] = (),
@@ -264,9 +265,11 @@ class Binlog:
         threads: int | None = None,
         batch_rows: int = MAX_BATCH_IMAGES,
         filesystem: Any = None,
+        progress: bool | Mapping[str, Any] = False,
     ) -> None:
         self.filesystem = filesystem
-        self.paths = binlog_files(paths, filesystem)
+        sources = binlog_sources(paths, filesystem)
+        self.paths = [source_name(src) for src in sources]
         if threads is None:
             threads = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 4)
         if not isinstance(threads, int) or threads < 1:
@@ -296,10 +299,15 @@ class Binlog:
         self._ddl = ddl
         self._ddl_state = ddl_state
         self._layout_state = layout_state
+        if not isinstance(progress, (bool, Mapping)):
+            raise TypeError(f"progress: True, False or a dict of tqdm options, not {progress!r}")
+        self.progress = progress
         self.files: list[BinlogFile] = []
         try:
-            for p in self.paths:
-                self.files.append(BinlogFile(p, strict=strict, verify_checksums=verify_checksums, filesystem=filesystem))
+            for src in sources:
+                self.files.append(BinlogFile(
+                    MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
+                    strict=strict, verify_checksums=verify_checksums, filesystem=filesystem))
         except BaseException:
             self.close()
             raise
@@ -332,14 +340,15 @@ class Binlog:
         )
 
     # -- walking ---------------------------------------------------------------------
-    def _walk(self, transactions: bool = False, ddl_states: list | None = None) -> Iterator[_Step]:
+    def _walk(self, transactions: bool = False, ddl_states: list | None = None,
+              progress: ProgressBar | None = None) -> Iterator[_Step]:
         """Every segment of every file, unpacked, with its rows events and their layout ids.
 
         The DDL of the log is replayed on the way, so that each rows event knows the
         definition of its table as of that event, across segments and files (and, given a
         list ``ddl_states``, the DDL state after each statement is appended to it).
         """
-        schema = SchemaTracker(self._user_schema, track=self._ddl, catalog=self._ddl_state)
+        schema = SchemaTracker(self._user_schema, track=self._ddl, catalog=self._ddl_state, wanted=self.filter.table)
         schema.states = ddl_states
         for f in self.files:
             maps = TableMaps(f)
@@ -358,6 +367,8 @@ class Binlog:
                 rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
                 if len(rot):
                     rotate = self._rotates_to(seg, int(rot[-1]))
+                if progress is not None:
+                    progress.at(f, seg.end)
                 yield _Step(f, src, maps, index, rows_pos, layout, txn, schema, generation)
             self._check_chain(f, rotate)
 
@@ -377,7 +388,7 @@ class Binlog:
         if k + 1 >= len(self.files) or name is None or self._seek:
             return
         nxt = self.files[k + 1]
-        if name != nxt.name and k not in self._chain_warned:
+        if name != nxt.name and k not in self._chain_warned and not nxt.name.startswith("<memory"):
             self._chain_warned.add(k)
             warnings.warn(
                 f"{f.path} rotates to {name!r} but the next file given is {nxt.name!r}: files may be "
@@ -415,15 +426,17 @@ class Binlog:
                     path=f.path, offset=int(index.pos[i]), event_type=event_type_name(code),
                 )
 
-    def _batches(self, wanted, versions: _SchemaVersions | None = None) -> Iterator[tuple[str, pa.RecordBatch]]:
+    def _batches(self, wanted, versions: _SchemaVersions | None = None, *, desc: str = ""
+                 ) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Decoded batches of the tables ``wanted(name)`` accepts, in log order per table.
 
         With ``threads`` > 1 each batch is decoded in the background while the next one is
         walked (the compiled walk releases the GIL: on two cores they overlap); batches still
         come, and fail, in log order."""
         pending: _Pending | None = None  # the batch being decoded in the background
+        bar = ProgressBar(self.files, desc, self.progress) if self.progress is not False else None
         try:
-            for job in self._batch_jobs(wanted, versions):
+            for job in self._batch_jobs(wanted, versions, bar):
                 background = self.threads > 1 and job.cells >= THREADED_CELLS
                 if background:
                     job.start()
@@ -439,6 +452,8 @@ class Binlog:
             if pending is not None:
                 done, pending = pending, None
                 yield done.result()
+            if bar is not None:
+                bar.done()
         except GeneratorExit:  # the caller stopped reading: the batch in the background is not wanted
             if pending is not None and pending.future is not None:
                 pending.future.cancel()
@@ -448,6 +463,9 @@ class Binlog:
                 done, pending = pending, None
                 yield done.result()
             raise
+        finally:
+            if bar is not None:
+                bar.close()
 
     def _versioned(self, step: _Step, wanted, versions: _SchemaVersions, file_no: int
                    ) -> tuple[np.ndarray, np.ndarray, list[TableMap], np.ndarray, np.ndarray, np.ndarray, list[str]] | None:
@@ -474,12 +492,13 @@ class Binlog:
                                                where)
         return sel, code, resolved, version, incarnation, table, tables
 
-    def _batch_jobs(self, wanted, versions: _SchemaVersions | None = None) -> Iterator[_Pending]:
+    def _batch_jobs(self, wanted, versions: _SchemaVersions | None = None, bar: ProgressBar | None = None
+                    ) -> Iterator[_Pending]:
         """The batches of :meth:`_batches`, placed, each with what decodes it. ``versions``
         (filled on the way) has each table's layouts afterwards."""
         dropped: Counter[str] = Counter()
         versions = versions if versions is not None else _SchemaVersions(self._layout_state)
-        for step in self._walk(transactions=True):
+        for step in self._walk(transactions=True, progress=bar):
             f, src, maps, index = step.file, step.src, step.maps, step.index
             self._check_undecoded(step, wanted)
             found = self._versioned(step, wanted, versions, self.files.index(f))
@@ -582,15 +601,19 @@ class Binlog:
         Each batch holds the rows of about ``segment_bytes`` of binlog (32 MB by default), and
         at most ``batch_rows`` rows.
         """
-        for item in self._batches(lambda n: n == table):
+        found = False
+        for item in self._batches(lambda n: n == table, desc=table):
+            found = True
             yield item[1]
             del item  # not held while the next batch is made
+        if not found and table not in self.tables:
+            raise self._table_not_found(table)
 
     def iter_tables(self) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Every table's change log in one pass: ``(db.table, record batch)`` in log order per
         table, one segment (``segment_bytes``) decoded at a time. Batches of different tables
         come interleaved; a table's batches come in its log order."""
-        yield from self._batches(lambda n: True)
+        yield from self._batches(lambda n: True, desc="every table")
 
     def read_table(self, table: str) -> pa.Table:
         """The change log of ``table`` (``"db.table"``) as one Arrow table, in log order.
@@ -600,24 +623,34 @@ class Binlog:
         that cannot be widened kept apart under distinct names (``a@0``), see
         :mod:`vecbinlog.tableplan` and the README, "Schema changes mid-stream".
 
-        Raises KeyError when the binlog has no rows events for that table.
+        Raises :class:`~vecbinlog.TableNotFoundError` (a ``KeyError``) when the files have no
+        rows events of that table (or the ``tables=`` filter leaves it out).
         """
         return self._read(table)[0]
 
     def _read(self, table: str) -> tuple[pa.Table, TablePlan, _SchemaVersions]:
         """read_table, with the table's plan and the layouts met."""
         versions = _SchemaVersions(self._layout_state)
-        batches = [b for _, b in self._batches(lambda n: n == table, versions)]
+        batches = [b for _, b in self._batches(lambda n: n == table, versions, desc=table)]
         if not batches and table not in self.tables:
-            raise KeyError(f"{table!r} has no rows events in {', '.join(self.paths)}; tables: {self.tables}")
+            raise self._table_not_found(table)
         plan = self._plan(table, versions)
         return _concat(batches, plan, self._paths_by_name()), plan, versions
+
+    def _table_not_found(self, table: str) -> TableNotFoundError:
+        """The error for a table without rows events (that the filters keep)."""
+        why = ""
+        if self.filter.tables is not None and not self.filter.table(table):
+            why = f" that tables={list(self.filter.tables)} keeps"
+        return TableNotFoundError(
+            f"{table!r} has no rows events in {', '.join(self.paths)}{why}; tables: {', '.join(self.tables) or 'none'}",
+            table=table, tables=self.tables)
 
     def read_all(self) -> dict[str, pa.Table]:
         """Every table's change log: ``{"db.table": pyarrow.Table}`` (each as :meth:`read_table`)."""
         out: dict[str, list[pa.RecordBatch]] = {}
         versions = _SchemaVersions(self._layout_state)
-        for name, batch in self._batches(lambda n: True, versions):
+        for name, batch in self._batches(lambda n: True, versions, desc="every table"):
             out.setdefault(name, []).append(batch)
         return {name: _concat(b, self._plan(name, versions), self._paths_by_name()) for name, b in out.items()}
 
@@ -747,7 +780,7 @@ class Binlog:
         if self._schemas is None:  # every table's, in one walk (`vecbinlog tables` asks for each)
             self._schemas = {name: plan.schema for name, plan in self.plans().items()}
         if table not in self._schemas:
-            raise KeyError(f"{table!r} has no rows events")
+            raise self._table_not_found(table)
         return self._schemas[table]
 
     def verify(self) -> int:
@@ -770,8 +803,8 @@ class Binlog:
         """One row per event, for every file: where it is, what it is.
 
         Columns: file, pos, type_code, type, size, timestamp, server_id, end_log_pos, flags,
-        and info, the text ``SHOW BINLOG EVENTS`` gives for QUERY, XID, ROTATE,
-        FORMAT_DESCRIPTION, TABLE_MAP and rows events (null for other types).
+        and info, the text ``SHOW BINLOG EVENTS`` gives (see :mod:`vecbinlog.events`; null for
+        the types it does not describe: vendor types, LOAD DATA events, INCIDENT...).
         """
         parts = []
         for k, f in enumerate(self.files):
@@ -1035,11 +1068,13 @@ class TableLayouts:
     ddl: list[tuple[tuple[int, int], Any]]
 
     def _file_number(self, path: str) -> int:
-        real = os.path.realpath(path)
+        def same(p: str) -> str:  # a local file by its real path, a URI without its credentials
+            return redact(p) if is_uri(p) else os.path.realpath(p)
+
         for k, p in enumerate(self.paths):
-            if os.path.realpath(p) == real:
+            if same(p) == same(path):
                 return k
-        raise ValueError(f"{path} is not one of the files {self.paths}")
+        raise ValueError(f"{redact(path)} is not one of the files {self.paths}")
 
     def start_state(self, path: str, offset: int) -> tuple[Any, dict[str, LayoutState]]:
         """(DDL state, layout states) in force where a range of ``path`` starting at ``offset``

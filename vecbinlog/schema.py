@@ -23,7 +23,7 @@ import copy
 import os
 import warnings
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -209,10 +209,14 @@ class SchemaTracker:
     """
 
     def __init__(
-        self, user: Mapping[str, TableDef] | None = None, *, track: bool = True, catalog: Catalog | None = None
+        self, user: Mapping[str, TableDef] | None = None, *, track: bool = True, catalog: Catalog | None = None,
+        wanted: Callable[[str], bool] | None = None,
     ) -> None:
         self.user = dict(user or {})
         self.track = track
+        #: the tables asked for (open()'s tables=): DDL about others that is not understood
+        #: is passed over without a warning (the table is still forgotten)
+        self.wanted = wanted
         self.catalog = copy.deepcopy(catalog) if catalog is not None else Catalog()
         self.generation = 0
         # a catalog given (the DDL state where a split starts): its tables as of generation 0
@@ -259,11 +263,12 @@ class SchemaTracker:
             for name in changed:
                 self.catalog.tables.pop(name, None)
             what = f"{exc.table} is no longer tracked from here on" if exc.table else "no table could be told from it"
-            warnings.warn(
-                f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: DDL not understood ({exc}): "
-                f"{sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
-                SchemaWarning, stacklevel=6,
-            )
+            if exc.table is None or self.wanted is None or self.wanted(exc.table):
+                warnings.warn(
+                    f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: DDL not understood ({exc}): "
+                    f"{sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
+                    SchemaWarning, stacklevel=6,
+                )
         for note in self.catalog.notes:
             warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note}", SchemaWarning, stacklevel=6)
         if not changed:

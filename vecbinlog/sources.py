@@ -15,6 +15,8 @@ source             what a window is                             used for
 ``StreamSource``   the next bytes of a decompressing stream     ``.gz``, ``.zst``, ``.bz2``,
                    (forward only: a window may start where an   ``.lz4`` files, local or
                    earlier one did, never before)               remote
+``MemorySource``   the whole buffer                             a binlog given as bytes or a
+                                                                binary file object
 =================  ===========================================  =============================
 
 Paths: a local path, a ``file://`` URI, any URI ``pyarrow.fs.FileSystem.from_uri`` resolves
@@ -46,7 +48,7 @@ from .pools import pool
 from .errors import CorruptArchiveError, SourceError, SourceNotFoundError, SourcePermissionError, \
     SourceUnreachableError
 
-__all__ = ["ByteSource", "MappedSource", "RangedSource", "StreamSource", "open_source", "resolve",
+__all__ = ["ByteSource", "MappedSource", "MemorySource", "RangedSource", "StreamSource", "open_source", "resolve",
            "is_uri", "redact", "strip_compression", "COMPRESSION_SUFFIXES"]
 
 #: file name endings -> pyarrow codec
@@ -277,6 +279,32 @@ class MappedSource:
             except BufferError:
                 pass  # NumPy/Arrow views of the map are alive: it goes when they do
             self._mmap = None
+
+
+class MemorySource:
+    """A binlog given as its bytes (``open(b"...")``, a binary file object read whole): every
+    window is the whole buffer, as for a memory-mapped file."""
+
+    seekable = True
+    compression = None
+    failure = None
+
+    def __init__(self, data: bytes | bytearray | memoryview, name: str) -> None:
+        self.path = self.name = name
+        self.buf = np.frombuffer(data, np.uint8) if len(data) else np.zeros(0, np.uint8)
+        self.size = len(self.buf)
+
+    def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
+        return self.buf, 0
+
+    def at_end(self, offset: int) -> bool:
+        return offset >= self.size
+
+    def release(self, start: int, stop: int) -> None:
+        """Nothing to do: the bytes are the caller's."""
+
+    def close(self) -> None:
+        self.buf = np.zeros(0, np.uint8)
 
 
 class _Windows:

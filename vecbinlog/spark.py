@@ -405,7 +405,7 @@ class BinlogReader(DataSourceReader):
         o = self.options
         splits = plan_splits(
             o.paths, o.split_bytes, start=o.start, stop=o.stop,
-            verify_checksums=o.decode.get("verify_checksums", True),
+            verify_checksums=o.decode.get("verify_checksums", True), tables=o.tables,
         )
         # each split knows where the DDL and the layouts stand at its start
         splits = with_layouts(splits, self._layouts)

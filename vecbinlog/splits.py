@@ -32,7 +32,7 @@ import pyarrow as pa
 from .file import BinlogFile
 from .layout import MAGIC_LEN
 from .logset import binlog_files
-from .reader import Binlog, PathLike, TableLayouts
+from .reader import Binlog, PathLike, RowsFilter, TableLayouts
 from .errors import SchemaWarning, SourceNotFoundError
 from .sources import is_uri
 from .schema import SchemaTracker, ddl_candidates
@@ -97,6 +97,7 @@ def plan_splits(
     stop: int | None = None,
     verify_checksums: bool = True,
     filesystem: Any = None,
+    tables: str | Iterable[str] | None = None,
 ) -> list[Split]:
     """Cut binlog files into splits of about ``split_bytes`` that start at transactions.
 
@@ -110,6 +111,8 @@ def plan_splits(
         (ValueError otherwise), ``stop`` in the last (any offset: the rows events before it).
     verify_checksums : check the CRC32 of the FORMAT_DESCRIPTION_EVENT of each file.
     filesystem : the filesystem ``paths`` are in (see :class:`vecbinlog.Binlog`).
+    tables : ``db.table`` glob patterns of the tables to be read: DDL about other tables that
+        is not understood is passed over without a SchemaWarning.
 
     Returns
     -------
@@ -133,7 +136,7 @@ def plan_splits(
         raise ValueError(f"split_bytes must be at least 1, not {split_bytes}")
     files = binlog_files(paths, filesystem)
     out: list[Split] = []
-    tracker = SchemaTracker()  # the DDL state along the files, for each split's start
+    tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
     for k, path in enumerate(files):
         lo = start if k == 0 and start is not None else MAGIC_LEN
         with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:

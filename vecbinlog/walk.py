@@ -41,6 +41,7 @@ from numba.extending import intrinsic
 __all__ = [
     "HEADER_OK", "HEADER_TRUNCATED", "HEADER_TOO_SMALL", "EVENT_TRUNCATED", "walk_event_headers",
     "ROWS_ERRORS", "IMAGE_ERRORS", "FIXED", "PREFIXED", "PADDING", "walk_rows_headers", "walk_row_images",
+    "load_word", "store_word",
 ]
 
 # -- event headers ------------------------------------------------------------------------------
@@ -185,7 +186,7 @@ def walk_rows_headers(buf, offset, post_header, end, is_update, ncols, first, bi
 
 
 @intrinsic
-def _load_word(typingctx, arr, idx):  # pragma: no cover - compiled
+def load_word(typingctx, arr, idx):  # pragma: no cover - compiled
     """The 8 bytes of ``arr`` (uint8) at ``idx``, little-endian, unaligned; unchecked."""
     sig = types.uint64(arr, idx)
 
@@ -198,7 +199,7 @@ def _load_word(typingctx, arr, idx):  # pragma: no cover - compiled
 
 
 @intrinsic
-def _store_word(typingctx, arr, idx, value):  # pragma: no cover - compiled
+def store_word(typingctx, arr, idx, value):  # pragma: no cover - compiled
     """Write the 8 bytes of ``value`` into ``arr`` (uint8) at ``idx``, unaligned; unchecked."""
     sig = types.void(arr, idx, value)
 
@@ -215,7 +216,7 @@ def _store_word(typingctx, arr, idx, value):  # pragma: no cover - compiled
 def _load(buf, p):  # pragma: no cover - compiled
     """The 8 bytes at ``p`` (as far as ``buf`` goes; 0 past its end) as a little-endian uint64."""
     if p + 8 <= len(buf):
-        return _load_word(buf, p)
+        return load_word(buf, p)
     v = np.uint64(0)
     for i in range(min(8, len(buf) - p)):
         v |= np.uint64(buf[p + i]) << np.uint64(8 * i)
@@ -226,7 +227,7 @@ def _load(buf, p):  # pragma: no cover - compiled
 def _all_zero(buf, p, q):  # pragma: no cover - compiled
     """Whether ``buf[p:q]`` holds only zeros (a null bitmap with no NULL)."""
     while p + 8 <= q:
-        if _load_word(buf, p) != 0:
+        if load_word(buf, p) != 0:
             return False
         p += 8
     while p < q:
@@ -333,7 +334,7 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
                 w = width[c]
                 dest = at[c] + n * w
                 for i in range(0, max(w, 1), 8):
-                    _store_word(fixed, dest + i, _load(buf, p + i))
+                    store_word(fixed, dest + i, _load(buf, p + i))
                 p += w
                 valid[c, n] = True
                 if with_absent:
@@ -360,10 +361,10 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
                 if how[c] == FIXED:  # copied (checked below, with the image's end: p only grows)
                     dest = at[c] + n * w
                     if w <= 8:
-                        _store_word(fixed, dest, _load(buf, p) if has_value else np.uint64(0))
+                        store_word(fixed, dest, _load(buf, p) if has_value else np.uint64(0))
                     else:
                         for i in range(0, w, 8):
-                            _store_word(fixed, dest + i, _load(buf, p + i) if has_value else np.uint64(0))
+                            store_word(fixed, dest + i, _load(buf, p + i) if has_value else np.uint64(0))
                     if has_value:
                         p += w
                     continue
@@ -409,7 +410,7 @@ def hash_ranges(buf, start, end):  # pragma: no cover - compiled
         h = np.uint64(0xCBF29CE484222325)
         p, e = start[i], end[i]
         while p + 8 <= e:
-            h = (h ^ _load_word(buf, p)) * prime
+            h = (h ^ load_word(buf, p)) * prime
             p += 8
         tail = np.uint64(0)
         for j in range(e - p):
@@ -428,7 +429,7 @@ def same_ranges(buf, start, end, other_start, other_end):  # pragma: no cover - 
         same = n == other_end[i] - other_start[i]
         j = 0
         while same and j + 8 <= n:
-            same = _load_word(buf, start[i] + j) == _load_word(buf, other_start[i] + j)
+            same = load_word(buf, start[i] + j) == load_word(buf, other_start[i] + j)
             j += 8
         while same and j < n:
             same = buf[start[i] + j] == buf[other_start[i] + j]
@@ -496,5 +497,5 @@ def copy_values(buf, start, length, offsets, data):  # pragma: no cover - compil
         p, q, n = start[i], offsets[i], length[i]
         j = 0
         while j < n:
-            _store_word(data, q + j, _load(buf, p + j))
+            store_word(data, q + j, _load(buf, p + j))
             j += 8

@@ -179,7 +179,7 @@ def _days_from_civil_into(year, month, day, year_start, month_start, leap, days)
         days[i] = year_start[y] + month_start[leap[y], m] + day[i] - 1
 
 
-def _civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     z = days + 719468
     era = z // 146097
     doe = z - era * 146097
@@ -462,7 +462,7 @@ def _text_array(col: ColumnData, f: _Fields) -> pa.Array:
         if t in _TIMESTAMP_TYPES:
             zero = f.invalid  # MySQL's zero TIMESTAMP: '0000-00-00 00:00:00'
             days, secs = np.divmod(f.seconds, 86400)
-            year, month, day = (np.where(zero, 0, x) for x in _civil_from_days(days))
+            year, month, day = (np.where(zero, 0, x) for x in civil_from_days(days))
             hour, minute, second = secs // 3600, secs // 60 % 60, secs % 60
             usec = np.where(zero, 0, usec)
         date_only = t in _DATE_TYPES
