@@ -688,10 +688,11 @@ def render(results: dict, md: bool) -> str:
                 cells = ["failed: " + m["error"][:80], "", "", "", ""]
             else:
                 s = m["seconds"]
-                rps = "" if key in ("read", "numpy", "place", "gather") else _fmt_rate(images / s)
+                rps = "" if key in ("read", "numpy", "place", "gather") or not s else _fmt_rate(images / s)
                 rss = f"{m['rss'] / 2**20:.0f} MB" if m.get("rss") else ""
                 ratio = "1" if key == "read_all" else f"{s / base:.2f}"
-                cells = [_fmt_ms(s) + _fmt_spread(m.get("round_seconds")), rps, f"{mb / s:,.0f}", rss, ratio]
+                cells = [_fmt_ms(s) + _fmt_spread(m.get("round_seconds")), rps, f"{mb / s:,.0f}" if s else "", rss,
+                         ratio]
             rows.append([shape if first else "", f"{mb:.1f}" if first else "",
                          f"{r['changes']:,} ({images:,})" if first else "", label, *cells])
             first = False
@@ -871,6 +872,14 @@ def write_markdown(out: Path, results: dict, versions: dict, command: str, rows:
 def main(argv: list[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
+    if argv[:1] == ["--render"]:  # the markdown of a finished run, from its RESULTS.json
+        raw = json.loads(Path(argv[1]).read_text())
+        out = Path(argv[2]) if len(argv) > 2 else ROOT / "bench" / "RESULTS.md"
+        meta = raw.get("meta", {})
+        write_markdown(out, raw["results"], raw["versions"], raw["command"], meta.get("rows", 0), meta.get("seed", 0),
+                       meta.get("gen_seconds", 0.0), meta.get("total_seconds", 0.0), meta.get("rounds", ROUNDS))
+        print(f"wrote {out}")
+        return 0
     if argv[:1] == ["--child"]:
         res = CHILDREN[argv[1]](*argv[2:])
         res.update(_peak_rss())
@@ -948,7 +957,9 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(work, ignore_errors=True)
     total = time.perf_counter() - t_start
     raw = args.out.with_suffix(".json")  # the numbers behind the table, kept even if rendering fails
-    raw.write_text(json.dumps({"command": command, "versions": versions, "results": results}, indent=1))
+    raw.write_text(json.dumps({"command": command, "versions": versions, "results": results, "meta": {
+        "rows": args.rows, "seed": args.seed, "gen_seconds": gen_seconds, "total_seconds": total,
+        "rounds": args.rounds}}, indent=1))
     print()
     print(render(results, md=False))
     print(f"\ntotal {total:.0f} s (generation {gen_seconds:.0f} s)")
