@@ -790,7 +790,7 @@ HISTORY = "## History"
 
 
 def write_markdown(out: Path, results: dict, versions: dict, command: str, rows: int, seed: int,
-                   gen_seconds: float, total_seconds: float, rounds: int = ROUNDS) -> None:
+                   gen_seconds: float, total_seconds: float | None, rounds: int = ROUNDS) -> None:
     now = _dt.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     text = [
         "# vecbinlog against its peers",
@@ -806,7 +806,8 @@ def write_markdown(out: Path, results: dict, versions: dict, command: str, rows:
         "* versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()),
         f"* workload: --rows {rows}, seed {seed}; files written by a MariaDB server "
         "(binlog_row_metadata=FULL, binlog_format=ROW, annotate rows events on, CRC32 checksums); "
-        f"generating them took {gen_seconds:.0f} s, the whole run {total_seconds:.0f} s",
+        f"generating them took {gen_seconds:.0f} s"
+        + (f", the whole run {total_seconds:.0f} s" if total_seconds else ""),
         "",
         "Shapes:",
         "",
@@ -877,7 +878,7 @@ def main(argv: list[str] | None = None) -> int:
         out = Path(argv[2]) if len(argv) > 2 else ROOT / "bench" / "RESULTS.md"
         meta = raw.get("meta", {})
         write_markdown(out, raw["results"], raw["versions"], raw["command"], meta.get("rows", 0), meta.get("seed", 0),
-                       meta.get("gen_seconds", 0.0), meta.get("total_seconds", 0.0), meta.get("rounds", ROUNDS))
+                       meta.get("gen_seconds", 0.0), meta.get("total_seconds"), meta.get("rounds", ROUNDS))
         print(f"wrote {out}")
         return 0
     if argv[:1] == ["--child"]:
