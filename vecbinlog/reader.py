@@ -29,6 +29,7 @@ from .layout import MAGIC_LEN
 from .logset import binlog_files
 from .rows import CHANGE_TYPES, MAX_BATCH_IMAGES, TableMaps, place_images
 from .snapshot import replay
+from .sources import is_uri, redact
 from .schema import SchemaSource, SchemaTracker, load_schema
 from .table_map import TableMap
 from .tableplan import TablePlan, widen_type
@@ -1047,11 +1048,14 @@ class TableLayouts:
     ddl: list[tuple[tuple[int, int], Any]]
 
     def _file_number(self, path: str) -> int:
-        real = os.path.realpath(path)
+        def same(p: str) -> str:  # a file's path is its URI without credentials (BinlogFile.path)
+            return redact(p) if is_uri(p) else os.path.realpath(p)
+
+        real = same(path)
         for k, p in enumerate(self.paths):
-            if os.path.realpath(p) == real:
+            if same(p) == real:
                 return k
-        raise ValueError(f"{path} is not one of the files {self.paths}")
+        raise ValueError(f"{redact(path)} is not one of the files {self.paths}")
 
     def start_state(self, path: str, offset: int) -> tuple[Any, dict[str, LayoutState]]:
         """(DDL state, layout states) in force where a range of ``path`` starting at ``offset``
