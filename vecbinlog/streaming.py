@@ -65,8 +65,8 @@ __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archiv
 #: control kinds that end a transaction (OTHER ends one only when no BEGIN opened it)
 _ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q], np.int8)
 _GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
-#: a binlog's name: a base and a number after its last dot (``mysql-bin.000042``), maybe compressed
-_NUMBERED = "*.[0-9]*"
+#: a binlog's name (compression suffix left out): a base and a number after its last dot
+_BINLOG_NAME = re.compile(r"^.+\.\d+$")
 
 
 class SchemaChangedError(BinlogError):
@@ -176,24 +176,32 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
 # -- the archive ----------------------------------------------------------------------------------
 def archive_files(spec: str | Sequence[str], filesystem: Any = None) -> list[str]:
     """The files of an archive, in log order: a folder (every ``NAME.NUMBER`` file in it, maybe
-    compressed; ``.index`` and ``.state`` files are not binlogs), a glob, a ``mysql-bin.index``,
-    a file, or a comma-separated list or list of these; local paths or URIs (a folder in object
-    storage ends with ``/``, or is a prefix under which objects are)."""
+    compressed: not the ``.index`` or ``.state`` files beside them), a glob, a
+    ``mysql-bin.index``, a file, or a comma-separated list or a list of these; local paths or
+    URIs (a folder in object storage ends with ``/``, or is a prefix objects are under)."""
     items = [spec] if isinstance(spec, str) else list(spec)
     out: list[str] = []
     for item in items:
         for part in str(item).split(","):
             part = part.strip()
-            if part:
-                out.extend(split_paths(_folder_glob(part, filesystem), filesystem))
+            if not part:
+                continue
+            every = _folder_glob(part, filesystem)
+            if every is None:
+                out.extend(split_paths(part, filesystem))
+                continue
+            found = [p for p in split_paths(every, filesystem) if _BINLOG_NAME.match(_name_of(p))]
+            if not found:
+                raise SourceNotFoundError("no binlog file (NAME.NUMBER) in the folder", uri=part)
+            out.extend(found)
     return out
 
 
-def _folder_glob(part: str, filesystem: Any) -> str:
-    """``part``, or the glob of the binlogs in it when it is a folder."""
+def _folder_glob(part: str, filesystem: Any) -> str | None:
+    """The glob of every file in ``part`` when it is a folder, else None."""
     if filesystem is None and (not is_uri(part) or part.startswith("file://")):
         local = urlsplit(part).path if part.startswith("file://") else part
-        return os.path.join(local, _NUMBERED) if os.path.isdir(local) else part
+        return os.path.join(local, "*") if os.path.isdir(local) else None
     fs, inner, _ = resolve(part, filesystem)
     is_folder = (urlsplit(part).path if is_uri(part) else part).endswith("/")
     if not is_folder:
@@ -202,11 +210,11 @@ def _folder_glob(part: str, filesystem: Any) -> str:
         except OSError:
             is_folder = False
     if not is_folder:
-        return part
+        return None
     if is_uri(part):
         head, _, query = part.partition("?")
-        return head.rstrip("/") + "/" + _NUMBERED + (f"?{query}" if query else "")
-    return posixpath.join(part.rstrip("/"), _NUMBERED)
+        return head.rstrip("/") + "/*" + (f"?{query}" if query else "")
+    return posixpath.join(part.rstrip("/"), "*")
 
 
 class Archive:
