@@ -50,7 +50,7 @@ from .errors import UnsupportedError
 from .logset import log_order_key
 from .reader import Binlog, PathLike, TableLayouts
 
-__all__ = ["net_changes", "read_net_changes", "table_key", "ORDER_COLUMNS", "KEY_METADATA"]
+__all__ = ["net_changes", "read_net_changes", "table_key", "checked_key", "mark_key", "ORDER_COLUMNS", "KEY_METADATA"]
 
 #: the ordering key of a change log: file (in log order), event, row in the event
 ORDER_COLUMNS = ("_log_file", "_log_pos", "_event_row")
@@ -121,13 +121,7 @@ def net_changes(changes: pa.Table, key: Sequence[str] | None = None) -> pa.Table
     >>> net_changes(log, ["id"]).to_pydict()["_change_type"]                         # doctest: +SKIP
     ['insert', 'insert', 'insert']
     """
-    key = list(key) if key is not None else _key_of(changes.schema)
-    if not key:
-        raise ValueError("net_changes needs the key columns: key=[...] (the binlog gives the primary key with "
-                         "binlog_row_metadata=FULL: read_net_changes() and the Spark source find it)")
-    missing = [k for k in key if k not in changes.column_names]
-    if missing:
-        raise ValueError(f"key column(s) {missing} are not among the columns {changes.column_names}")
+    key = checked_key(key if key is not None else _key_of(changes.schema), changes.column_names)
     if "_outcome" in changes.column_names and changes.num_rows:
         changes = changes.filter(pc.invert(pc.is_in(changes.column("_outcome").cast(pa.string()),
                                                    value_set=pa.array(_NOT_TAKEN))))
@@ -155,6 +149,17 @@ def net_changes(changes: pa.Table, key: Sequence[str] | None = None) -> pa.Table
     out = changes.take(last)
     where = out.column_names.index("_change_type")
     return out.set_column(where, out.schema.field(where).with_type(pa.string()), net)
+
+
+def checked_key(key: Sequence[str] | None, columns: Sequence[str]) -> list[str]:
+    """``key`` as a list, or ValueError when there is none or a column is not in ``columns``."""
+    if not key:
+        raise ValueError("net_changes needs the key columns: key=[...] (the binlog gives the primary key with "
+                         "binlog_row_metadata=FULL: read_net_changes() and the Spark source find it)")
+    missing = [k for k in key if k not in columns]
+    if missing:
+        raise ValueError(f"key column(s) {missing} are not among the columns {list(columns)}")
+    return list(key)
 
 
 def _key_of(schema: pa.Schema) -> list[str] | None:

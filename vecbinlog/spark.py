@@ -1,4 +1,5 @@
-"""Spark: a ``binlog`` data source (Spark 4's Python Data Source API) and Arrow UDF helpers.
+"""Spark: a ``binlog`` data source (Spark 4's Python Data Source API), batch and streaming,
+and Arrow UDF helpers.
 
 ``pip install vecbinlog[spark]``; pyspark is imported here only, never by the core.
 
@@ -6,6 +7,12 @@
 >>> vecbinlog.spark.register(spark)                                      # doctest: +SKIP
 >>> df = (spark.read.format("binlog").option("table", "shop.orders")     # doctest: +SKIP
 ...       .load("/archive/mysql-bin.*"))
+>>> stream = (spark.readStream.format("binlog").option("table", "shop.orders")  # doctest: +SKIP
+...           .load("s3://binlogs/prod/"))                               # a growing archive
+
+The stream (:class:`BinlogStreamReader`) takes what is new in the archive micro-batch by
+micro-batch, whole transactions from where the last one ended (:mod:`vecbinlog.streaming`);
+:func:`net_changes` reduces a micro-batch to one row per key for a MERGE into a lake table.
 
 Each file is cut into splits of about ``split_bytes`` that start at transaction boundaries
 (:mod:`vecbinlog.splits`); consecutive splits are packed into Spark partitions of about
@@ -51,8 +58,9 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from .netchanges import KEY_METADATA, table_key
+from .netchanges import KEY_METADATA, checked_key, table_key
 from .reader import Binlog, TableLayouts
+from .sources import redact
 from .splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, split_paths, with_layouts
 from .streaming import Archive, NewLayout, Position, SchemaChangedError, StreamLayouts, archive_files
 from .tableplan import TablePlan
@@ -570,7 +578,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
                 f"{[f.name for f in new.schema if not f.name.startswith('_')]}) from its rows event at {new.at}, which "
                 f"the stream's schema cannot hold (it was fixed when the query started); every change before {wall} "
                 "was read: restart the query (from its checkpoint) to read on with a schema that has it",
-                path=self.archive.path_of(new.at.file), offset=new.at.pos, event_type="rows event")
+                path=redact(self.archive.path_of(new.at.file)), offset=new.at.pos, event_type="rows event")
 
     # -- the DataSourceStreamReader interface ------------------------------------------------
     def initialOffset(self) -> dict[str, Any]:
@@ -659,8 +667,20 @@ class BinlogDataSource(DataSource):
     ``split_bytes``     bytes of binlog per task (default 128m; ``64m``, ``1g``... accepted)
     ==================  ==============================================================
 
-    Files: a path, a glob or a comma-separated list (local or mounted file systems), or
-    ``load([...])``; they are read in name order, which is log order for binlog names.
+    ``spark.readStream`` (:class:`BinlogStreamReader`) takes the same options but
+    ``start``/``stop``, and:
+
+    ======================  ==========================================================
+    ``startingPosition``    where a new query starts: ``earliest`` (default), ``latest``,
+                            ``FILE:POS`` (a transaction start), a GTID (the stream starts
+                            after that transaction) or an ISO 8601 date and time
+    ``maxBytesPerTrigger``  binlog bytes per micro-batch (at least one transaction)
+    ``maxFilesPerTrigger``  binlog files per micro-batch
+    ======================  ==========================================================
+
+    Files: a folder (its ``NAME.NUMBER`` files), a path, a glob, a ``mysql-bin.index`` or a
+    comma-separated list (local, or URIs: see "Reading archives"), or ``load([...])``; they
+    are read in name order, which is log order for binlog names.
     """
 
     @classmethod
@@ -795,14 +815,7 @@ def net_changes(changes: DataFrame, key: Sequence[str] | None = None) -> DataFra
     """
     from pyspark.sql import functions as F
 
-    if key is None:
-        key = key_columns(changes.schema)
-    if not key:
-        raise ValueError("net_changes needs the key columns: key=[...] (the source marks the primary key the binlog "
-                         "gives, with binlog_row_metadata=FULL)")
-    missing = [k for k in key if k not in changes.columns]
-    if missing:
-        raise ValueError(f"key column(s) {missing} are not among the columns {changes.columns}")
+    key = checked_key(key if key is not None else key_columns(changes.schema), changes.columns)
     kind = F.col("_change_type")
     if "_outcome" in changes.columns:
         changes = changes.where(~F.col("_outcome").isin("rollback", "incomplete"))

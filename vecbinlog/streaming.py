@@ -54,7 +54,7 @@ from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
 from .layout import MAGIC_LEN
 from .logset import log_order_key
 from .reader import Binlog, LayoutState, TableLayouts
-from .sources import _name_of, is_uri, open_source, resolve
+from .sources import _name_of, is_uri, open_source, redact, resolve
 from .splits import DEFAULT_SPLIT_BYTES, Split, _cut, split_paths, transaction_starts
 from .tableplan import TablePlan
 from .transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
@@ -181,19 +181,14 @@ def archive_files(spec: str | Sequence[str], filesystem: Any = None) -> list[str
     URIs (a folder in object storage ends with ``/``, or is a prefix objects are under)."""
     items = [spec] if isinstance(spec, str) else list(spec)
     out: list[str] = []
-    for item in items:
-        for part in str(item).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            every = _folder_glob(part, filesystem)
-            if every is None:
-                out.extend(split_paths(part, filesystem))
-                continue
-            found = [p for p in split_paths(every, filesystem) if _BINLOG_NAME.match(_name_of(p))]
+    for part in (p.strip() for item in items for p in str(item).split(",") if p.strip()):
+        every = _folder_glob(part, filesystem)
+        found = split_paths(part if every is None else every, filesystem)
+        if every is not None:  # a folder's binlogs only
+            found = [p for p in found if _BINLOG_NAME.match(_name_of(p))]
             if not found:
-                raise SourceNotFoundError("no binlog file (NAME.NUMBER) in the folder", uri=part)
-            out.extend(found)
+                raise SourceNotFoundError("no binlog file (NAME.NUMBER) in the folder", uri=redact(part))
+        out.extend(found)
     return out
 
 
@@ -242,6 +237,11 @@ class Archive:
         self._final: set[str] = set()  # files walked to their end while a later file was there
         self._seen: set[str] = set()
 
+    @property
+    def shown(self) -> str:
+        """The archive as messages name it (URIs without credentials)."""
+        return ", ".join(redact(str(p)) for p in ([self.spec] if isinstance(self.spec, str) else self.spec))
+
     # -- listing ------------------------------------------------------------------------
     def files(self) -> list[tuple[str, str]]:
         """``(name, path)`` of every file, in log order (listed now)."""
@@ -250,7 +250,7 @@ class Archive:
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
             raise ValueError(f"the archive holds {twice} more than once (a plain and a compressed copy?): "
-                             f"{[p for n, p in out if n in twice]}")
+                             f"{[redact(p) for n, p in out if n in twice]}")
         return sorted(out, key=lambda np_: log_order_key(np_[0]))
 
     def _listed(self, start: Position | None) -> list[tuple[str, str]]:
@@ -314,7 +314,7 @@ class Archive:
         """The start of the archive's first file."""
         files = self._listed(None)
         if not files:
-            raise SourceNotFoundError("no binlog file in the archive", uri=str(self.spec))
+            raise SourceNotFoundError("no binlog file in the archive", uri=self.shown)
         return Position(files[0][0], MAGIC_LEN)
 
     def latest(self) -> Position:
@@ -326,7 +326,7 @@ class Archive:
             scan = self.scan(name, path, MAGIC_LEN, newest=k == len(files) - 1)
             if scan is not None:
                 return Position(name, scan.complete if k == len(files) - 1 else scan.walked)
-        raise SourceNotFoundError("no binlog file in the archive has a complete first event", uri=str(self.spec))
+        raise SourceNotFoundError("no binlog file in the archive has a complete first event", uri=self.shown)
 
     def end(self, start: Position, *, max_bytes: int | None = None, max_files: int | None = None,
             target: Position | None = None) -> Position:
@@ -340,7 +340,7 @@ class Archive:
         if start.file not in names:
             raise SourceNotFoundError(
                 f"the stream is at {start}, but {start.file} is no longer in the archive (removed before it was "
-                "read to its end?)", uri=str(self.spec))
+                "read to its end?)", uri=self.shown)
         if target is not None and target <= start:
             return start
         k = names.index(start.file)
@@ -382,7 +382,7 @@ class Archive:
         for n, p in self.files():
             if n == name:
                 return p
-        raise SourceNotFoundError(f"{name} is not in the archive", uri=str(self.spec))
+        raise SourceNotFoundError(f"{name} is not in the archive", uri=self.shown)
 
     def starts_before(self, at: Position, lo: int = MAGIC_LEN) -> int:
         """The last transaction start at or before ``at`` in its file (``lo`` when none after it)."""
@@ -480,7 +480,7 @@ class Archive:
         for p in (start, end):
             if p.file not in names:
                 raise SourceNotFoundError(f"{p.file} (stream position {p}) is no longer in the archive",
-                                          uri=str(self.spec))
+                                          uri=self.shown)
         out: list[Split] = []
         for name, path in files[names.index(start.file): names.index(end.file) + 1]:
             lo = start.pos if name == start.file else MAGIC_LEN
@@ -560,7 +560,7 @@ class StreamLayouts:
         names = [n for n, _ in files]
         begin = self.known if self.known is not None else (first or Position(names[0], MAGIC_LEN))
         if begin.file not in names or end.file not in names:
-            raise SourceNotFoundError(f"{begin.file} or {end.file} is no longer in the archive", uri=str(archive.spec))
+            raise SourceNotFoundError(f"{begin.file} or {end.file} is no longer in the archive", uri=archive.shown)
         chosen = files[names.index(begin.file): names.index(end.file) + 1]
         ddl, layouts = self.state_at(begin) if self.known is not None else (None, {})
         opts = {k: v for k, v in self.options.items() if k not in ("start", "stop", "seek", "ddl_state", "layout_state")}
