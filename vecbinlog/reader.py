@@ -1068,11 +1068,12 @@ class TableLayouts:
     ddl: list[tuple[tuple[int, int], Any]]
 
     def _file_number(self, path: str) -> int:
-        def same(p: str) -> str:  # a local file by its real path, a URI without its credentials
+        def same(p: str) -> str:  # a file's path is its URI without credentials (BinlogFile.path)
             return redact(p) if is_uri(p) else os.path.realpath(p)
 
+        real = same(path)
         for k, p in enumerate(self.paths):
-            if same(p) == same(path):
+            if same(p) == real:
                 return k
         raise ValueError(f"{redact(path)} is not one of the files {self.paths}")
 

@@ -256,6 +256,7 @@ class SchemaTracker:
         if q.error_code:
             return False  # the statement failed on the server
         sql = q.query.decode("utf-8", "replace")
+        databases = dict(self.catalog.databases)
         try:
             changed, _ = self.catalog.apply(sql, q.database or None)
         except DdlError as exc:
@@ -272,6 +273,9 @@ class SchemaTracker:
         for note in self.catalog.notes:
             warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note}", SchemaWarning, stacklevel=6)
         if not changed:
+            if self.states is not None and self.catalog.databases != databases:
+                # a database's default charset: no table changed, but tables created later see it
+                self.states.append(((src.path, int(index.pos[i])), self.state()))
             return False
         self.generation += 1
         for name in dict.fromkeys(changed):

@@ -183,9 +183,9 @@ def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int 
         warnings.simplefilter("ignore", SchemaWarning)  # the readers of the splits warn, once each
         for seg in file.segments(start=start, stop=stop):
             for i in ddl_candidates(seg.src, seg.index).tolist():
-                before = tracker.generation
+                before = (tracker.generation, dict(tracker.catalog.databases))
                 tracker.scan(seg.src, seg.index.take(np.array([i])))
-                if tracker.generation != before:
+                if (tracker.generation, tracker.catalog.databases) != before:  # a table, or a database's charset
                     states.append((int(seg.index.pos[i]), tracker.state()))
     return states
 

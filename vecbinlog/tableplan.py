@@ -145,6 +145,7 @@ class TablePlan:
     _meta: dict[str, pa.Field] = field(default_factory=dict)
     _metadata: dict | None = None
     _cache: tuple[pa.Schema, list[str]] | None = field(default=None, repr=False)
+    _declared: dict[int, pa.Schema] = field(default_factory=dict, repr=False)  #: version -> schema added
 
     @classmethod
     def of_layouts(cls, table: str, layouts: Iterable[tuple[int, pa.Schema]]) -> TablePlan:
@@ -160,6 +161,7 @@ class TablePlan:
         if version in self._layouts:
             return
         self._cache = None
+        self._declared[version] = schema
         mine: list[int] = []
         for f in schema:
             if f.name in METADATA_NAMES:
@@ -212,6 +214,16 @@ class TablePlan:
                 self._meta[f.name] = f
 
     # -- the result ----------------------------------------------------------------------
+    @property
+    def versions(self) -> list[int]:
+        """The ``_schema_version`` of every layout added, in order."""
+        return sorted(self._layouts)
+
+    def layout_schema(self, version: int) -> pa.Schema:
+        """The schema layout ``version`` was added with (its own names and types), so that a
+        plan of a later stretch of the log can be taken into this one (a stream's)."""
+        return self._declared[version]
+
     @property
     def schema(self) -> pa.Schema:
         """The table's schema: its columns (see the rule), then the metadata columns."""

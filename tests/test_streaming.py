@@ -1,0 +1,339 @@
+"""A growing archive read as a stream (vecbinlog.streaming), without Spark, against a real
+MariaDB server.
+
+Where a file still being written is complete is checked against the server's own listing
+(``SHOW BINLOG EVENTS``: where each GTID event starts, and the XID, COMMIT, ROLLBACK or DDL
+query that ends its transaction) for copies of a binlog cut at, and inside, every event.
+Positions (``startingPosition``) against the listing and ``SHOW MASTER STATUS``. Ranges read
+one after the other, each decoded alone with the states the stream gives it, equal
+``read_table`` of the whole files (the decoder the corpus and round-trip tests check against
+the servers), for a workload whose table is altered, dropped and created again, named by its
+DDL only.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import warnings
+from datetime import timezone
+
+import pyarrow as pa
+import pytest
+
+import vecbinlog
+from vecbinlog.splits import read_split
+from vecbinlog.streaming import Archive, Position, StreamLayouts, archive_files
+
+from .test_table_changes import run_workload
+
+pytestmark = pytest.mark.mariadb
+
+
+# -- the server's listing: an oracle for where transactions end ------------------------------
+def server_events(server, name: str) -> list[dict]:
+    """``SHOW BINLOG EVENTS IN name``: pos, end, type, info of every event."""
+    return [{"pos": int(r[1]), "end": int(r[4]), "type": r[2], "info": r[5] or ""}
+            for r in server.query(f"SHOW BINLOG EVENTS IN '{name}'")]
+
+
+def transaction_end(events: list[dict], i: int) -> int | None:
+    """Where the transaction started by the GTID event ``events[i]`` ends, as the server lists
+    it: its XID or COMMIT/ROLLBACK query (``BEGIN GTID``), or its one statement (``GTID``)."""
+    begun = events[i]["info"].startswith("BEGIN GTID")
+    for e in events[i + 1:]:
+        query = e["type"].startswith("Query")  # Query, Query_compressed
+        if begun and (e["type"] == "Xid" or (query and e["info"] in ("COMMIT", "ROLLBACK"))):
+            return e["end"]
+        if not begun and query:
+            return e["end"]
+    return None
+
+
+def complete_end(events: list[dict], cut: int) -> int | None:
+    """Where a reader of the file's first ``cut`` bytes stops: after the last whole event when no
+    transaction is left open there, else at the start of the open one; None before the first
+    event is whole."""
+    whole = [e for e in events if e["end"] <= cut]
+    if not whole:
+        return None
+    walked = whole[-1]["end"]
+    starts = [i for i, e in enumerate(events) if e["type"] == "Gtid" and e["pos"] < walked]
+    if not starts:
+        return walked
+    end = transaction_end(events, starts[-1])
+    return walked if end is not None and end <= walked else events[starts[-1]]["pos"]
+
+
+@pytest.fixture(scope="module", params=["plain", "compressed"])
+def mixed_file(request, mariadb_server):
+    """One binlog of DDL, multi-statement transactions, MyISAM changes in an InnoDB transaction
+    that rolls back, a savepoint rolled back to, rows events of many rows (with
+    log_bin_compress ON: compressed queries and rows events); and the server's listing of it."""
+    s = mariadb_server
+    old = {k: s.query(f"SELECT @@GLOBAL.{k}")[0][0] for k in ("log_bin_compress", "log_bin_compress_min_len")}
+    if request.param == "compressed":
+        s.set_global("log_bin_compress", "ON")
+        s.set_global("log_bin_compress_min_len", "10")
+    s.execute("DROP DATABASE IF EXISTS strm", "CREATE DATABASE strm")
+    try:
+        path = s.capture_binlog(
+            "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(40) CHARACTER SET utf8mb4, n INT) ENGINE=InnoDB",
+            "CREATE TABLE side (id INT PRIMARY KEY) ENGINE=MyISAM",
+            "INSERT INTO t VALUES " + ", ".join(f"({i}, 'v{i} ü', {i})" for i in range(40)),
+            "BEGIN", "UPDATE t SET n = n + 1 WHERE id < 10", "DELETE FROM t WHERE id = 39", "COMMIT",
+            "BEGIN", "UPDATE t SET v = 'undone' WHERE id = 1", "INSERT INTO side VALUES (1)", "ROLLBACK",
+            "BEGIN", "UPDATE t SET v = 'kept' WHERE id = 2", "SAVEPOINT x", "UPDATE t SET v = 'no' WHERE id = 3",
+            "INSERT INTO side VALUES (2)", "ROLLBACK TO SAVEPOINT x", "COMMIT",
+            "UPDATE t SET id = id + 100 WHERE id BETWEEN 20 AND 24",
+            "ALTER TABLE t ADD INDEX (n)",
+            database="strm")
+    finally:
+        for k, v in old.items():
+            s.set_global(k, v)
+    return path, server_events(s, path.name)
+
+
+def test_growing_file_is_read_to_its_last_complete_transaction(mixed_file, tmp_path):
+    """Copies of the file cut at every event boundary, one byte after it, inside its header and
+    in the middle of its body: the stream's end is where the server's listing says the last
+    complete transaction ends, and a cut before the first event is whole gives no end."""
+    path, events = mixed_file
+    data = path.read_bytes()
+    assert len(data) == events[-1]["end"]
+    assert {"Gtid", "Xid", "Table_map", "Annotate_rows"} <= {e["type"] for e in events}
+    assert {"COMMIT", "SAVEPOINT `x`", "ROLLBACK TO `x`"} <= {e["info"] for e in events}
+    cuts = sorted({c for e in events for c in (e["pos"], e["pos"] + 1, e["pos"] + 10, (e["pos"] + e["end"]) // 2,
+                                               e["end"])} | {0, 2, len(data)})
+    folder = tmp_path / "growing"
+    folder.mkdir()
+    copy = folder / path.name
+    seen = set()
+    for cut in cuts:
+        copy.write_bytes(data[:cut])
+        expected = complete_end(events, cut)
+        archive = Archive(str(folder))
+        if expected is None:
+            with pytest.raises(vecbinlog.SourceError):
+                archive.latest()
+            continue
+        assert archive.latest() == Position(path.name, expected), cut
+        seen.add(expected)
+    # every transaction end, and every transaction start while the next is incomplete, was an end
+    starts = [e["pos"] for e in events if e["type"] == "Gtid"]
+    assert set(starts) <= seen
+    assert len(data) in seen
+
+
+def test_a_walk_from_where_the_last_one_stopped(mixed_file, tmp_path):
+    """One Archive followed as the file grows (each walk goes on from where the last stopped)
+    ends where a fresh walk of the same bytes ends, and reads the same transaction starts."""
+    path, events = mixed_file
+    data = path.read_bytes()
+    folder = tmp_path / "g"
+    folder.mkdir()
+    copy = folder / path.name
+    followed = Archive(str(folder))
+    start = Position(path.name, 4)
+    for cut in range(300, len(data) + 1, 97):
+        copy.write_bytes(data[:cut])
+        fresh = Archive(str(folder))
+        assert followed.end(start) == fresh.end(start) == Position(path.name, complete_end(events, cut))
+        name = path.name
+        assert followed._scans[name].starts[followed._scans[name].starts < cut].tolist() == \
+            fresh._scans[name].starts[fresh._scans[name].starts < cut].tolist()
+    copy.write_bytes(data)
+    assert followed.end(start) == Position(path.name, len(data))
+    assert followed._scans[path.name].starts.tolist() == [e["pos"] for e in events if e["type"] == "Gtid"]
+
+
+def test_budgets_cut_at_transaction_starts(mixed_file, tmp_path):
+    """maxBytesPerTrigger of 1 byte: one transaction (and the events before the next) at a time,
+    at the starts the server lists; maxFilesPerTrigger of 1 across files of a set."""
+    path, events = mixed_file
+    shutil.copy(path, tmp_path / path.name)
+    archive = Archive(str(tmp_path))
+    at, visited = Position(path.name, 4), []
+    while True:
+        nxt = archive.end(at, max_bytes=1)
+        if nxt == at:
+            break
+        visited.append(nxt.pos)
+        at = nxt
+    starts = [e["pos"] for e in events if e["type"] == "Gtid"]
+    assert visited == starts + [len(path.read_bytes())]
+    assert archive.end(Position(path.name, 4), max_bytes=starts[2] - 4) == Position(path.name, starts[2])
+    assert archive.end(Position(path.name, 4), max_bytes=starts[2] - 3) == Position(path.name, starts[3])
+
+
+@pytest.fixture(scope="module")
+def three_files(mariadb_server, tmp_path_factory):
+    """A workload over three files (FLUSH BINARY LOGS twice), the listing of each, the GTID and
+    time of a transaction in the middle, and the server's position at the end."""
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS strm3", "CREATE DATABASE strm3")
+    s.flush_binary_logs()
+    first = s.current_binlog()
+    s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)", *[f"INSERT INTO t VALUES ({i}, {i})" for i in range(5)],
+              database="strm3")
+    s.flush_binary_logs()
+    s.execute("UPDATE t SET v = v + 1 WHERE id = 1", database="strm3")
+    middle = s.query("SELECT @@GLOBAL.gtid_binlog_pos")[0][0]
+    s.execute("DELETE FROM t WHERE id = 2", database="strm3")
+    s.flush_binary_logs()
+    s.execute("INSERT INTO t VALUES (9, 9)", database="strm3")
+    files = s.binlog_files()
+    files = files[files.index(first):]
+    out = tmp_path_factory.mktemp("three")
+    for _ in range(50):  # a BINLOG_CHECKPOINT event may still come after the commit: copy when none is due
+        status = s.query("SHOW MASTER STATUS")[0]
+        for f in files:
+            shutil.copy(f, out / f.name)
+        if (out / files[-1].name).stat().st_size == int(status[1]) == int(s.query("SHOW MASTER STATUS")[0][1]):
+            break
+        time.sleep(0.1)
+    (out / "mysql-bin.index").write_text("".join(f"./{f.name}\n" for f in files))
+    return out, files, {f.name: server_events(s, f.name) for f in files}, middle, (status[0], int(status[1]))
+
+
+def test_starting_positions(three_files):
+    folder, files, events, middle, status = three_files
+    archive = Archive(str(folder / "mysql-bin.index"))
+    names = [f.name for f in files]
+    assert [n for n, _ in archive.files()] == names
+    assert archive.resolve_start("earliest") == Position(names[0], 4)
+    assert archive.resolve_start("latest") == Position(*status)  # SHOW MASTER STATUS after the last commit
+    # a GTID: the stream starts after that transaction (the next GTID event the server lists)
+    second = events[names[1]]
+    gtid_at = next(i for i, e in enumerate(second) if e["type"] == "Gtid" and e["info"].endswith(middle))
+    following = next(e["pos"] for e in second[gtid_at + 1:] if e["type"] == "Gtid")
+    assert archive.resolve_start(middle) == Position(names[1], following)
+    # FILE:POS: a transaction start, or 4; anything else is refused
+    assert archive.resolve_start(f"{names[1]}:{following}") == Position(names[1], following)
+    with pytest.raises(ValueError, match="not where a transaction starts"):
+        archive.resolve_start(f"{names[1]}:{following + 1}")
+    with pytest.raises(ValueError, match="not in the archive"):
+        archive.resolve_start("mysql-bin.999999:4")
+    # a time: the first transaction at or after it (all of them, long ago; none, in the future)
+    assert archive.resolve_start("2000-01-01T00:00:00") == Position(names[0], next(
+        e["pos"] for e in events[names[0]] if e["type"] == "Gtid"))
+    assert archive.resolve_start("2999-01-01 00:00:00") == Position(*status)
+    with pytest.raises(ValueError, match="startingPosition"):
+        archive.resolve_start("yesterday")
+
+
+def test_new_files_in_log_order_and_file_budgets(three_files, tmp_path):
+    """A folder that gets its files one by one (and the index of the server, and a glob, list
+    the same), maxFilesPerTrigger=1 stays in one file, and a file that turns up behind the
+    stream is an error, not a file silently passed over."""
+    folder, files, events, _, status = three_files
+    for spec in (str(folder), str(folder) + "/", str(folder / "mysql-bin.index"), str(folder / "mysql-bin.0*"),
+                 ",".join(str(folder / f.name) for f in files)):
+        assert archive_files(spec) == [str(folder / f.name) for f in files], spec
+    grow = tmp_path / "grow"
+    grow.mkdir()
+    shutil.copy(folder / files[0].name, grow / files[0].name)
+    archive = Archive(str(grow))
+    at = archive.end(Position(files[0].name, 4))
+    assert at == Position(files[0].name, events[files[0].name][-1]["end"])  # a lone file: to its last transaction
+    for f in files[1:]:
+        shutil.copy(folder / f.name, grow / f.name)
+    one = archive.end(at, max_files=1)
+    assert one.file == files[1].name  # the rest of the first file is nothing: the next file, alone
+    assert archive.end(one, max_files=1).file == files[2].name
+    assert archive.end(at) == Position(*status)
+    (grow / "mysql-bin.000000").write_bytes((folder / files[0].name).read_bytes())
+    with pytest.raises(ValueError, match="appeared in the archive after the stream had passed"):
+        archive.end(Position(*status))
+
+
+def _stream_rows(archive: Archive, table: str, max_bytes: int, **options) -> tuple[pa.Table, StreamLayouts]:
+    """The table's change log read range after range (``max_bytes`` each), every range decoded
+    alone (``read_split`` of its splits, with the states the stream gives), fitted to the plan."""
+    layouts = StreamLayouts({"tables": [table], **options})
+    at = archive.first()
+    batches = []
+    while True:
+        end = archive.end(at, max_bytes=max_bytes)
+        if end == at:
+            break
+        layouts.take(layouts.walk(archive, end, first=archive.first()))
+        for split in layouts.with_states(archive.splits(at, end, split_bytes=1)):
+            batches += [b for _, b in read_split(split, [table], **options)]
+        at = end
+    plan = layouts.plans[table]
+    return pa.Table.from_batches([plan.conform(b) for b in batches], schema=plan.schema), layouts
+
+
+@pytest.mark.parametrize("metadata", ["FULL", "NO_LOG"])
+def test_ranges_read_alone_equal_read_table(mariadb_server, tmp_path, metadata):
+    """A table dropped and created again with other types, altered five ways, over three files,
+    read one transaction at a time (and in ranges of 2 KB), each range with the DDL and layout
+    states where it starts: read_table's schema and rows, _schema_version and _incarnation
+    included; with NO_LOG the column names come from the DDL before each range."""
+    run = run_workload(mariadb_server, metadata)
+    for f in run["files"]:
+        shutil.copy(f, tmp_path / f.name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
+        expected = vecbinlog.read_table(run["files"], run["table"])
+        for budget in (1, 2048):
+            got, layouts = _stream_rows(Archive(str(tmp_path)), run["table"], budget)
+            assert got.schema == expected.schema
+            assert got.to_pylist() == expected.to_pylist()
+    assert layouts.plans[run["table"]].versions == list(range(7))
+
+
+def test_a_final_file_cut_short_is_read_to_its_last_event(three_files, tmp_path):
+    """A file that is not the newest is final: read to its last whole event even when a
+    transaction in it has no end (the server started a new file: it never will)."""
+    folder, files, events, _, _ = three_files
+    first = events[files[0].name]
+    xid = next(i for i, e in enumerate(first) if e["type"] == "Xid")
+    cut = first[xid]["pos"]  # the first INSERT's transaction without its XID
+    (tmp_path / files[0].name).write_bytes((folder / files[0].name).read_bytes()[:cut])
+    archive = Archive(str(tmp_path))
+    gtid = max(e["pos"] for e in first[:xid] if e["type"] == "Gtid")
+    assert archive.latest() == Position(files[0].name, gtid)  # newest: up to the open transaction
+    shutil.copy(folder / files[1].name, tmp_path / files[1].name)
+    assert archive.end(Position(files[0].name, gtid), max_files=1) == Position(files[0].name, cut)
+
+
+def test_time_of_a_transaction(three_files):
+    """startingPosition as a time: the first transaction whose GTID event's time is at or after it."""
+    folder, files, _, _, _ = three_files
+    archive = Archive(str(folder))
+    with vecbinlog.open([str(folder / f.name) for f in files]) as log:
+        gtids = [e for e in log.events().to_pylist() if e["type"] == "GTID_EVENT"]
+    for g in (gtids[0], gtids[len(gtids) // 2], gtids[-1]):
+        when = g["timestamp"].astimezone(timezone.utc).replace(tzinfo=None)
+        first = next(e for e in gtids if e["timestamp"] >= g["timestamp"])
+        assert archive.resolve_start(when.isoformat(sep=" ")) == Position(first["file"], first["pos"])
+        assert archive.resolve_start(when.isoformat() + "+00:00") == Position(first["file"], first["pos"])
+
+
+def test_a_split_after_create_database_knows_its_charset(mariadb_server):
+    """A range that starts between CREATE DATABASE ... CHARACTER SET and the CREATE TABLE in it,
+    and holds the table's rows (NO_LOG: the charset of its text comes from the database), is
+    told the database's charset: the DDL states the driver gives ranges (``Binlog.layouts``)
+    kept only the statements that changed a table. The batch source's splits and the stream's
+    stretches both start so."""
+    from vecbinlog.splits import Split, with_layouts
+
+    run = run_workload(mariadb_server, "NO_LOG")
+    first = run["files"][0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
+        with vecbinlog.open(first) as log:
+            expected = log.read_table(run["table"])
+            layouts = log.layouts()
+            events = log.events().to_pylist()
+        create = next(i for i, e in enumerate(events) if (e["info"] or "").startswith("use `chg_nolog`; CREATE TABLE"))
+        gtid = max(e["pos"] for e in events[:create] if e["type"] == "GTID_EVENT")
+        assert any("CREATE DATABASE" in (e["info"] or "") for e in events[:create])
+        split = with_layouts([Split(str(first), gtid, None)], layouts)[0]
+        batches = [b for _, b in read_split(split, [run["table"]])]
+    assert expected.schema.field("note").type == pa.string()
+    assert batches and all(b.schema.field("note").type == pa.string() for b in batches)  # not binary: a charset
+    got = pa.Table.from_batches([layouts.plans[run["table"]].conform(b) for b in batches])
+    assert got.to_pylist() == expected.to_pylist()

@@ -1,0 +1,618 @@
+"""A growing binlog archive read as a stream: positions, what is complete, and where the DDL
+and each table's layouts stand along the way. No Spark here: :mod:`vecbinlog.spark` builds
+its streaming source on it (``spark.readStream.format("binlog")``), and so can any other
+scheduler.
+
+Positions
+---------
+A :class:`Position` is ``(file, pos)``: a binlog's name (``mysql-bin.000042``: no folder, no
+compression suffix, as ``_log_file``) and a real byte offset in it, never ``end_log_pos``
+(a uint32 that wraps past 4 GiB). Positions order by file in log order
+(:func:`vecbinlog.logset.log_order_key`), then by offset. Every position a stream hands out
+is *outside any transaction* (a transaction start, or where the last complete transaction
+and the events after it end), so the changes between two positions decode alone, given
+where the DDL and the layouts stand at the first (:class:`StreamLayouts`).
+
+What is complete (:meth:`Archive.end`)
+--------------------------------------
+* a file is final once a later file is in the archive: it is read to its end (its last
+  complete event; a transaction it leaves open never ends: the server started a new file);
+* the newest file is still being written (or uploaded): it is read up to the end of its
+  last complete transaction, found by walking its headers (:func:`scan_transactions`); the
+  rest, a transaction whose end is not there yet or an event cut in the middle, comes later.
+
+Where a transaction ends (the rules of :mod:`vecbinlog.transactions`)::
+
+    starts  a GTID event, or a BEGIN / XA START query not after a GTID event
+    ends    XID_EVENT, a COMMIT / ROLLBACK / XA PREPARE query, XA_PREPARE_LOG_EVENT; or
+            any other statement when no BEGIN opened the transaction (DDL after a GTID
+            event; a MariaDB GTID without FL_STANDALONE counts as BEGIN)
+
+Compressed events (MySQL TRANSACTION_PAYLOAD, MariaDB's compressed events) are unpacked
+first, so that the events inside them count.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, Iterable, Sequence
+from urllib.parse import urlsplit
+
+import numpy as np
+import pyarrow.fs as pafs
+
+from .compression import unpack_segment
+from .constants import EventType
+from .errors import BinlogError, SourceNotFoundError, TruncatedError, TruncatedWarning
+from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
+from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
+from .layout import MAGIC_LEN
+from .logset import log_order_key
+from .reader import Binlog, LayoutState, TableLayouts
+from .sources import _name_of, is_uri, open_source, redact, resolve
+from .splits import DEFAULT_SPLIT_BYTES, Split, _cut, split_paths, transaction_starts
+from .tableplan import TablePlan
+from .transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
+
+__all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamLayouts",
+           "NewLayout", "SchemaChangedError"]
+
+#: control kinds that end a transaction (OTHER ends one only when no BEGIN opened it)
+_ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q], np.int8)
+_GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
+#: a binlog's name (compression suffix left out): a base and a number after its last dot
+_BINLOG_NAME = re.compile(r"^.+\.\d+$")
+
+
+class SchemaChangedError(BinlogError):
+    """A table's layout changed within a stream in a way its fixed schema cannot hold (a new
+    column, a type no Arrow type widens...): the stream stops before the first change in the
+    new layout; restarting the query (from its checkpoint) reads on with a schema that has it."""
+
+
+# -- positions -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Position:
+    """``(file, pos)``: a binlog's name and a byte offset in it (see the module docstring)."""
+
+    file: str
+    pos: int
+
+    def key(self) -> tuple:
+        """Sort key: the file in log order, then the offset."""
+        return (*log_order_key(self.file), self.pos)
+
+    def __lt__(self, other: Position) -> bool:
+        return self.key() < other.key()
+
+    def __le__(self, other: Position) -> bool:
+        return self.key() <= other.key()
+
+    def to_offset(self) -> dict[str, Any]:
+        """The JSON offset of a Spark stream: ``{"file": ..., "pos": ...}``."""
+        return {"file": self.file, "pos": self.pos}
+
+    @classmethod
+    def from_offset(cls, offset: dict[str, Any]) -> Position:
+        try:
+            return cls(str(offset["file"]), int(offset["pos"]))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"not a binlog stream offset {{'file': ..., 'pos': ...}}: {offset!r}") from exc
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.pos}"
+
+
+# -- one file's transactions -------------------------------------------------------------------
+@dataclass
+class FileScan:
+    """What a walk of a file's headers from ``start`` (outside any transaction) found."""
+
+    start: int  #: where the walk started
+    walked: int  #: where it ended: the end of the file, or the offset of an event not all there
+    open_start: int | None  #: the start of the last transaction when its end is not before ``walked``
+    starts: np.ndarray  #: int64 (n,): offsets of the transaction starts in [start, walked)
+    stamps: np.ndarray  #: uint32 (n,): the header timestamp of each start event
+    size: int | None = None  #: the file's size when it was walked
+
+    @property
+    def complete(self) -> int:
+        """The end of the last complete transaction (and of the events after it): where a
+        reader of a file still being written stops."""
+        return self.walked if self.open_start is None else self.open_start
+
+
+def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> FileScan:
+    """Walk the headers of ``f`` from ``start`` (an offset outside any transaction) to its end.
+
+    A last event cut in the middle (a file still being written) ends the walk there, with no
+    warning: that is what a growing file looks like. Only headers are read, plus the first
+    bytes of QUERY events (``BEGIN``, ``COMMIT``...) and the flags of MariaDB GTID events;
+    compressed events are unpacked (their BEGIN/XID count).
+    """
+    open_start: int | None = None
+    begun = False  # the open transaction was opened by BEGIN (or a MariaDB GTID that stands for one)
+    prev_gtid = False  # the last event walked is a GTID event (a BEGIN after it starts nothing)
+    starts, stamps = [], []
+    walked = start
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncatedWarning)
+        for seg in f.segments(segment_bytes, start=start):
+            unpacked = unpack_segment(seg.src, seg.index)
+            src, index = unpacked if unpacked is not None else (seg.src, seg.index)
+            kind = classify(src, index)
+            after_gtid = np.concatenate([[prev_gtid], kind[:-1] == GTID])
+            is_start = (kind == GTID) | ((kind == BEGIN) & ~after_gtid)
+            here = np.flatnonzero(is_start)
+            starts.append(index.pos[here])
+            stamps.append(index.timestamp[here])
+            rest = kind
+            if len(here):  # the last transaction that starts in the segment: does it end in it?
+                last = int(here[-1])
+                open_start = int(index.pos[last])
+                begun = bool(kind[last] == BEGIN)
+                if index.type_code[last] == EventType.GTID_EVENT:
+                    flags = mariadb_gtid_flags(src, index, np.array([last]))
+                    begun = bool((flags[0] & FL_STANDALONE) == 0)
+                rest = kind[last + 1:]
+            if open_start is not None and len(rest):
+                opened = begun | (np.cumsum(rest == BEGIN) > 0)
+                if (np.isin(rest, _ENDS) | ((rest == OTHER) & ~opened)).any():
+                    open_start, begun = None, False
+                else:
+                    begun = bool(opened[-1])
+            prev_gtid = bool(kind[-1] == GTID)
+            walked = seg.end
+    found = np.concatenate(starts) if starts else np.zeros(0, np.int64)
+    return FileScan(start, walked, open_start, found.astype(np.int64),
+                    (np.concatenate(stamps) if stamps else np.zeros(0, np.uint32)).astype(np.uint32), f.size)
+
+
+# -- the archive ----------------------------------------------------------------------------------
+def archive_files(spec: str | Sequence[str], filesystem: Any = None) -> list[str]:
+    """The files of an archive, in log order: a folder (every ``NAME.NUMBER`` file in it, maybe
+    compressed: not the ``.index`` or ``.state`` files beside them), a glob, a
+    ``mysql-bin.index``, a file, or a comma-separated list or a list of these; local paths or
+    URIs (a folder in object storage ends with ``/``, or is a prefix objects are under)."""
+    items = [spec] if isinstance(spec, str) else list(spec)
+    out: list[str] = []
+    for part in (p.strip() for item in items for p in str(item).split(",") if p.strip()):
+        every = _folder_glob(part, filesystem)
+        found = split_paths(part if every is None else every, filesystem)
+        if every is not None:  # a folder's binlogs only
+            found = [p for p in found if _BINLOG_NAME.match(_name_of(p))]
+            if not found:
+                raise SourceNotFoundError("no binlog file (NAME.NUMBER) in the folder", uri=redact(part))
+        out.extend(found)
+    return out
+
+
+def _folder_glob(part: str, filesystem: Any) -> str | None:
+    """The glob of every file in ``part`` when it is a folder, else None."""
+    if filesystem is None and (not is_uri(part) or part.startswith("file://")):
+        local = urlsplit(part).path if part.startswith("file://") else part
+        return os.path.join(local, "*") if os.path.isdir(local) else None
+    fs, inner, _ = resolve(part, filesystem)
+    is_folder = (urlsplit(part).path if is_uri(part) else part).endswith("/")
+    if not is_folder:
+        try:
+            is_folder = fs.get_file_info(inner).type == pafs.FileType.Directory
+        except OSError:
+            is_folder = False
+    if not is_folder:
+        return None
+    if is_uri(part):
+        head, _, query = part.partition("?")
+        return head.rstrip("/") + "/*" + (f"?{query}" if query else "")
+    return posixpath.join(part.rstrip("/"), "*")
+
+
+class Archive:
+    """A binlog archive that grows: files are listed again at each :meth:`end`, the newest is
+    read up to its last complete transaction, new ones are taken in log order.
+
+    Parameters
+    ----------
+    spec : a folder, a glob, a ``mysql-bin.index``, a file or a list of them (see
+        :func:`archive_files`); local paths or URIs.
+    filesystem : a ``pyarrow.fs.FileSystem`` (or fsspec) the paths are in.
+    verify_checksums : check the CRC32 of each file's FORMAT_DESCRIPTION_EVENT.
+
+    What each file's walk found is kept (:class:`FileScan`), so a file is walked once, and the
+    newest one only from where its last walk stopped (``forget`` lets go of files passed).
+    """
+
+    def __init__(self, spec: str | Sequence[str], *, filesystem: Any = None, verify_checksums: bool = True,
+                 segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> None:
+        self.spec = spec
+        self.filesystem = filesystem
+        self.verify_checksums = verify_checksums
+        self.segment_bytes = segment_bytes
+        self._scans: dict[str, FileScan] = {}
+        self._final: set[str] = set()  # files walked to their end while a later file was there
+        self._seen: set[str] = set()
+
+    @property
+    def shown(self) -> str:
+        """The archive as messages name it (URIs without credentials)."""
+        return ", ".join(redact(str(p)) for p in ([self.spec] if isinstance(self.spec, str) else self.spec))
+
+    # -- listing ------------------------------------------------------------------------
+    def files(self) -> list[tuple[str, str]]:
+        """``(name, path)`` of every file, in log order (listed now)."""
+        out = [(_name_of(p), p) for p in archive_files(self.spec, self.filesystem)]
+        names = [n for n, _ in out]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"the archive holds {twice} more than once (a plain and a compressed copy?): "
+                             f"{[redact(p) for n, p in out if n in twice]}")
+        return sorted(out, key=lambda np_: log_order_key(np_[0]))
+
+    def _listed(self, start: Position | None) -> list[tuple[str, str]]:
+        """The files, checked against what the stream has passed: a file that appears before
+        ``start`` after the stream went past it would never be read, so it is an error."""
+        files = self.files()
+        if start is not None and self._seen:
+            late = [n for n, _ in files if n not in self._seen and Position(n, 0) < Position(start.file, 0)]
+            if late:
+                raise ValueError(
+                    f"{late} appeared in the archive after the stream had passed them (it is at {start}): files "
+                    "must arrive in log order; restart the query from an earlier startingPosition to read them")
+        self._seen.update(n for n, _ in files)
+        return files
+
+    # -- one file ----------------------------------------------------------------------
+    def scan(self, name: str, path: str, lo: int, newest: bool) -> FileScan | None:
+        """The walk of ``name`` from ``lo`` (or from before it) to its end as it is now; None
+        when it is the newest file and its FORMAT_DESCRIPTION_EVENT is not all there yet."""
+        cached = self._scans.get(name)
+        if cached is not None and cached.start <= lo and name in self._final:
+            return cached
+        source = open_source(path, self.filesystem)
+        if newest and source.size is not None and source.size < MAGIC_LEN:
+            source.close()
+            return None
+        try:
+            f = BinlogFile(source, verify_checksums=self.verify_checksums)
+        except TruncatedError:
+            if newest:
+                return None
+            raise
+        with f:
+            if cached is not None and cached.start <= lo <= cached.complete and f.size == cached.size \
+                    and f.size is not None:
+                scan = cached
+            else:
+                resume = cached.complete if cached is not None and cached.start <= lo <= cached.complete else lo
+                fresh = scan_transactions(f, resume, self.segment_bytes)
+                if resume != lo:  # continued from the last walk: the starts before it are kept
+                    keep = cached.starts < resume
+                    fresh = FileScan(cached.start, fresh.walked, fresh.open_start,
+                                     np.concatenate([cached.starts[keep], fresh.starts]),
+                                     np.concatenate([cached.stamps[keep], fresh.stamps]), fresh.size)
+                scan = fresh
+            if not newest and (f.size is None or scan.walked >= f.size or not f.source.seekable):
+                self._final.add(name)
+            if not f.source.seekable:
+                self._final.add(name)  # a compressed file does not grow
+        self._scans[name] = scan
+        return scan
+
+    def forget(self, before: Position) -> None:
+        """Let go of what was found about the files before ``before``'s file."""
+        for name in [n for n in self._scans if Position(n, 0) < Position(before.file, 0)]:
+            del self._scans[name]
+            self._final.discard(name)
+
+    # -- positions -------------------------------------------------------------------------
+    def first(self) -> Position:
+        """The start of the archive's first file."""
+        files = self._listed(None)
+        if not files:
+            raise SourceNotFoundError("no binlog file in the archive", uri=self.shown)
+        return Position(files[0][0], MAGIC_LEN)
+
+    def latest(self) -> Position:
+        """Where the complete data ends now: the end of the newest file's last complete
+        transaction (the end of the file before it while its first event is not all there)."""
+        files = self._listed(None)
+        for k in range(len(files) - 1, -1, -1):
+            name, path = files[k]
+            scan = self.scan(name, path, MAGIC_LEN, newest=k == len(files) - 1)
+            if scan is not None:
+                return Position(name, scan.complete if k == len(files) - 1 else scan.walked)
+        raise SourceNotFoundError("no binlog file in the archive has a complete first event", uri=self.shown)
+
+    def end(self, start: Position, *, max_bytes: int | None = None, max_files: int | None = None,
+            target: Position | None = None) -> Position:
+        """Where a read from ``start`` ends: the end of what is complete (see the module
+        docstring), at most ``target``; with ``max_bytes``, at the first transaction start at
+        least that many bytes of binlog after ``start`` (a transaction larger than that comes
+        whole); with ``max_files``, within that many files. Returns ``start`` when nothing new
+        is complete."""
+        files = self._listed(start)
+        names = [n for n, _ in files]
+        if start.file not in names:
+            raise SourceNotFoundError(
+                f"the stream is at {start}, but {start.file} is no longer in the archive (removed before it was "
+                "read to its end?)", uri=self.shown)
+        if target is not None and target <= start:
+            return start
+        k = names.index(start.file)
+        out, used_bytes, used_files = start, 0, 0
+        for j in range(k, len(files)):
+            name, path = files[j]
+            if target is not None and Position(target.file, 0) < Position(name, 0):
+                break
+            newest = j == len(files) - 1
+            lo = start.pos if j == k else MAGIC_LEN
+            scan = self.scan(name, path, lo, newest)
+            if scan is None:
+                break
+            hi = scan.complete if newest else scan.walked
+            if target is not None and name == target.file:
+                hi = min(hi, target.pos)
+            if hi <= lo:
+                continue
+            if max_files is not None and used_files >= max_files:
+                break
+            full = True
+            if max_bytes is not None:
+                room = max_bytes - used_bytes
+                if room <= 0:
+                    break
+                if hi - lo > room:  # cut at the first transaction start at least `room` bytes on
+                    cuts = scan.starts[(scan.starts > lo) & (scan.starts < hi)]
+                    i = int(np.searchsorted(cuts, lo + room, side="left"))
+                    if i < len(cuts):
+                        hi, full = int(cuts[i]), False
+            used_bytes += hi - lo
+            used_files += 1
+            out = Position(name, hi)
+            if not full:
+                break
+        return out
+
+    def path_of(self, name: str) -> str:
+        for n, p in self.files():
+            if n == name:
+                return p
+        raise SourceNotFoundError(f"{name} is not in the archive", uri=self.shown)
+
+    def starts_before(self, at: Position, lo: int = MAGIC_LEN) -> int:
+        """The last transaction start at or before ``at`` in its file (``lo`` when none after it)."""
+        scan = self._scans.get(at.file)
+        if scan is None or scan.start > lo or scan.walked < at.pos:
+            with BinlogFile(self.path_of(at.file), verify_checksums=self.verify_checksums) as f:
+                found = transaction_starts(f, lo, at.pos + 1)
+        else:
+            found = scan.starts
+        found = found[(found >= lo) & (found <= at.pos)]
+        return int(found[-1]) if len(found) else lo
+
+    def resolve_start(self, spec: str) -> Position:
+        """The position a stream starts from: ``earliest`` (the first file), ``latest`` (where
+        the complete data ends now), ``FILE:POS`` (a transaction start, or 4), a GTID (the
+        stream starts *after* that transaction: it is the last one already applied, as a
+        replica's ``gtid_slave_pos``) or an ISO 8601 time (no time zone = UTC: the first
+        transaction whose event time is at or after it)."""
+        text = spec.strip()
+        low = text.lower()
+        if low == "earliest":
+            return self.first()
+        if low == "latest":
+            return self.latest()
+        if re.fullmatch(r"\d+-\d+-\d+", text) or re.fullmatch(r"[0-9a-fA-F]{8}(-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}"
+                                                               r"(:[A-Za-z_][A-Za-z0-9_]*)?:\d+", text):
+            return self._after_gtid(text)
+        when = _datetime(text)
+        if when is not None:
+            return self._at_time(when)
+        m = re.fullmatch(r"(.+):(\d+)", text)
+        if m is None:
+            raise ValueError(f"startingPosition: 'earliest', 'latest', FILE:POS, a GTID or an ISO 8601 time, "
+                             f"not {spec!r}")
+        return self._checked(Position(posixpath.basename(m.group(1)), int(m.group(2))))
+
+    def _checked(self, at: Position) -> Position:
+        files = self._listed(None)
+        names = [n for n, _ in files]
+        if at.file not in names:
+            raise ValueError(f"startingPosition {at}: {at.file} is not in the archive ({names[0]} .. {names[-1]})")
+        k = names.index(at.file)
+        scan = self.scan(at.file, files[k][1], MAGIC_LEN, newest=k == len(files) - 1)
+        ok = at.pos == MAGIC_LEN or (scan is not None and (at.pos in scan.starts.tolist() or at.pos == scan.complete))
+        if not ok:
+            near = [] if scan is None else scan.starts[np.abs(scan.starts - at.pos).argsort()[:2]].tolist()
+            raise ValueError(f"startingPosition {at} is not where a transaction starts (a GTID event, or a BEGIN "
+                             f"query without one); the nearest starts are {sorted(near)}")
+        return at
+
+    def _after_gtid(self, gtid: str) -> Position:
+        files = self._listed(None)
+        for k, (name, path) in enumerate(files):
+            with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
+                warnings.simplefilter("ignore", TruncatedWarning)
+                for seg in f.segments(self.segment_bytes):
+                    sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
+                    hit = gtid_texts(seg.src, seg.index, sel).to_pylist() if len(sel) else []
+                    if gtid in hit:
+                        at = int(seg.index.pos[sel[hit.index(gtid)]])
+                        break
+                else:
+                    continue
+            newest = k == len(files) - 1
+            scan = self.scan(name, path, MAGIC_LEN, newest)
+            later = scan.starts[scan.starts > at] if scan is not None else np.zeros(0)
+            if len(later):
+                return Position(name, int(later[0]))
+            if newest and scan is not None and scan.open_start == at:
+                raise ValueError(f"startingPosition {gtid}: its transaction at {name}:{at} is not complete yet")
+            return Position(name, scan.complete if newest else scan.walked)
+        raise ValueError(f"startingPosition: GTID {gtid!r} is not in the archive")
+
+    def _at_time(self, when: datetime) -> Position:
+        seconds = int(when.timestamp())
+        files = self._listed(None)
+        for k, (name, path) in enumerate(files):
+            scan = self.scan(name, path, MAGIC_LEN, newest=k == len(files) - 1)
+            if scan is None:
+                break
+            hit = np.flatnonzero(scan.stamps.astype(np.int64) >= seconds)
+            if len(hit):
+                return Position(name, int(scan.starts[hit[0]]))
+        return self.latest()
+
+    # -- splits ----------------------------------------------------------------------------
+    def splits(self, start: Position, end: Position, split_bytes: int = DEFAULT_SPLIT_BYTES) -> list[Split]:
+        """``[start, end)`` as splits of about ``split_bytes``, each starting at ``start`` or
+        at a transaction start (the files between the two read whole). Without the DDL and
+        layout states: :meth:`StreamLayouts.with_states` adds them."""
+        if end <= start:
+            return []
+        files = self.files()
+        names = [n for n, _ in files]
+        for p in (start, end):
+            if p.file not in names:
+                raise SourceNotFoundError(f"{p.file} (stream position {p}) is no longer in the archive",
+                                          uri=self.shown)
+        out: list[Split] = []
+        for name, path in files[names.index(start.file): names.index(end.file) + 1]:
+            lo = start.pos if name == start.file else MAGIC_LEN
+            hi = end.pos if name == end.file else None
+            with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
+                warnings.simplefilter("ignore", TruncatedWarning)  # a final file cut short: read to its last event
+                if not f.source.seekable:
+                    out.append(Split(path, lo, hi))
+                    continue
+                stop = f.size if hi is None else hi
+                if lo >= stop:
+                    continue
+                cuts = transaction_starts(f, lo, stop)
+                if len(f.formats) > 1:  # a relay log: no cut after its second FORMAT_DESCRIPTION_EVENT
+                    cuts = cuts[cuts < f.formats[1].offset]
+            bounds = _cut(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
+            out.extend(Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:]))
+        return out
+
+
+def _datetime(text: str) -> datetime | None:
+    """An ISO 8601 date and time (a date alone would read as a MariaDB GTID), naive = UTC."""
+    if not re.search(r"\d:\d\d", text):
+        return None
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+
+
+# -- layouts along the stream -----------------------------------------------------------------
+@dataclass
+class _Chunk:
+    """The layouts of ``[first, last)``, walked from the states at ``first``."""
+
+    first: Position
+    last: Position
+    paths: dict[str, str]  #: name -> path of the files walked
+    ddl: Any  #: the DDL state at ``first``
+    layouts: dict[str, LayoutState]  #: the layout states at ``first``
+    found: TableLayouts
+
+
+@dataclass(frozen=True)
+class NewLayout:
+    """A layout of a table met for the first time in a stretch of the stream."""
+
+    table: str
+    version: int  #: its ``_schema_version``
+    at: Position  #: its first rows event
+    schema: Any  #: its declared Arrow schema (``table_schema``)
+
+
+@dataclass
+class StreamLayouts:
+    """Where the DDL and each table's layouts stand along a stream, and each table's
+    :class:`~vecbinlog.tableplan.TablePlan` over the layouts met so far.
+
+    The first stretch is walked from the archive's first file (so that ``_schema_version``
+    and ``_incarnation`` count as a batch read of the archive counts them, and the DDL of
+    every file names the columns); each later stretch from where the last one ended, given
+    the states there (``Binlog(seek=True, ddl_state=, layout_state=)``): a file is walked
+    once. ``options`` are those of :class:`~vecbinlog.Binlog` (``tables``, ``names``,
+    ``schema``, ``signedness``...).
+    """
+
+    options: dict[str, Any] = field(default_factory=dict)
+    plans: dict[str, TablePlan] = field(default_factory=dict)
+    known: Position | None = None  #: the layouts are known up to here
+    _chunks: list[_Chunk] = field(default_factory=list)
+
+    def walk(self, archive: Archive, end: Position, first: Position | None = None) -> _Chunk:
+        """The layouts of ``[known, end)`` (from ``first``, the archive's start, the first
+        time), not yet taken in (:meth:`take`)."""
+        files = archive.files()
+        names = [n for n, _ in files]
+        begin = self.known if self.known is not None else (first or Position(names[0], MAGIC_LEN))
+        if begin.file not in names or end.file not in names:
+            raise SourceNotFoundError(f"{begin.file} or {end.file} is no longer in the archive", uri=archive.shown)
+        chosen = files[names.index(begin.file): names.index(end.file) + 1]
+        ddl, layouts = self.state_at(begin) if self.known is not None else (None, {})
+        opts = {k: v for k, v in self.options.items() if k not in ("start", "stop", "seek", "ddl_state", "layout_state")}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TruncatedWarning)
+            with Binlog([p for _, p in chosen], start=begin.pos, stop=end.pos, seek=True, ddl_state=ddl,
+                        layout_state=layouts, filesystem=archive.filesystem, **opts) as log:
+                found = log.layouts()
+        return _Chunk(begin, end, dict(chosen), ddl, dict(layouts), found)
+
+    def new_layouts(self, chunk: _Chunk) -> list[NewLayout]:
+        """The layouts of ``chunk`` the plans do not have yet, in log order."""
+        names = list(chunk.paths)
+        out = []
+        for table, plan in chunk.found.plans.items():
+            mine = self.plans.get(table)
+            seen: set[int] = set()
+            for (file_no, offset), state in chunk.found.history.get(table, []):
+                v = state.version
+                if v in seen or (mine is not None and v in mine.versions):
+                    continue
+                seen.add(v)
+                out.append(NewLayout(table, v, Position(names[file_no], offset), plan.layout_schema(v)))
+        return sorted(out, key=lambda n: n.at.key())
+
+    def take(self, chunk: _Chunk) -> None:
+        """Take in the layouts of ``chunk`` (whose first position is :attr:`known`)."""
+        for new in self.new_layouts(chunk):
+            self.plans.setdefault(new.table, TablePlan(new.table)).add(new.version, new.schema)
+        self._chunks.append(chunk)
+        self.known = chunk.last
+
+    def state_at(self, at: Position) -> tuple[Any, dict[str, LayoutState]]:
+        """(DDL state, layout states) where a range starting at ``at`` starts."""
+        for chunk in reversed(self._chunks):
+            if chunk.first <= at <= chunk.last:
+                if at.file not in chunk.paths:
+                    continue
+                ddl, layouts = chunk.found.start_state(chunk.paths[at.file], at.pos)
+                return (ddl if ddl is not None else chunk.ddl), {**chunk.layouts, **layouts}
+        raise ValueError(f"no layouts are known at {at} (known from "
+                         f"{self._chunks[0].first if self._chunks else None} to {self.known})")
+
+    def with_states(self, splits: Iterable[Split]) -> list[Split]:
+        """The splits, each with the DDL and layout states where it starts."""
+        out = []
+        for s in splits:
+            ddl, layouts = self.state_at(Position(_name_of(s.path), s.start))
+            out.append(Split(s.path, s.start, s.stop, ddl, layouts))
+        return out
+
+    def forget(self, before: Position) -> None:
+        """Let go of the stretches that end before ``before`` (the last one is kept)."""
+        while len(self._chunks) > 1 and self._chunks[0].last < before:
+            self._chunks.pop(0)
