@@ -19,6 +19,7 @@ from .errors import (
     SourcePermissionError,
     SourceUnreachableError,
     TableNotFoundError,
+    SchemaChangedError,
     UnsupportedError,
     UnsupportedVersionError,
 )
@@ -49,5 +50,6 @@ __all__ = [
     "SourcePermissionError",
     "SourceUnreachableError",
     "TableNotFoundError",
+    "SchemaChangedError",
     "DecodeWarning",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "SourcePermissionError",
     "SourceUnreachableError",
     "TableNotFoundError",
+    "SchemaChangedError",
     "TruncatedWarning",
     "MalformedEventWarning",
     "BinlogSetWarning",
@@ -212,3 +213,9 @@ class SchemaWarning(UserWarning):
     that could not be read, or a definition whose column count or types do not match the
     TABLE_MAP (it is not applied to those rows; the TABLE_MAP's types always decide how
     values are read)."""
+
+
+class SchemaChangedError(BinlogError):
+    """A table's layout changed within a stream in a way its fixed schema cannot hold (a new
+    column, a type no Arrow type widens...): the stream stops before the first change in the
+    new layout; restarting the query (from its checkpoint) reads on with a schema that has it."""

@@ -48,7 +48,7 @@ import pyarrow.fs as pafs
 
 from .compression import unpack_segment
 from .constants import EventType
-from .errors import BinlogError, SourceNotFoundError, TruncatedError, TruncatedWarning
+from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
 from .layout import MAGIC_LEN
@@ -67,12 +67,6 @@ _ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q], np.int8)
 _GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
 #: a binlog's name (compression suffix left out): a base and a number after its last dot
 _BINLOG_NAME = re.compile(r"^.+\.\d+$")
-
-
-class SchemaChangedError(BinlogError):
-    """A table's layout changed within a stream in a way its fixed schema cannot hold (a new
-    column, a type no Arrow type widens...): the stream stops before the first change in the
-    new layout; restarting the query (from its checkpoint) reads on with a schema that has it."""
 
 
 # -- positions -------------------------------------------------------------------------------
