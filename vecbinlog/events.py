@@ -51,7 +51,7 @@ from .errors import MalformedEventError
 from .file import BinlogFile
 from .gtid import gtid_texts, previous_gtids
 from .index import EventIndex
-from .layout import COMMON_HEADER_LEN, QUERY_POST_HEADER, ROTATE_POSITION, XID, Cursor
+from .layout import COMMON_HEADER_LEN, QUERY_POST_HEADER, ROTATE_POSITION, XID, Cursor, table_id_width
 
 __all__ = ["QueryEvent", "parse_query", "parse_xid", "parse_rotate", "describe_events", "mysql_double_text"]
 
@@ -230,7 +230,7 @@ def _format_description(e: _Event) -> str:
 
 
 def _table_map_or_rows(e: _Event) -> str:
-    id_len = 4 if e.post_header_len == 6 else 6
+    id_len = table_id_width(e.post_header_len)
     cur = Cursor(e.file.buf, e.offset + COMMON_HEADER_LEN, e.body_end, path=e.file.path, src=e.file)
     table_id = cur.uint(id_len, "table_id")
     ev_flags = cur.u16("flags")

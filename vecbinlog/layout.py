@@ -102,6 +102,19 @@ ROWS_HEADER_LEN_V2 = 10
 # TABLE_MAP post-header: table_id uint48 (or uint32 when the post-header length is 6), flags uint16.
 TABLE_MAP_HEADER_LEN = 8
 
+#: the post-header length of TABLE_MAP/ROWS events that marks the old 4-byte table id
+#: (MySQL 5.1.x before 5.1.4 wrote 6-byte post-headers with a 4-byte id); every later
+#: server writes a 6-byte id (``Table_map_log_event``, ``TABLE_ID_LEN``)
+OLD_TABLE_ID_POST_HEADER_LEN = 6
+
+
+def table_id_width(post_header_len: int | np.ndarray) -> int | np.ndarray:
+    """Bytes of the table id of a TABLE_MAP or ROWS event, from its post-header length."""
+    if isinstance(post_header_len, np.ndarray):
+        return np.where(post_header_len == OLD_TABLE_ID_POST_HEADER_LEN, 4, 6)
+    return 4 if post_header_len == OLD_TABLE_ID_POST_HEADER_LEN else 6
+
+
 _U16 = struct.Struct("<H")
 _U24_LO = struct.Struct("<HB")
 _U32 = struct.Struct("<I")

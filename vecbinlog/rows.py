@@ -22,7 +22,7 @@ from .constants import ROWS_EVENTS, ColumnType, EventType, RowsKind, event_type_
 from .errors import MalformedEventError, UnsupportedError
 from .file import BinlogFile
 from .index import EventIndex
-from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2, version_tuple
+from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2, table_id_width, version_tuple
 from .table_map import TableMap, parse_table_map
 from . import walk
 
@@ -114,7 +114,7 @@ class TableMaps:
                 f"event of {int(ev.event_size[k])} bytes is shorter than its {int(ph[k])}-byte post-header",
                 path=self.file.path, offset=int(ev.pos[k]), event_type="TABLE_MAP_EVENT",
             )
-        id_len = np.where(ph == 6, 4, 6)
+        id_len = table_id_width(ph)
         ids[:] = read_uint(self.file.buf, start, id_len).astype(np.int64)
         key_start = start + id_len
         key_end = ev.body_end
@@ -200,7 +200,7 @@ class TableMaps:
         if (rows.offset + COMMON_HEADER_LEN + ph > rows.body_end).any():
             _raise_at(self.file, rows, rows.offset + COMMON_HEADER_LEN + ph > rows.body_end,
                       "event is shorter than its post-header")
-        id_len = np.where(ph == 6, 4, 6)
+        id_len = table_id_width(ph)
         return read_uint(self.file.buf, rows.offset + COMMON_HEADER_LEN, id_len).astype(np.int64)
 
     def post_header_lengths(self, rows: EventIndex) -> np.ndarray:

@@ -28,7 +28,7 @@ from .constants import (
     column_type_name,
 )
 from .errors import MalformedEventError, UnsupportedError
-from .layout import Cursor
+from .layout import Cursor, table_id_width
 
 __all__ = ["ColumnSpec", "TableMap", "parse_table_map", "FIELD_METADATA_LEN"]
 
@@ -316,7 +316,7 @@ def parse_table_map(
     ``server_version`` (the FDE's).
     """
     cur = Cursor(buf, body_start, body_end, path=path, event_type="TABLE_MAP_EVENT")
-    id_len = 4 if post_header_len == 6 else 6
+    id_len = table_id_width(post_header_len)
     table_id = cur.uint(id_len, "table_id")
     flags = cur.u16("flags")
     if post_header_len > id_len + 2:
