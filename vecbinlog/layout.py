@@ -88,7 +88,12 @@ ROTATE_POSITION = struct.Struct("<Q")
 # QUERY_EVENT post-header (control_events.h, Query_event)::
 #   0 thread_id uint32, 4 exec_time uint32, 8 db_len uint8, 9 error_code uint16,
 #  11 status_vars_len uint16 (only when the post-header is 13 bytes, v4)
+# then status_vars, the db name, 0x00, the statement (events.py reads it)
 QUERY_POST_HEADER = struct.Struct("<IIBH")
+QUERY_DB_LEN_AT = 8
+QUERY_STATUS_LEN_AT = 11
+#: a v4 QUERY_EVENT's post-header (with status_vars_len)
+QUERY_POST_HEADER_LEN = 13
 
 # XID_EVENT body: the InnoDB transaction id.
 XID = struct.Struct("<Q")
