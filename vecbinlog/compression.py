@@ -176,7 +176,7 @@ def unpack_segment(file: EventSource, index: EventIndex) -> tuple[Unpacked, Even
             data = _payload(file, off, end, budget - size)
             pieces.append(_Piece(size, int(index.pos[i]), f, True, False, False))
         else:
-            data = _mariadb_event(file, off, end, code, f, budget - size)
+            data = _mariadb_event(file, off, end, code, int(index.post_header_len[i]), budget - size)
             pieces.append(_Piece(size, int(index.pos[i]), f, False, False, False))
         chunks.append(data)
         size += len(data)
@@ -280,19 +280,17 @@ def _check_budget(file: EventSource, off: int, name: str, size: int, budget: int
         )
 
 
-def mariadb_plain_event(file: EventSource, off: int, end: int, code: int, fmt: int) -> Unpacked:
+def mariadb_plain_event(file: EventSource, off: int, end: int, code: int, post_header_len: int) -> Unpacked:
     """The plain event a MariaDB compressed event at ``off`` stands for (its header says the
     plain type; no checksum), at offset 0 of the returned source's ``buf``."""
-    data = _mariadb_event(file, off, end, code, fmt, MAX_UNPACK_RATIO * (end - off) + MIN_UNPACK_BUDGET)
+    data = _mariadb_event(file, off, end, code, post_header_len, MAX_UNPACK_RATIO * (end - off) + MIN_UNPACK_BUDGET)
     return Unpacked(file, np.frombuffer(data, np.uint8), np.zeros(1, np.int64),
                     np.array([file.file_offset(off)], np.int64), np.zeros(1, bool))
 
 
-def _mariadb_event(file: EventSource, off: int, end: int, code: int, fmt: int, budget: int) -> bytes:
-    """The plain event (header, post-header, bitmaps, decompressed data; no checksum)."""
+def _mariadb_event(file: EventSource, off: int, end: int, code: int, ph: int, budget: int) -> bytes:
+    """The plain event (header, post-header of ``ph`` bytes, bitmaps, decompressed data; no checksum)."""
     name = event_type_name(code)
-    fde = file.formats[fmt]
-    ph = fde.post_header_len(code)
     buf = file.buf
     cur = Cursor(buf, off + COMMON_HEADER_LEN, end, path=file.path, src=file, event_type=name)
     cur.take(ph, "post-header")

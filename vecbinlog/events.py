@@ -214,10 +214,9 @@ class _Event:
     flavor: str  #: "mysql" or "mariadb"
     gtid: str | None  #: the GTID text of a MySQL GTID event (gtid.py), None otherwise
 
-    def body(self, what: str, after_post_header: bool = True) -> Cursor:
-        """A cursor at the body, after the post-header (or at the post-header: the events whose
-        fields the FDE counts as post-header, such as MariaDB's GTID_EVENT)."""
-        start = self.offset + COMMON_HEADER_LEN + (self.post_header_len if after_post_header else 0)
+    def body(self, what: str) -> Cursor:
+        """A cursor at the body, after the post-header."""
+        start = self.offset + COMMON_HEADER_LEN + self.post_header_len
         return Cursor(self.file.buf, start, self.body_end, path=self.file.path, src=self.file, event_type=what)
 
 
@@ -269,7 +268,7 @@ def _query(e: _Event) -> str:
 
 def _query_compressed(e: _Event) -> str:
     """Query_compressed_log_event is a Query_log_event whose statement is inflated first."""
-    plain = mariadb_plain_event(e.file, e.offset, e.body_end, e.type_code, e.fmt)
+    plain = mariadb_plain_event(e.file, e.offset, e.body_end, e.type_code, e.post_header_len)
     return _query(_Event(plain, 0, EventType.QUERY_EVENT, e.fmt, len(plain.buf), e.post_header_len, e.table_id_width,
                          e.flags, e.server_id, e.flavor, None))
 
