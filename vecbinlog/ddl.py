@@ -190,7 +190,7 @@ class Catalog:
             return [], default_db  # a routine, trigger, view, event, user, index...: no table changes
         try:
             tree = parse_one(text)
-        except sqlsql_errors.SqlglotError as exc:
+        except sql_errors.SqlglotError as exc:
             raise self._not_understood(f"not parsed: {str(exc).splitlines()[0]}", text, default_db) from exc
         if isinstance(tree, exp.Use):
             return [], _ident(tree.this) or default_db

@@ -1,4 +1,4 @@
-"""The small events around the rows: what each says, as ``SHOW BINLOG EVENTS`` puts it.
+"""The small events around the rows: what each holds, and what each says as ``SHOW BINLOG EVENTS`` puts it.
 
 Layouts (control_events.h, statement_events.h, load_data_events.h; MariaDB sql/log_event.h)::
 
@@ -24,9 +24,11 @@ Layouts (control_events.h, statement_events.h, load_data_events.h; MariaDB sql/l
     TRANSACTION_PAYLOAD_EVENT and MariaDB's compressed events compression.py
 
 This module is the one owner of these bodies: each is read here, one event at a time
-(``parse_query``, ``parse_xid``, ``parse_rotate``) and, where many events are read at once,
-vectorised over an :class:`~vecbinlog.index.EventIndex` (``query_bounds``, ``xid_values``);
-transactions, DDL tracking and the reader call these.
+(``parse_query``/``query_at``, ``parse_xid``, ``parse_rotate``/``rotate_at``,
+``annotated_statement``) and, where many events are read at once, vectorised over an
+:class:`~vecbinlog.index.EventIndex` (``query_bounds``, ``xid_values``); transactions, DDL
+tracking and the reader call these. (Unpacking a QUERY_COMPRESSED_EVENT, compression.py reads
+the QUERY post-header's two lengths at the offsets layout.py names.)
 
 ``info`` texts follow the servers' ``pack_info()`` (MariaDB sql/log_event_server.cc, MySQL
 sql/log_event.cc: Query_log_event::pack_info, Gtid_log_event::pack_info,
