@@ -59,7 +59,8 @@ from pyspark.sql.types import (
 )
 
 from .netchanges import KEY_METADATA, checked_key, table_key
-from .reader import Binlog, TableLayouts
+from .reader import Binlog
+from .versions import TableLayouts
 from .sources import redact
 from .splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, split_paths, with_layouts
 from .streaming import Archive, NewLayout, Position, SchemaChangedError, StreamLayouts, archive_files

@@ -53,10 +53,10 @@ from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
 from .layout import MAGIC_LEN
 from .logset import log_order_key
-from .reader import Binlog, LayoutState, TableLayouts
-from .sources import _name_of, is_uri, open_source, redact, resolve
-from .splits import DEFAULT_SPLIT_BYTES, Split, _cut, split_paths, transaction_starts
+from .sources import _name_of, is_uri, open_source, redact, resolve  # _name_of: sources.py (another part) to make public
+from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, open_range, split_paths, transaction_starts
 from .tableplan import TablePlan
+from .versions import LayoutState, TableLayouts
 from .transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
 
 __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamLayouts",
@@ -490,7 +490,7 @@ class Archive:
                 cuts = transaction_starts(f, lo, stop)
                 if len(f.formats) > 1:  # a relay log: no cut after its second FORMAT_DESCRIPTION_EVENT
                     cuts = cuts[cuts < f.formats[1].offset]
-            bounds = _cut(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
+            bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
             out.extend(Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:]))
         return out
 
@@ -537,7 +537,7 @@ class StreamLayouts:
     The first stretch is walked from the archive's first file (so that ``_schema_version``
     and ``_incarnation`` count as a batch read of the archive counts them, and the DDL of
     every file names the columns); each later stretch from where the last one ended, given
-    the states there (``Binlog(seek=True, ddl_state=, layout_state=)``): a file is walked
+    the states there (:func:`vecbinlog.splits.open_range`): a file is walked
     once. ``options`` are those of :class:`~vecbinlog.Binlog` (``tables``, ``names``,
     ``schema``, ``signedness``...).
     """
@@ -560,8 +560,8 @@ class StreamLayouts:
         opts = {k: v for k, v in self.options.items() if k not in ("start", "stop", "seek", "ddl_state", "layout_state")}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
-            with Binlog([p for _, p in chosen], start=begin.pos, stop=end.pos, seek=True, ddl_state=ddl,
-                        layout_state=layouts, filesystem=archive.filesystem, **opts) as log:
+            with open_range([p for _, p in chosen], begin.pos, end.pos, ddl=ddl, layouts=layouts,
+                            filesystem=archive.filesystem, **opts) as log:
                 found = log.layouts()
         return _Chunk(begin, end, dict(chosen), ddl, dict(layouts), found)
 
