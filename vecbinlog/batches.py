@@ -172,7 +172,7 @@ class PendingBatch:
         batch, notes = made
         del made
         for note in notes:
-            warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=4)
+            warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=5)
         return self.table, batch
 
 
@@ -384,7 +384,7 @@ class BatchReader:
                 f"{name}: {n} row images left out: their transaction rolled back (or was undone by ROLLBACK TO "
                 "SAVEPOINT, or has no end in the files), so they did not take effect; rolled_back='keep' keeps "
                 "them, marked by _outcome",
-                DecodeWarning, stacklevel=5,
+                DecodeWarning, stacklevel=6,
             )
 
     def plan(self, table: str, versions: SchemaVersions) -> TablePlan:
