@@ -25,7 +25,7 @@ from .index import EventIndex
 from .logwalk import unpacked
 from .rows import CHANGE_TYPES, TableMaps
 
-__all__ = ["file_info", "events_table", "verify_files", "gtid_position"]
+__all__ = ["file_info", "events_table", "verify_files", "gtid_offset", "gtid_position"]
 
 #: Events whose content this version reads: the rest are walked over and counted.
 _DECODED_EVENTS = frozenset(
@@ -184,13 +184,22 @@ def verify_files(files: list[BinlogFile], segment_bytes: int) -> int:
     return checked
 
 
+def gtid_offset(f: BinlogFile, segment_bytes: int, gtid: str) -> int | None:
+    """The offset in ``f`` of the GTID event of ``gtid`` (its text, as :func:`gtid_texts`
+    gives it); None when ``f`` does not have it."""
+    for seg in f.segments(segment_bytes):
+        sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
+        if len(sel):
+            hit = pc.index(gtid_texts(seg.src, seg.index, sel), gtid).as_py()
+            if hit >= 0:
+                return int(seg.index.pos[sel[hit]])
+    return None
+
+
 def gtid_position(files: list[BinlogFile], segment_bytes: int, gtid: str) -> tuple[int, int] | None:
     """(file number, offset) of the GTID event of ``gtid``; None when no file has it."""
     for k, f in enumerate(files):
-        for seg in f.segments(segment_bytes):
-            sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
-            if len(sel):
-                hit = pc.index(gtid_texts(seg.src, seg.index, sel), gtid).as_py()
-                if hit >= 0:
-                    return k, int(seg.index.pos[sel[hit]])
+        at = gtid_offset(f, segment_bytes, gtid)
+        if at is not None:
+            return k, at
     return None

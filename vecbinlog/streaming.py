@@ -46,13 +46,14 @@ from urllib.parse import urlsplit
 import numpy as np
 import pyarrow.fs as pafs
 
-from .compression import unpack_segment
 from .constants import EventType
 from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
+from .gtid import FL_STANDALONE, mariadb_gtid_flags
 from .layout import MAGIC_LEN
+from .loginfo import gtid_offset
 from .logset import log_order_key
+from .logwalk import unpacked
 from .sources import _name_of, is_uri, open_source, redact, resolve  # _name_of: sources.py (another part) to make public
 from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, open_range, split_paths, transaction_starts
 from .tableplan import TablePlan
@@ -64,7 +65,6 @@ __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archiv
 
 #: control kinds that end a transaction (OTHER ends one only when no BEGIN opened it)
 _ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q], np.int8)
-_GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
 #: a binlog's name (compression suffix left out): a base and a number after its last dot
 _BINLOG_NAME = re.compile(r"^.+\.\d+$")
 
@@ -137,8 +137,7 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncatedWarning)
         for seg in f.segments(segment_bytes, start=start):
-            unpacked = unpack_segment(seg.src, seg.index)
-            src, index = unpacked if unpacked is not None else (seg.src, seg.index)
+            src, index = unpacked(seg)
             kind = classify(src, index)
             after_gtid = np.concatenate([[prev_gtid], kind[:-1] == GTID])
             is_start = (kind == GTID) | ((kind == BEGIN) & ~after_gtid)
@@ -432,14 +431,9 @@ class Archive:
         for k, (name, path) in enumerate(files):
             with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
                 warnings.simplefilter("ignore", TruncatedWarning)
-                for seg in f.segments(self.segment_bytes):
-                    sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
-                    hit = gtid_texts(seg.src, seg.index, sel).to_pylist() if len(sel) else []
-                    if gtid in hit:
-                        at = int(seg.index.pos[sel[hit.index(gtid)]])
-                        break
-                else:
-                    continue
+                at = gtid_offset(f, self.segment_bytes, gtid)
+            if at is None:
+                continue
             newest = k == len(files) - 1
             scan = self.scan(name, path, MAGIC_LEN, newest)
             later = scan.starts[scan.starts > at] if scan is not None else np.zeros(0)
