@@ -35,13 +35,13 @@ from .errors import DecodeWarning, MalformedEventError, UnsupportedError
 from .gtid import GtidSet
 from .index import EventIndex
 from .logwalk import LogWalk, Step
-from .options import ProgressBar, byte_offset, change_kinds, epoch
+from .options import ProgressBar, WhenLike, byte_offset, change_kinds, epoch
 from .pools import pool
 from .rows import TableMaps, place_images
 from .table_map import TableMap
 from .tableplan import TablePlan
 from .transactions import INCOMPLETE, ROLLBACK, TxnContext
-from .versions import SchemaVersions, Versioned, versioned
+from .versions import SchemaVersions, TableLayouts, Versioned, versioned
 
 __all__ = ["RowsFilter", "TableOptions", "BatchReader", "PendingBatch", "decode_in_order", "placed"]
 
@@ -78,7 +78,10 @@ class RowsFilter:
     kinds: frozenset[int] | None = None
 
     @classmethod
-    def make(cls, tables=None, start=None, stop=None, since=None, until=None, change_types=None) -> RowsFilter:
+    def make(cls, tables: str | Iterable[str] | None = None, start: int | None = None, stop: int | None = None,
+             since: WhenLike | None = None, until: WhenLike | None = None,
+             change_types: str | Iterable[str] | None = None) -> RowsFilter:
+        """The filter of the options of :class:`~vecbinlog.Binlog`, checked and normalised."""
         if isinstance(tables, str):
             tables = (tables,)
         if tables is not None and not all(isinstance(t, str) for t in tables):
@@ -89,6 +92,7 @@ class RowsFilter:
         )
 
     def table(self, name: str) -> bool:
+        """Whether the ``tables`` patterns keep table ``name``."""
         return self.tables is None or any(fnmatch.fnmatchcase(name, pat) for pat in self.tables)
 
     def events(self, index: EventIndex, *, first: bool, last: bool, at: np.ndarray | None = None) -> np.ndarray:
@@ -306,6 +310,22 @@ class BatchReader:
         for step in self.walk.steps(ddl_states=ddl):
             versioned(step, self.filter.table, versions, self.walk.files.index(step.file))
         return versions
+
+    def plans(self) -> dict[str, TablePlan]:
+        """Each table's TablePlan, from a walk of the layouts (no row decoded)."""
+        versions = self.layouts()
+        return {name: self.plan(name, versions) for name in versions.layouts}
+
+    def table_layouts(self) -> TableLayouts:
+        """Each table's TablePlan, and where each table's layouts and the DDL stand at any
+        offset (see :meth:`vecbinlog.Binlog.layouts`)."""
+        ddl: list[tuple[tuple[str, int], Any]] = []
+        versions = self.layouts(history=True, ddl=ddl)
+        files = self.walk.files
+        number = {f.path: k for k, f in enumerate(files)}
+        plans = {name: self.plan(name, versions) for name in versions.layouts}
+        return TableLayouts([f.path for f in files], plans, versions.history or {},
+                            [((number[path], pos), state) for (path, pos), state in ddl])
 
     def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions | None, bar: ProgressBar | None
               ) -> Iterator[PendingBatch]:

@@ -266,19 +266,13 @@ class Binlog:
         """Each table's :class:`~vecbinlog.tableplan.TablePlan`, without decoding a row: the
         schema :meth:`read_table` returns (``.schema``), and how a batch of
         :meth:`iter_batches` fits it (``.conform``). See "Schema changes mid-stream"."""
-        versions = self._reader.layouts()
-        return {name: self._reader.plan(name, versions) for name in versions.layouts}
+        return self._reader.plans()
 
     def layouts(self) -> TableLayouts:
         """:meth:`plans`, and where each table's layouts and the DDL stand at any offset, so
         that a range read alone (a split, :func:`vecbinlog.splits.with_layouts`) numbers and
         names its columns as a read of the whole files does."""
-        ddl: list[tuple[tuple[str, int], Any]] = []
-        versions = self._reader.layouts(history=True, ddl=ddl)
-        number = {f.path: k for k, f in enumerate(self.files)}
-        plans = {name: self._reader.plan(name, versions) for name in versions.layouts}
-        return TableLayouts([f.path for f in self.files], plans, versions.history or {},
-                            [((number[path], pos), state) for (path, pos), state in ddl])
+        return self._reader.table_layouts()
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table`` over every layout it has in the files read, as
