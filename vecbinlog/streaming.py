@@ -46,17 +46,18 @@ from urllib.parse import urlsplit
 import numpy as np
 import pyarrow.fs as pafs
 
-from .compression import unpack_segment
 from .constants import EventType
 from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
+from .gtid import FL_STANDALONE, mariadb_gtid_flags
 from .layout import MAGIC_LEN
+from .loginfo import gtid_offset
 from .logset import log_order_key
-from .reader import Binlog, LayoutState, TableLayouts
-from .sources import _name_of, is_uri, open_source, redact, resolve
-from .splits import DEFAULT_SPLIT_BYTES, Split, _cut, split_paths, transaction_starts
+from .logwalk import unpacked
+from .sources import _name_of, is_uri, open_source, redact, resolve  # _name_of: sources.py (another part) to make public
+from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, open_range, split_paths, transaction_starts
 from .tableplan import TablePlan
+from .versions import LayoutState, TableLayouts
 from .transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
 
 __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamLayouts",
@@ -64,7 +65,6 @@ __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archiv
 
 #: control kinds that end a transaction (OTHER ends one only when no BEGIN opened it)
 _ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q], np.int8)
-_GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
 #: a binlog's name (compression suffix left out): a base and a number after its last dot
 _BINLOG_NAME = re.compile(r"^.+\.\d+$")
 
@@ -137,8 +137,7 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncatedWarning)
         for seg in f.segments(segment_bytes, start=start):
-            unpacked = unpack_segment(seg.src, seg.index)
-            src, index = unpacked if unpacked is not None else (seg.src, seg.index)
+            src, index = unpacked(seg)
             kind = classify(src, index)
             after_gtid = np.concatenate([[prev_gtid], kind[:-1] == GTID])
             is_start = (kind == GTID) | ((kind == BEGIN) & ~after_gtid)
@@ -432,14 +431,9 @@ class Archive:
         for k, (name, path) in enumerate(files):
             with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
                 warnings.simplefilter("ignore", TruncatedWarning)
-                for seg in f.segments(self.segment_bytes):
-                    sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
-                    hit = gtid_texts(seg.src, seg.index, sel).to_pylist() if len(sel) else []
-                    if gtid in hit:
-                        at = int(seg.index.pos[sel[hit.index(gtid)]])
-                        break
-                else:
-                    continue
+                at = gtid_offset(f, self.segment_bytes, gtid)
+            if at is None:
+                continue
             newest = k == len(files) - 1
             scan = self.scan(name, path, MAGIC_LEN, newest)
             later = scan.starts[scan.starts > at] if scan is not None else np.zeros(0)
@@ -490,7 +484,7 @@ class Archive:
                 cuts = transaction_starts(f, lo, stop)
                 if len(f.formats) > 1:  # a relay log: no cut after its second FORMAT_DESCRIPTION_EVENT
                     cuts = cuts[cuts < f.formats[1].offset]
-            bounds = _cut(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
+            bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
             out.extend(Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:]))
         return out
 
@@ -537,7 +531,7 @@ class StreamLayouts:
     The first stretch is walked from the archive's first file (so that ``_schema_version``
     and ``_incarnation`` count as a batch read of the archive counts them, and the DDL of
     every file names the columns); each later stretch from where the last one ended, given
-    the states there (``Binlog(seek=True, ddl_state=, layout_state=)``): a file is walked
+    the states there (:func:`vecbinlog.splits.open_range`): a file is walked
     once. ``options`` are those of :class:`~vecbinlog.Binlog` (``tables``, ``names``,
     ``schema``, ``signedness``...).
     """
@@ -560,8 +554,8 @@ class StreamLayouts:
         opts = {k: v for k, v in self.options.items() if k not in ("start", "stop", "seek", "ddl_state", "layout_state")}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
-            with Binlog([p for _, p in chosen], start=begin.pos, stop=end.pos, seek=True, ddl_state=ddl,
-                        layout_state=layouts, filesystem=archive.filesystem, **opts) as log:
+            with open_range([p for _, p in chosen], begin.pos, end.pos, ddl=ddl, layouts=layouts,
+                            filesystem=archive.filesystem, **opts) as log:
                 found = log.layouts()
         return _Chunk(begin, end, dict(chosen), ddl, dict(layouts), found)
 
