@@ -33,7 +33,7 @@ def console_examples(doc: Path) -> list[tuple[int, str, str]]:
     out = []
     for block in _BLOCK.finditer(text):
         line = text.count("\n", 0, block.start(1)) + 1
-        command, expected = None, []
+        command, expected, start = None, [], line
         for k, row in enumerate(block.group(1).splitlines()):
             if row.startswith("$ "):
                 if command is not None:
