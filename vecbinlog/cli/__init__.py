@@ -31,6 +31,7 @@ __all__ = ["main"]
 
 
 def _warn_line(msg: str) -> None:
+    """A warning as one line on stderr, above the progress bar."""
     line = f"{PROG}: warning: {' '.join(msg.split())}"
     try:
         from tqdm import tqdm

@@ -17,7 +17,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+import vecbinlog
+
 from ..errors import BinlogError
+from ..logset import binlog_files
 from ..layout import MAGIC_LEN
 from .lines import CsvText, JsonLinesText, TableText
 from .progress import Progress
@@ -34,13 +37,11 @@ class UsageError(Exception):
 #: (270 MB narrow / 182 MB strings file, csv: 2.7 / 2.9 s -> 2.6-2.8 / 2.5-2.8 s, peak RSS
 #: 459 / 685 -> 385 / 480 MB)
 CAT_SEGMENT_BYTES = 8 << 20
-
 CAT_BATCH_ROWS = 128 * 1024
 
 
-def open_log(args: argparse.Namespace, **options: Any):
-    import vecbinlog
-
+def open_log(args: argparse.Namespace, **options: Any) -> vecbinlog.Binlog:
+    """:func:`vecbinlog.open` of the files with the filter and decoding options of ``args``."""
     tables = None
     if args.tables:
         tables = [t.strip() for arg in args.tables for t in arg.split(",") if t.strip()]
@@ -53,12 +54,14 @@ def open_log(args: argparse.Namespace, **options: Any):
 
 
 def _utc(ts: int | None) -> str | None:
+    """A header timestamp (seconds) as ``YYYY-MM-DD HH:MM:SS UTC``."""
     if ts is None:
         return None
     return _dt.datetime.fromtimestamp(ts, _dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def _limited(batches: Iterable[pa.RecordBatch], limit: int | None) -> Iterator[pa.RecordBatch]:
+    """The batches, cut after ``limit`` rows (None: all of them)."""
     left = limit
     for b in batches:
         if left is not None:
@@ -72,7 +75,8 @@ def _limited(batches: Iterable[pa.RecordBatch], limit: int | None) -> Iterator[p
             return
 
 
-def _count_changes(log, table: str, progress: Progress) -> dict[str, int]:
+def _count_changes(log: vecbinlog.Binlog, table: str, progress: Progress) -> dict[str, int]:
+    """Inserts, updates (an update's two images counted once), deletes and row images of ``table``."""
     counts = {"insert": 0, "update": 0, "delete": 0, "row_images": 0}
     for batch in log.iter_batches(table):
         progress.batch(batch)
@@ -88,6 +92,7 @@ def _count_changes(log, table: str, progress: Progress) -> dict[str, int]:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    """``info``: versions, checksum, time range, events by type, and each table's changes."""
     errors: list[BaseException] = []
     with open_log(args) as log:
         info = log.info()
@@ -123,6 +128,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def _print_info(out: dict[str, Any], args: argparse.Namespace) -> None:
+    """``info``'s text: a block per file, then the tables."""
     w = sys.stdout.write
     for f in out["files"]:
         size = "size unknown" if f["size"] is None else f"{f['size']:,} bytes"
@@ -184,6 +190,7 @@ def _print_info(out: dict[str, Any], args: argparse.Namespace) -> None:
 
 
 def _print_aligned(head: list[str], body: list[list[str]], right: list[bool]) -> None:
+    """A small table of text: a header, a rule, the rows; columns right-aligned where ``right``."""
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
 
     def line(r: list[str]) -> str:
@@ -196,6 +203,7 @@ def _print_aligned(head: list[str], body: list[list[str]], right: list[bool]) ->
 
 
 def cmd_tables(args: argparse.Namespace) -> int:
+    """``tables``: each table's columns, Arrow type, MySQL type and charset."""
     out: dict[str, list[dict[str, Any]]] = {}
     with open_log(args) as log:
         for name in log.tables:
@@ -224,6 +232,7 @@ def cmd_tables(args: argparse.Namespace) -> int:
 
 
 def cmd_cat(args: argparse.Namespace) -> int:
+    """``cat``: a table's change log, a batch at a time, written while the next is decoded."""
     out = sys.stdout.buffer
     sys.stdout.flush()
     writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
@@ -257,6 +266,7 @@ def cmd_cat(args: argparse.Namespace) -> int:
 
 
 def cmd_snapshot(args: argparse.Namespace) -> int:
+    """``snapshot``: a table's rows as of a point, to Parquet or CSV."""
     key = [k.strip() for k in args.key.split(",")] if args.key else None
     with open_log(args) as log:
         try:
@@ -279,6 +289,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 
 
 def cmd_to_parquet(args: argparse.Namespace) -> int:
+    """``to-parquet``: every table's change log as a dataset, in one pass over the files."""
     outdir = Path(args.outdir)
     if outdir.exists() and not outdir.is_dir():
         raise UsageError(f"{outdir} exists and is not a folder")
@@ -312,8 +323,7 @@ def cmd_to_parquet(args: argparse.Namespace) -> int:
 
 
 def cmd_events(args: argparse.Namespace) -> int:
-    import vecbinlog
-
+    """``events``: the listing ``SHOW BINLOG EVENTS`` gives, for files."""
     with vecbinlog.open(args.files) as log:
         events = log.events()
     pos = events.column("pos").to_numpy()
@@ -340,9 +350,7 @@ def cmd_events(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    import vecbinlog
-    from ..logset import binlog_files
-
+    """``verify``: the CRC32 of every event of every file."""
     paths = binlog_files(args.files)
     total = 0
     for path in paths:

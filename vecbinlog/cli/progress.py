@@ -9,12 +9,14 @@ import time
 
 import pyarrow as pa
 
+import vecbinlog
+
 
 class Progress:
     """A tqdm bar on stderr of binlog bytes done (and rows/s), per batch; a no-op unless
     stderr is a terminal and ``--quiet`` is not given."""
 
-    def __init__(self, log, args: argparse.Namespace, desc: str = "") -> None:
+    def __init__(self, log: vecbinlog.Binlog, args: argparse.Namespace, desc: str = "") -> None:
         self.enabled = not args.quiet and stderr_isatty()
         self.base: dict[str, int] = {}
         total = 0
@@ -40,6 +42,7 @@ class Progress:
             self.bar.set_description(desc)
 
     def batch(self, batch: pa.RecordBatch) -> None:
+        """Count a batch's rows; move the bar to its last row's file offset."""
         self.rows += batch.num_rows
         if self.bar is None or batch.num_rows == 0:
             return
@@ -63,6 +66,7 @@ class Progress:
 
 
 def stderr_isatty() -> bool:
+    """Whether stderr is a terminal (False when it is closed or replaced)."""
     try:
         return sys.stderr.isatty()
     except (AttributeError, ValueError):

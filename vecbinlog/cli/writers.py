@@ -23,6 +23,7 @@ PER_BATCH_DICTIONARIES = ("_gtid", "_query")
 
 
 def plain_per_batch_dictionaries(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` with its :data:`PER_BATCH_DICTIONARIES` columns as plain strings."""
     names = [n for n in PER_BATCH_DICTIONARIES if n in batch.schema.names]
     if not names:
         return batch
