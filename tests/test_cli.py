@@ -515,7 +515,7 @@ def test_verify_command(tmp_path):
     p = run("verify", str(SAMPLE))
     assert p.stdout == f"{SAMPLE}: {sum(header_walk(SAMPLE).values())} events, every CRC32 matches\n"
     data = bytearray(SAMPLE.read_bytes())
-    pos, target = 4, 2159  # the second WRITE_ROWS event of the sample (see the README's listing)
+    pos, target = 4, 2159  # the second WRITE_ROWS event of the sample (see the listings of docs/cli.md)
     while pos < target:
         pos += struct.unpack_from("<I", data, pos + 9)[0]
     assert pos == target and data[pos + 4] == 23

@@ -11,8 +11,9 @@ The package: :mod:`~vecbinlog.cli.parser` (the arguments), :mod:`~vecbinlog.cli.
 function per command), :mod:`~vecbinlog.cli.writers` (output files),
 :mod:`~vecbinlog.cli.progress` (the progress bar), and how values are printed (``cat``,
 ``to-parquet --format csv``, ``snapshot OUT.csv``): :mod:`~vecbinlog.cli.text` (a whole column's
-values as text), :mod:`~vecbinlog.cli.widths` (terminal widths of table cells) and
-:mod:`~vecbinlog.cli.lines` (one compiled loop writes the lines).
+values as text), :mod:`~vecbinlog.cli.buffers` (string arrays as NumPy buffers),
+:mod:`~vecbinlog.cli.widths` (terminal widths of table cells) and :mod:`~vecbinlog.cli.lines` (one
+compiled loop writes the lines).
 """
 
 from __future__ import annotations

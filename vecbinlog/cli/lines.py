@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from numba import njit
 
 from ..walk import load_word, store_word
-from .strings import string_parts
+from .buffers import string_parts
 from .text import NULL_TEXT, RUN_SHARE, column_text, csv_escape, csv_quote, hex_text, json_escape, run_friendly, values_text
 from .widths import fit_cells
 

@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..decoders.temporal import civil_from_days  # days -> (year, month, day)
-from .strings import byte_table, contains_any, string_array, string_parts
+from .buffers import byte_table, contains_any, string_array, string_parts
 
 __all__ = ["STYLES", "NULL_TEXT", "column_text", "values_text", "json_value", "time_text", "json_escape",
            "csv_escape", "csv_quote", "hex_text", "run_friendly"]

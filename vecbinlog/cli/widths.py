@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
-from .strings import any_marked, byte_table, contains_any, gather_ranges, string_array, string_parts
+from .buffers import any_marked, byte_table, contains_any, gather_ranges, string_array, string_parts
 
 __all__ = ["fit_cells"]
 
