@@ -9,7 +9,7 @@ reference decoder). ``tests/test_builder.py`` checks it rebuilds real events byt
 Events::
 
     event(type_code, body, checksum=True, at=None, ...)  header + body (+ CRC32)
-    fde_body(...), table_map_body(...), rows_body(...), row_image(...), query_body(...),
+    fde_body(...), start_v3_body(...), table_map_body(...), rows_body(...), row_image(...), query_body(...),
     xid_body(...), rotate_body(...), gtid_body(...), mariadb_gtid_body(...),
     transaction_payload_body(...), mariadb_compressed_body(...)
     BinlogWriter: magic + FDE + events with their sizes and next positions
@@ -134,6 +134,12 @@ def fde_body(server_version: str = "8.0.26", *, post_header: bytes = MYSQL_POST_
     if checksum_alg is not None:
         out += bytes([checksum_alg])
     return out
+
+
+def start_v3_body(server_version: str, *, binlog_version: int = 3, created: int = 0) -> bytes:
+    """START_EVENT_V3 (type 1, MySQL 4.x and 5.0 v3 logs): binlog version, server version
+    (50 bytes), create timestamp."""
+    return struct.pack("<H50sI", binlog_version, server_version.encode(), created)
 
 
 def table_map_body(table_id: int, db: str | bytes, table: str | bytes, types: Sequence[int],

@@ -68,6 +68,7 @@ __all__ = [
     "read_table_map",
     "read_rows_header",
     "value_storage",
+    "read_packed",
     "decode_file",
     "decode_bytes",
     "decode_event",
@@ -504,6 +505,12 @@ def _packed_int(buf: bytes, off: int, base: int = 0, what: str = "packed int") -
     if first == 253:
         return _uint(buf, off + 1, 3, base, what), 4
     return _uint(buf, off + 1, 8, base, what), 9
+
+
+def read_packed(buf: bytes, pos: int) -> tuple[int, int]:
+    """A packed integer at ``pos``: (value, position after it)."""
+    value, used = _packed_int(buf, pos, 0)
+    return value, pos + used
 
 
 def _bits(data: bytes, n: int) -> list[bool]:
