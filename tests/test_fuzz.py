@@ -1401,12 +1401,12 @@ def _all_null_events_file(raw: bytes, k: int, n: int) -> bytes:
     rows = [r for r in rows_events(raw) if r.event.type == 30][0]
     tm = table_map_for(raw, rows)
     e = rows.event
-    one = bytearray(raw[e.offset : rows.images_at]) + bytes([(1 << len(tm.column_types)) - 1]) * n + b"\0\0\0\0"
-    one[9:13] = len(one).to_bytes(4, "little")
+    body = raw[e.offset + HEADER : rows.images_at] + bytes([(1 << len(tm.column_types)) - 1]) * n
+    fields = builder.header_fields(raw[e.offset :])
+    del fields["log_pos"]  # where the next event starts
     out = bytearray(raw[: e.offset])
     for _ in range(k):
-        one[13:17] = (len(out) + len(one)).to_bytes(4, "little")  # log_pos: where the next event starts
-        out += one
+        out += builder.event(e.type, body, at=len(out), **fields)
     delta = len(out) - (e.offset + e.size)
     tail = bytearray(raw[e.offset + e.size :])
     pos = 0
