@@ -12,7 +12,7 @@ Real binlogs of the shared corpus (several servers, checksum on and off, rows v1
 are mutated by hypothesis: truncation at any offset, bit flips, overwrites with random and
 boundary values (0x00, 0xff, the 0xfb-0xfe packed-integer markers), boundary values of
 whole header fields, splices of two files, events duplicated/removed/swapped (boundaries
-from an independent walk of the 19-byte headers), and targeted, structure-aware mutations
+from the reference decoder's walk of the 19-byte headers), and targeted, structure-aware mutations
 (a TABLE_MAP column count of 2**40, a length prefix that runs past the event, a rows event
 whose column count or table id disagrees with the TABLE_MAPs, event sizes < 19 or past the
 end). Mutated CRC32 files are read both with checksum verification (mostly ChecksumError)
@@ -27,7 +27,8 @@ Examples are derandomized so CI runs the same ones every time (about 50 s for th
 2 cores). ``VECBINLOG_FUZZ_EXAMPLES`` scales the number of examples (e.g. 10 for a long
 local run).
 
-Besides the rule, what can be checked against an independent walk of the headers is: for
+Besides the rule, what can be checked against the reference decoder (tests/support/
+reference.py; mutated events rebuilt with tests/support/builder.py) is: for
 every file, ``events()`` lists exactly the complete events and ``info()`` counts them; rows
 only come from rows events; a file cut at any offset decodes to exactly the rows of the
 events before the cut; ``segment_bytes`` and ``batch_rows`` never change the outcome; a rows event whose

@@ -26,6 +26,7 @@ import struct
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from . import reference as ref
 
@@ -296,19 +297,19 @@ class UInt:
 
 @dataclass(frozen=True)
 class Opaque:
+    """An opaque value (J_OPAQUE): a MySQL field type and its bytes."""
+
     field_type: int
     data: bytes
 
 
-@dataclass(frozen=True)
-class Large:
+class Large(NamedTuple):
     """Force the large storage format for this object/array."""
 
     value: object
 
 
-@dataclass(frozen=True)
-class Pairs:
+class Pairs(NamedTuple):
     """An object whose members are stored in exactly this order (MySQL sorts them)."""
 
     items: tuple
