@@ -1,7 +1,8 @@
 """The builder of synthetic events (tests/support/builder.py) against real bytes: events the
 seeds' hex dumps print and every TABLE_MAP, rows event and FORMAT_DESCRIPTION of the corpus,
-rebuilt from what the reference decoder reads of them, come out byte for byte; XID events
-from what ``mariadb-binlog -vv`` prints of the sample file (the xid, end_log_pos, CRC32)."""
+rebuilt from what the reference decoder reads of them, come out byte for byte; XID, ROTATE
+and MariaDB GTID events from what ``mariadb-binlog -vv`` prints of the sample file (their
+values, end_log_pos, CRC32)."""
 
 from __future__ import annotations
 
@@ -90,20 +91,37 @@ def test_corpus_events_rebuilt(path):
     assert checked or not r.formats  # (two files have no FDE)
 
 
-def test_xid_events_of_the_sample_from_mariadb_binlog():
-    """``# at N`` / ``end_log_pos E CRC32 0xC ... Xid = X``: the XID event built from X (and
-    the header's timestamp) has the printed end position and CRC32 and is the file's bytes."""
+#: what ``mariadb-binlog -vv`` prints of an event (after "end_log_pos E CRC32 0xC\t"), and
+#: the event the builder makes of it: (type, body, header fields the print does not give)
+PRINTED = {
+    "xid": (r"Xid = (\d+)", lambda m: (16, b.xid_body(int(m[1])), ())),
+    "rotate": (r"Rotate to (\S+)  pos: (\d+)", lambda m: (4, b.rotate_body(int(m[2]), m[1]), ())),
+    # MariaDB GTID domain-server-seq; its flags2 byte (what "ddl"/"trans" sums up) is the file's
+    "gtid": (r"GTID (\d+)-(\d+)-(\d+) ", lambda m: (162, b.mariadb_gtid_body(int(m[3]), int(m[1])), ("flags2",))),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(PRINTED))
+def test_events_of_the_sample_from_mariadb_binlog(kind):
+    """``# at N`` / ``server id S end_log_pos E CRC32 0xC ...``: the event built from what is
+    printed (and the header's timestamp and flags) has the printed end position and CRC32
+    and is the file's bytes."""
     data = SAMPLE.read_bytes()
     text = (DATA / "sample" / "mariadb-binlog-vv.txt").read_text()
-    found = re.findall(r"# at (\d+)\n#\S+ \S+ server id (\d+)\s+end_log_pos (\d+) CRC32 0x([0-9a-f]+)\s+Xid = (\d+)", text)
-    assert len(found) >= 3
-    for at, server_id, end, crc, xid in found:
-        at = int(at)
-        ev = b.event(16, b.xid_body(int(xid)), at=at, server_id=int(server_id),
-                     timestamp=b.header_fields(data[at:at + 19])["timestamp"])
-        assert b.HEADER.unpack_from(ev)[4] == int(end)
-        assert int.from_bytes(ev[-4:], "little") == int(crc, 16)
-        assert ev == data[at:int(end)]
+    pattern, make = PRINTED[kind]
+    found = list(re.finditer(r"# at (\d+)\n#\S+ \S+ server id (\d+)\s+end_log_pos (\d+) CRC32 0x([0-9a-f]+)\s+"
+                             + pattern, text))
+    assert found
+    for m in found:
+        at, server_id, end, crc = int(m[1]), int(m[2]), int(m[3]), int(m[4], 16)
+        type_code, body, from_file = make((None, *m.groups()[4:]))  # [1]: the pattern's first group
+        if "flags2" in from_file:
+            body = body[:12] + data[at + 31:at + 32] + body[13:]
+        fields = b.header_fields(data[at:at + 19])
+        ev = b.event(type_code, body, at=at, server_id=server_id, timestamp=fields["timestamp"], flags=fields["flags"])
+        assert b.HEADER.unpack_from(ev)[4] == end
+        assert int.from_bytes(ev[-4:], "little") == crc
+        assert ev == data[at:end]
 
 
 def test_a_written_file_reads_back(tmp_path):

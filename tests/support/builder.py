@@ -10,7 +10,7 @@ Events::
 
     event(type_code, body, checksum=True, at=None, ...)  header + body (+ CRC32)
     fde_body(...), start_v3_body(...), table_map_body(...), rows_body(...), row_image(...), query_body(...),
-    xid_body(...), rotate_body(...), gtid_body(...), mariadb_gtid_body(...),
+    xid_body(...), rotate_body(...), mariadb_gtid_body(...),
     transaction_payload_body(...), mariadb_compressed_body(...)
     BinlogWriter: magic + FDE + events with their sizes and next positions
     fix_crcs(data), replace_event(data, e, new), crc32_of(event)
@@ -221,12 +221,6 @@ def xid_body(xid: int) -> bytes:
 def rotate_body(position: int, name: str) -> bytes:
     """ROTATE_EVENT: position in the next file (8 bytes), its name."""
     return position.to_bytes(8, "little") + name.encode()
-
-
-def gtid_body(sid: bytes, gno: int, *, flags: int = 1, last_committed: int = 0, sequence_number: int = 1) -> bytes:
-    """GTID_LOG_EVENT (control_events.h, Gtid_event; MySQL 5.7 layout): commit flag, source
-    uuid (16 bytes), gno, logical-clock type 2, last_committed, sequence_number."""
-    return bytes([flags]) + sid + struct.pack("<qBqq", gno, 2, last_committed, sequence_number)
 
 
 def mariadb_gtid_body(seq_no: int, domain_id: int, *, flags: int = 0) -> bytes:
