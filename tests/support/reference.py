@@ -15,13 +15,14 @@ Entry points
                                    table_maps, rows_events, stop, CRC results)
 ``decode_event(buf, fmt, pos, table_maps)``  one stand-alone event buffer
 ``RefFormat.synthetic()``       a v4 format (MySQL >= 5.6 defaults) for that
-``walk_events(data)``            the lenient header walk: every complete event's
+``walk_events(data)``           the lenient header walk: every complete event's
                                    (offset, size, type), where and why it stopped
 ``format_of(data)``             the file's first FORMAT_DESCRIPTION_EVENT
 ``read_table_map(data, fmt, e)`` / ``read_rows_header(data, fmt, e)``
                                 one event's structure with absolute offsets (what
                                 the fuzz tests mutate), no row image decoded
 ``value_storage(type, meta)``   how a value is stored: ("fixed", n) / ("prefixed", n)
+``read_packed(buf, pos)``       a packed integer: (value, position after it)
 ``decode_int(raw, signed)``, ``decode_float(raw)``, and for tests that want
 values: ``decode_decimal``, ``decode_timestamp2``, ``decode_datetime2``,
 ``decode_time2`` (checked against mariadb-binlog's output).
