@@ -1073,9 +1073,8 @@ def test_background_decoding_agrees(tmp_path, monkeypatch, name, data, rows, mut
     threads too): the outcome (tables, rows in order, errors, warnings) is that of
     ``threads=1``, for the seed files and for mutated rows/TABLE_MAP events (an error while
     placing a batch comes after the batches, and the errors, before it)."""
-    from vecbinlog import arrow, reader
+    from vecbinlog import arrow
 
-    monkeypatch.setattr(reader, "THREADED_CELLS", 1)
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
     path = write(tmp_path, _seed_or_mutated(name, data, mutate))
     one, two = exercise(path, threads=1, batch_rows=rows), exercise(path, threads=2, batch_rows=rows)

@@ -28,7 +28,7 @@ import numpy as np
 import pyarrow as pa
 
 from . import arrow
-from .arrow import MARIADB_OLD_TEMPORAL, RowTransactions, build_batch, table_schema
+from .arrow import RowTransactions, build_batch, table_schema
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from .decoders import DecodeOptions
 from .errors import DecodeWarning, MalformedEventError, UnsupportedError
@@ -39,6 +39,7 @@ from .options import ProgressBar, WhenLike, byte_offset, change_kinds, epoch
 from .pools import pool
 from .rows import TableMaps, place_images
 from .table_map import TableMap
+from .types import MARIADB_OLD_TEMPORAL
 from .tableplan import TablePlan
 from .transactions import INCOMPLETE, ROLLBACK, TxnContext
 from .versions import SchemaVersions, TableLayouts, Versioned, versioned

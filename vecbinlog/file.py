@@ -87,16 +87,6 @@ class FormatDescription:
     def has_checksum(self) -> bool:
         return self.checksum_alg == ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32
 
-    # TODO(issue 22 merge): reader._rotates_to and schema._replay switch to the index's
-    # post_header_len (events.rotate_at / events.query_at); then this goes
-    def post_header_len(self, type_code: int) -> int:
-        """Post-header length for an event type (0 for types this FDE does not list;
-        :meth:`EventIndex.apply_formats` gives every event its own)."""
-        i = type_code - 1
-        if 0 <= i < len(self.post_header_lengths):
-            return self.post_header_lengths[i]
-        return 0
-
     @property
     def checksum_name(self) -> str:
         return {

@@ -28,7 +28,7 @@ import numpy as np
 from .compression import unpack_segment
 from .constants import EventType
 from .errors import BinlogError, BinlogSetWarning
-from .events import parse_rotate
+from .events import rotate_at
 from .file import BinlogFile, Segment
 from .index import EventIndex
 from .layout import MAGIC_LEN
@@ -147,9 +147,8 @@ class LogWalk:
 
 def rotates_to(seg: Segment, i: int) -> str | None:
     """The file the ROTATE_EVENT ``seg.index[i]`` names (None when it cannot be read)."""
-    ph = seg.file.formats[int(seg.index.fmt[i])].post_header_len(EventType.ROTATE_EVENT)
     try:
-        name, _ = parse_rotate(seg.src, int(seg.index.offset[i]), int(seg.index.body_end[i]), ph)
+        name, _ = rotate_at(seg.src, seg.index, i)
     except BinlogError:
         return None  # events() / info() show the event; the rows do not depend on it
     return name

@@ -20,7 +20,6 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .arrow import THREADED_CELLS  # noqa: F401  (tests patch reader.THREADED_CELLS; the threshold is arrow's)
 from .batches import BatchReader, RowsFilter, TableOptions
 from .errors import DecodeWarning, TableNotFoundError
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile

@@ -113,7 +113,6 @@ def name_of(path: str) -> str:
     return strip_compression(path.rstrip("/").rsplit("/", 1)[-1])
 
 
-_name_of = name_of  # TODO(issue 22 merge): streaming.py imports _name_of; switch it to name_of
 
 
 def strip_compression(name: str) -> str:

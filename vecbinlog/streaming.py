@@ -54,7 +54,7 @@ from .layout import MAGIC_LEN
 from .loginfo import gtid_offset
 from .logset import log_order_key
 from .logwalk import unpacked
-from .sources import _name_of, is_uri, open_source, redact, resolve  # _name_of: sources.py (another part) to make public
+from .sources import is_uri, name_of, open_source, redact, resolve
 from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, open_range, split_paths, transaction_starts
 from .tableplan import TablePlan
 from .versions import LayoutState, TableLayouts
@@ -178,7 +178,7 @@ def archive_files(spec: str | Sequence[str], filesystem: Any = None) -> list[str
         every = _folder_glob(part, filesystem)
         found = split_paths(part if every is None else every, filesystem)
         if every is not None:  # a folder's binlogs only
-            found = [p for p in found if _BINLOG_NAME.match(_name_of(p))]
+            found = [p for p in found if _BINLOG_NAME.match(name_of(p))]
             if not found:
                 raise SourceNotFoundError("no binlog file (NAME.NUMBER) in the folder", uri=redact(part))
         out.extend(found)
@@ -238,7 +238,7 @@ class Archive:
     # -- listing ------------------------------------------------------------------------
     def files(self) -> list[tuple[str, str]]:
         """``(name, path)`` of every file, in log order (listed now)."""
-        out = [(_name_of(p), p) for p in archive_files(self.spec, self.filesystem)]
+        out = [(name_of(p), p) for p in archive_files(self.spec, self.filesystem)]
         names = [n for n, _ in out]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -596,7 +596,7 @@ class StreamLayouts:
         """The splits, each with the DDL and layout states where it starts."""
         out = []
         for s in splits:
-            ddl, layouts = self.state_at(Position(_name_of(s.path), s.start))
+            ddl, layouts = self.state_at(Position(name_of(s.path), s.start))
             out.append(Split(s.path, s.start, s.stop, ddl, layouts))
         return out
 

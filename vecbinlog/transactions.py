@@ -36,8 +36,7 @@ from .file import BinlogFile, EventSource
 from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
 from .index import EventIndex
 
-# TODO(issue 22 merge): schema.py imports query_bounds from here; switch it to vecbinlog.events
-__all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify", "query_bounds"]
+__all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify"]
 
 
 #: ``_outcome`` values, in the order of their codes.
