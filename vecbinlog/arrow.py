@@ -261,7 +261,7 @@ def build_batch(
     try:
         decoded = dict(zip(todo, _map_columns([lambda c=c: column_data(c) for c in todo], n, threads)))
     except BinlogError as exc:
-        raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
+        raise images.file.relocate(exc) from exc
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
         if c in decoded:
             (arr, col), partial = decoded.pop(c), images.partial.get(c)

@@ -190,43 +190,17 @@ def _str_values(cur: Cursor, end: int) -> list[tuple[bytes, ...]]:
     return out
 
 
-def parse_table_map(
-    buf, offset: int, body_start: int, body_end: int, post_header_len: int, *, path: str | None = None,
-    flavor: str = "mysql", server_major: int = 8, server_version: str | None = None,
-) -> tuple[int, TableMap]:
-    """Decode the TABLE_MAP event at ``offset``; returns ``(table_id, TableMap)``.
-
-    ``body_start`` is the offset after the common header, ``body_end`` the end of the
-    event without its checksum. An event that ends after its column types is the layout of
-    MySQL 5.1.15-5.1.17 (field metadata and null bitmap came in 5.1.18; the server reads them
-    only "if (bytes_read < event_len)", Table_map_log_event in sql/log_event.cc): its columns
-    are read without metadata when their types need none, otherwise UnsupportedError names
-    ``server_version`` (the FDE's).
-    """
-    cur = Cursor(buf, body_start, body_end, path=path, event_type="TABLE_MAP_EVENT")
-    id_len = table_id_width(post_header_len)
-    table_id = cur.uint(id_len, "table_id")
-    flags = cur.u16("flags")
-    if post_header_len > id_len + 2:
-        cur.take(post_header_len - id_len - 2, "post-header")
-    db = _ident(cur.take(cur.u8("db name length"), "db name"))
-    cur.u8("db name terminator")
-    tbl = _ident(cur.take(cur.u8("table name length"), "table name"))
-    cur.u8("table name terminator")
-    ncols = cur.packed("column count")
-    if ncols > cur.remaining():
-        raise cur.error(f"column count {ncols} but only {cur.remaining()} bytes left for the column types")
-    types = cur.take(ncols, "column types")
-    if cur.pos == body_end and ncols:
-        return table_id, _without_metadata(db, tbl, flags, types, path, offset, server_version)
+def _field_metadata(cur: Cursor, types: bytes, table: str, flavor: str, path: str | None, offset: int) -> list[int]:
+    """Each column's field metadata as an integer (size and byte order from the type registry),
+    checked against the limits of a server of ``flavor``."""
     meta_len = cur.packed("field metadata length")
     meta_start = cur.pos
-    metas = []
+    metas: list[int] = []
     for i, t in enumerate(types):
         info = type_info(t)
         if info is None:
             raise UnsupportedError(
-                f"column {i + 1} of {db}.{tbl} has type code {t} ({column_type_name(t)}), "
+                f"column {i + 1} of {table} has type code {t} ({column_type_name(t)}), "
                 "whose metadata size is unknown", path=path, offset=offset, event_type="TABLE_MAP_EVENT",
             )
         raw = cur.take(info.meta_len, f"field metadata of column {i + 1}")
@@ -235,17 +209,18 @@ def parse_table_map(
         problem = _check_metadata(t, m, flavor)
         if problem:
             raise MalformedEventError(
-                f"column {i + 1} of {db}.{tbl}: {problem}", path=path, offset=offset, event_type="TABLE_MAP_EVENT"
+                f"column {i + 1} of {table}: {problem}", path=path, offset=offset, event_type="TABLE_MAP_EVENT"
             )
     if cur.pos - meta_start != meta_len:
         cur.pos = meta_start
         raise cur.error(
             f"field metadata block says {meta_len} bytes, the column types need {sum(FIELD_METADATA_LEN.get(t, 0) for t in types)}"
         )
-    null_bits = cur.take((ncols + 7) // 8, "null bitmap")
-    nullable = [bool(null_bits[i // 8] & (1 << (i % 8))) for i in range(ncols)]
+    return metas
 
-    # optional metadata TLVs
+
+def _optional_tlvs(cur: Cursor, body_end: int) -> tuple[list[tuple[int, bytes]], list[int]]:
+    """The optional metadata TLVs up to the body's end, and where each value starts."""
     tlvs: list[tuple[int, bytes]] = []
     tlv_starts: list[int] = []
     while cur.pos < body_end:
@@ -253,8 +228,14 @@ def parse_table_map(
         length = cur.packed("optional metadata length")
         tlv_starts.append(cur.pos)
         tlvs.append((kind, cur.take(length, f"optional metadata {kind} value")))
+    return tlvs, tlv_starts
 
-    cols = [dict(index=i, type=t, meta=m, nullable=nullable[i]) for i, (t, m) in enumerate(zip(types, metas))]
+
+def _apply_optional(cols: list[dict], tlvs: list[tuple[int, bytes]], tlv_starts: list[int], flavor: str,
+                    server_major: int, path: str | None) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """Set what each optional metadata TLV says on the columns (``cols``, ColumnSpec fields);
+    returns the primary key and its prefixes. Unknown TLV types are kept raw only."""
+    ncols = len(cols)
     specs_tmp = [ColumnSpec(**c) for c in cols]
     real = [s.real_type for s in specs_tmp]
     numeric = [i for i, t in enumerate(real) if t in NUMERIC_TYPES]
@@ -340,7 +321,45 @@ def parse_table_map(
                     raise vcur.error(f"VECTOR dimensionality {dims[-1]} (at most {VECTOR_MAX_DIMENSIONALITY})")
             for i, d in zip(vectors, dims):
                 cols[i]["vector_dimensionality"] = d
-        # unknown TLV types are kept raw in optional_metadata
+    return primary_key, prefixes
+
+
+def parse_table_map(
+    buf, offset: int, body_start: int, body_end: int, post_header_len: int, *, path: str | None = None,
+    flavor: str = "mysql", server_major: int = 8, server_version: str | None = None,
+) -> tuple[int, TableMap]:
+    """Decode the TABLE_MAP event at ``offset``; returns ``(table_id, TableMap)``.
+
+    ``body_start`` is the offset after the common header, ``body_end`` the end of the
+    event without its checksum. An event that ends after its column types is the layout of
+    MySQL 5.1.15-5.1.17 (field metadata and null bitmap came in 5.1.18; the server reads them
+    only "if (bytes_read < event_len)", Table_map_log_event in sql/log_event.cc): its columns
+    are read without metadata when their types need none, otherwise UnsupportedError names
+    ``server_version`` (the FDE's).
+    """
+    cur = Cursor(buf, body_start, body_end, path=path, event_type="TABLE_MAP_EVENT")
+    id_len = table_id_width(post_header_len)
+    table_id = cur.uint(id_len, "table_id")
+    flags = cur.u16("flags")
+    if post_header_len > id_len + 2:
+        cur.take(post_header_len - id_len - 2, "post-header")
+    db = _ident(cur.take(cur.u8("db name length"), "db name"))
+    cur.u8("db name terminator")
+    tbl = _ident(cur.take(cur.u8("table name length"), "table name"))
+    cur.u8("table name terminator")
+    ncols = cur.packed("column count")
+    if ncols > cur.remaining():
+        raise cur.error(f"column count {ncols} but only {cur.remaining()} bytes left for the column types")
+    types = cur.take(ncols, "column types")
+    if cur.pos == body_end and ncols:
+        return table_id, _without_metadata(db, tbl, flags, types, path, offset, server_version)
+    metas = _field_metadata(cur, types, f"{db}.{tbl}", flavor, path, offset)
+    null_bits = cur.take((ncols + 7) // 8, "null bitmap")
+    nullable = [bool(null_bits[i // 8] & (1 << (i % 8))) for i in range(ncols)]
+
+    tlvs, tlv_starts = _optional_tlvs(cur, body_end)
+    cols = [dict(index=i, type=t, meta=m, nullable=nullable[i]) for i, (t, m) in enumerate(zip(types, metas))]
+    primary_key, prefixes = _apply_optional(cols, tlvs, tlv_starts, flavor, server_major, path)
     if primary_key is not None and any(k >= ncols for k in primary_key):
         raise cur.error(f"primary key names column {max(primary_key) + 1} of a {ncols}-column table")
     columns = tuple(ColumnSpec(**c) for c in cols)
