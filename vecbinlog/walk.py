@@ -279,23 +279,6 @@ def _value_options(buf, p, stop, n_json):  # pragma: no cover - compiled
     return p, np.int64(-1), 0
 
 
-@njit(nogil=True, cache=True, inline="always")
-def _copy_full_fixed_image(buf, p, n, ncols, width, at, fixed, valid, absent, with_absent):  # pragma: no cover
-    """Image ``n`` at ``p`` of a table of fixed-width columns, every column there and none NULL
-    (the usual case), copied word by word (inlined into :func:`walk_row_images`; the image's
-    end is checked by the caller); returns where the image ends."""
-    for c in range(ncols):
-        w = width[c]
-        dest = at[c] + n * w
-        for i in range(0, max(w, 1), 8):
-            store_word(fixed, dest + i, _load(buf, p + i))
-        p += w
-        valid[c, n] = True
-        if with_absent:
-            absent[c, n] = False
-    return p
-
-
 @njit(nogil=True, cache=True)
 def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  # per event
                     how, width, at, json_slot,  # per column
@@ -358,7 +341,17 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
             return n, e, start, k, 1, k, 0
         full = present[e, side] == ncols
         if full and all_fixed and not with_at and _all_zero(buf, null_at, p):
-            p = _copy_full_fixed_image(buf, p, n, ncols, width, at, fixed, valid, absent, with_absent)
+            # the usual image of a table of fixed-width columns: every column, no NULL (written
+            # here, not as an inlined helper: that measured 15-20 ms slower on 1.6 M narrow images)
+            for c in range(ncols):
+                w = width[c]
+                dest = at[c] + n * w
+                for i in range(0, max(w, 1), 8):
+                    store_word(fixed, dest + i, _load(buf, p + i))
+                p += w
+                valid[c, n] = True
+                if with_absent:
+                    absent[c, n] = False
         else:
             ordinal = 0
             for c in range(ncols):
