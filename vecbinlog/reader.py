@@ -113,18 +113,6 @@ class Binlog:
         metadata").
     ddl : replay the CREATE/ALTER/RENAME/DROP/TRUNCATE statements of the log to name and type
         columns and count ``_incarnation`` (default True).
-    seek, ddl_state, layout_state : lower level, for a range read alone (a split): use
-        :func:`vecbinlog.splits.open_range`, which sets them from a :class:`~vecbinlog.splits.Split`.
-    seek : walk only ``[start, stop)`` (``start`` in the first file, ``stop`` in the last)
-        instead of whole files, so that a range of a large file costs only the range.
-        ``start`` must then be where a transaction starts, as ``vecbinlog.splits.plan_splits``
-        gives: the walk does not see the events before it (TABLE_MAPs included).
-    ddl_state : the DDL state where the walk starts (``Split.ddl`` of
-        :func:`vecbinlog.splits.plan_splits`), so that a range is named and typed as a read of
-        the whole files is, though the DDL before it is not walked.
-    layout_state : where each table's layouts stand where the walk starts (``Split.layouts``,
-        from :meth:`layouts`), so that a range numbers ``_schema_version`` and
-        ``_incarnation`` as a read of the whole files does.
     filesystem : a ``pyarrow.fs.FileSystem`` (or an fsspec filesystem) that ``paths`` are
         paths in (``"bucket/binlogs/mysql-bin.000042"``), as ``pyarrow.dataset`` takes it.
     threads : how many columns of a batch may be decoded at once (NumPy and Arrow release the
@@ -165,11 +153,8 @@ class Binlog:
         non_transactional: str | Sequence[str] = (),
         queries: bool = False,
         gtids: str | None = None,
-        seek: bool = False,
         schema: SchemaSource | None = None,
         ddl: bool = True,
-        ddl_state: Any = None,
-        layout_state: dict[str, LayoutState] | None = None,
         threads: int | None = None,
         batch_rows: int = MAX_BATCH_IMAGES,
         filesystem: Any = None,
@@ -209,14 +194,39 @@ class Binlog:
         except BaseException:
             self.close()
             raise
-        self._walk = LogWalk(self.files, segment_bytes=segment_bytes, start=self.filter.start, stop=self.filter.stop,
-                             seek=seek, user_schema=user_schema, ddl=ddl, ddl_state=ddl_state,
-                             wanted=self.filter.table, queries=queries)
-        self._reader = BatchReader(self._walk, self.filter, options, rolled_back=rolled_back,
-                                   non_transactional=self.non_transactional, gtids=gtid_set, threads=threads,
-                                   batch_rows=batch_rows, layout_state=layout_state, progress=progress)
+        self._options, self._user_schema, self._ddl, self._gtids = options, user_schema, ddl, gtid_set
+        self._start_walk()
         self._tables: dict[str, int] | None = None
         self._schemas: dict[str, pa.Schema] | None = None
+
+    @classmethod
+    def over_range(cls, paths: SourceLike | Iterable[SourceLike], start: int, stop: int | None, *,
+                   ddl: Any = None, layouts: dict[str, LayoutState] | None = None, **options: Any) -> Binlog:
+        """A Binlog over ``[start, stop)`` only (``start`` in the first file, ``stop`` in the
+        last; None: to the end), walked alone: a range of a large file costs only the range.
+        The lower-level entry of split reads (:func:`vecbinlog.splits.read_split`) and of the
+        stream's walks (:mod:`vecbinlog.streaming`).
+
+        ``start`` must be where a transaction starts (a :class:`~vecbinlog.splits.Split`'s
+        start): the events before it, TABLE_MAPs included, are not walked. ``ddl`` and
+        ``layouts`` are the DDL and layout states where the range starts (``Split.ddl``,
+        ``Split.layouts``), so that the range names its columns and numbers
+        ``_schema_version``/``_incarnation`` as a read of the whole files does; without them
+        the range counts from itself. ``options``: those of :class:`Binlog`.
+        """
+        log = cls(paths, start=start, stop=stop, **options)
+        log._start_walk(seek=True, ddl_state=ddl, layout_state=layouts)
+        return log
+
+    def _start_walk(self, seek: bool = False, ddl_state: Any = None,
+                    layout_state: dict[str, LayoutState] | None = None) -> None:
+        """The walk of the files and the batch reader over it: whole files, or a range (over_range)."""
+        self._walk = LogWalk(self.files, segment_bytes=self.segment_bytes, start=self.filter.start,
+                             stop=self.filter.stop, seek=seek, user_schema=self._user_schema, ddl=self._ddl,
+                             ddl_state=ddl_state, wanted=self.filter.table, queries=self.queries)
+        self._reader = BatchReader(self._walk, self.filter, self._options, rolled_back=self.rolled_back,
+                                   non_transactional=self.non_transactional, gtids=self._gtids, threads=self.threads,
+                                   batch_rows=self.batch_rows, layout_state=layout_state, progress=self.progress)
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:

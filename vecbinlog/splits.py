@@ -34,13 +34,13 @@ from .layout import MAGIC_LEN
 from .logset import binlog_files
 from .batches import RowsFilter
 from .reader import Binlog, PathLike
-from .versions import LayoutState, TableLayouts
+from .versions import TableLayouts
 from .errors import SchemaWarning, SourceNotFoundError
 from .sources import is_uri
 from .schema import SchemaTracker, ddl_candidates
 from .transactions import BEGIN, GTID, classify
 
-__all__ = ["Split", "plan_splits", "read_split", "open_range", "with_layouts", "DEFAULT_SPLIT_BYTES",
+__all__ = ["Split", "plan_splits", "read_split", "with_layouts", "DEFAULT_SPLIT_BYTES",
            "transaction_starts", "cut_bounds", "split_paths"]
 
 #: Default split size: a Spark task decodes about this much binlog.
@@ -225,28 +225,13 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, **option
     for bad in _RANGE_OPTIONS:
         if bad in options:
             raise ValueError(f"read_split takes {bad!r} from the split and its own arguments, not as an option")
-    with open_range(split.path, split.start, split.stop, ddl=split.ddl, layouts=split.layouts, tables=tables,
-                    **options) as log:
+    with Binlog.over_range(split.path, split.start, split.stop, ddl=split.ddl, layouts=split.layouts,
+                           tables=tables, **options) as log:
         yield from log.iter_tables()
 
 
 #: the options of :class:`~vecbinlog.Binlog` that a range read sets itself
-_RANGE_OPTIONS = ("start", "stop", "tables", "seek", "ddl_state", "layout_state")
-
-
-def open_range(paths: PathLike | Iterable[PathLike], start: int, stop: int | None, *, ddl: Any = None,
-               layouts: dict[str, LayoutState] | None = None, **options: Any) -> Binlog:
-    """A :class:`~vecbinlog.Binlog` over ``[start, stop)`` only (``start`` in the first file,
-    ``stop`` in the last; None: to the end), read alone: the lower-level entry of split reads
-    (:func:`read_split`) and of the stream's walks (:mod:`vecbinlog.streaming`).
-
-    ``start`` must be where a transaction starts (a :class:`Split`'s start): the events before
-    it, TABLE_MAPs included, are not walked. ``ddl`` and ``layouts`` are the DDL and layout
-    states where the range starts (``Split.ddl``, ``Split.layouts``), so that the range names
-    its columns and numbers ``_schema_version``/``_incarnation`` as a read of the whole files
-    does. ``options``: those of :class:`~vecbinlog.Binlog`.
-    """
-    return Binlog(paths, start=start, stop=stop, seek=True, ddl_state=ddl, layout_state=layouts, **options)
+_RANGE_OPTIONS = ("start", "stop", "tables")
 
 
 def split_paths(paths: str | Iterable[str], filesystem: Any = None) -> list[str]:

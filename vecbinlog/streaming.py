@@ -54,8 +54,9 @@ from .layout import MAGIC_LEN
 from .loginfo import gtid_offset
 from .logset import log_order_key
 from .logwalk import unpacked
+from .reader import Binlog
 from .sources import is_uri, name_of, open_source, redact, resolve
-from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, open_range, split_paths, transaction_starts
+from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, split_paths, transaction_starts
 from .tableplan import TablePlan
 from .versions import LayoutState, TableLayouts
 from .transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
@@ -531,7 +532,7 @@ class StreamLayouts:
     The first stretch is walked from the archive's first file (so that ``_schema_version``
     and ``_incarnation`` count as a batch read of the archive counts them, and the DDL of
     every file names the columns); each later stretch from where the last one ended, given
-    the states there (:func:`vecbinlog.splits.open_range`): a file is walked
+    the states there (:meth:`vecbinlog.Binlog.over_range`): a file is walked
     once. ``options`` are those of :class:`~vecbinlog.Binlog` (``tables``, ``names``,
     ``schema``, ``signedness``...).
     """
@@ -551,11 +552,11 @@ class StreamLayouts:
             raise SourceNotFoundError(f"{begin.file} or {end.file} is no longer in the archive", uri=archive.shown)
         chosen = files[names.index(begin.file): names.index(end.file) + 1]
         ddl, layouts = self.state_at(begin) if self.known is not None else (None, {})
-        opts = {k: v for k, v in self.options.items() if k not in ("start", "stop", "seek", "ddl_state", "layout_state")}
+        opts = {k: v for k, v in self.options.items() if k not in ("start", "stop")}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
-            with open_range([p for _, p in chosen], begin.pos, end.pos, ddl=ddl, layouts=layouts,
-                            filesystem=archive.filesystem, **opts) as log:
+            with Binlog.over_range([p for _, p in chosen], begin.pos, end.pos, ddl=ddl, layouts=layouts,
+                                   filesystem=archive.filesystem, **opts) as log:
                 found = log.layouts()
         return _Chunk(begin, end, dict(chosen), ddl, dict(layouts), found)
 
