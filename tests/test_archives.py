@@ -160,8 +160,8 @@ def test_a_split_reads_only_its_range(uploaded, workload):
     local = plan_splits(files[1], split_bytes=8 << 10)
     assert [(s.start, s.stop) for s in splits] == [(s.start, s.stop) for s in local]
     mid = splits[len(splits) // 2]
-    with vecbinlog.open(uri, start=mid.start, stop=mid.stop, seek=True, ddl_state=mid.ddl) as log:
-        got = [b for _, b in log._batches(lambda name: True)]
+    with vecbinlog.Binlog.over_range(uri, mid.start, mid.stop, ddl=mid.ddl) as log:
+        got = [b for _, b in log.iter_tables()]
         source = log.files[0].source
     want = [b for _, b in read_split(local[len(local) // 2])]
     assert pa.Table.from_batches(got).to_pylist() == pa.Table.from_batches(want).to_pylist()

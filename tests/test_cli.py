@@ -26,7 +26,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vecbinlog
-from vecbinlog.cli import plain_per_batch_dictionaries
+from vecbinlog.cli.writers import PartWriter, plain_per_batch_dictionaries
 
 from .conftest import DATA, corpus_path
 
@@ -202,13 +202,11 @@ def test_to_parquet_filters_and_two_files(tmp_path):
 
 def test_schema_change_starts_a_new_part(tmp_path):
     """ALTER TABLE between batches: the writer starts part-00001 with the new schema."""
-    from vecbinlog.cli import _PartWriter
-
     with vecbinlog.open(SAMPLE) as log:
         first = next(log.iter_batches("shop.orders"))
     altered = first.append_column("added", pa.array(range(first.num_rows), pa.int64()))
     for fmt, dsfmt in [("parquet", "parquet"), ("arrow", "ipc"), ("csv", "csv")]:
-        w = _PartWriter(tmp_path / fmt, fmt)
+        w = PartWriter(tmp_path / fmt, fmt)
         for batch in (first, first, altered):
             w.write(batch)
         w.close()
@@ -415,7 +413,7 @@ def test_filter_change_types_and_positions():
 def test_progress_bar_on_a_terminal(tmp_path, monkeypatch, capsys):
     from vecbinlog import cli
 
-    monkeypatch.setattr(cli, "_stderr_isatty", lambda: True)
+    monkeypatch.setattr(cli.progress, "stderr_isatty", lambda: True)
     assert cli.main(["to-parquet", str(SAMPLE), str(tmp_path / "o")]) == 0
     err = capsys.readouterr().err
     assert "2 table(s)" in err  # the bar (one pass for every table), on stderr
@@ -429,9 +427,9 @@ def test_to_parquet_closes_writers_beyond_the_limit(tmp_path, monkeypatch):
     segments), each table comes back whole and in order from several part files."""
     from vecbinlog import cli
 
-    monkeypatch.setattr(cli._Writers, "MAX_OPEN", 1)
-    real_open = cli._open
-    monkeypatch.setattr(cli, "_open", lambda args, **kw: vecbinlog.open(args.files, segment_bytes=1)
+    monkeypatch.setattr(cli.writers.TableWriters, "MAX_OPEN", 1)
+    real_open = cli.commands.open_log
+    monkeypatch.setattr(cli.commands, "open_log", lambda args, **kw: vecbinlog.open(args.files, segment_bytes=1)
                         if args.command == "to-parquet" else real_open(args, **kw))
     assert cli.main(["to-parquet", str(SAMPLE), str(tmp_path / "o"), "-q"]) == 0
     parts = {t: sorted((tmp_path / "o" / f"table={t}").glob("part-*.parquet")) for t in ("shop.customers", "shop.orders")}
@@ -517,7 +515,7 @@ def test_verify_command(tmp_path):
     p = run("verify", str(SAMPLE))
     assert p.stdout == f"{SAMPLE}: {sum(header_walk(SAMPLE).values())} events, every CRC32 matches\n"
     data = bytearray(SAMPLE.read_bytes())
-    pos, target = 4, 2159  # the second WRITE_ROWS event of the sample (see the README's listing)
+    pos, target = 4, 2159  # the second WRITE_ROWS event of the sample (see the listings of docs/cli.md)
     while pos < target:
         pos += struct.unpack_from("<I", data, pos + 9)[0]
     assert pos == target and data[pos + 4] == 23

@@ -8,6 +8,7 @@ import pytest
 import vecbinlog
 
 from .conftest import corpus_path
+from .support import builder
 
 # The names SHOW BINLOG EVENTS uses (Log_event::get_type_str in MariaDB's sql/log_event.cc).
 SERVER_NAMES = {
@@ -143,12 +144,8 @@ def test_not_a_binlog(tmp_path, content, error):
 
 def test_binlog_v3_start_event_is_refused(tmp_path):
     # MySQL 4.x: START_EVENT_V3 (type 1) first, body = binlog_version 3, server version, created
-    import struct
-
-    body = struct.pack("<H50sI", 3, b"4.0.27-log", 0)
-    header = struct.pack("<IBIIIH", 0, 1, 1, 19 + len(body), 4 + 19 + len(body), 0)
     p = tmp_path / "old-bin.001"
-    p.write_bytes(b"\xfebin" + header + body)
+    p.write_bytes(builder.MAGIC + builder.event(1, builder.start_v3_body("4.0.27-log"), checksum=False, at=4))
     with pytest.raises(vecbinlog.UnsupportedVersionError, match="v1/v3") as err:
         vecbinlog.open(p)
     assert err.value.offset == 4 and err.value.event_type == "START_EVENT_V3"

@@ -12,7 +12,7 @@ Real binlogs of the shared corpus (several servers, checksum on and off, rows v1
 are mutated by hypothesis: truncation at any offset, bit flips, overwrites with random and
 boundary values (0x00, 0xff, the 0xfb-0xfe packed-integer markers), boundary values of
 whole header fields, splices of two files, events duplicated/removed/swapped (boundaries
-from an independent walk of the 19-byte headers), and targeted, structure-aware mutations
+from the reference decoder's walk of the 19-byte headers), and targeted, structure-aware mutations
 (a TABLE_MAP column count of 2**40, a length prefix that runs past the event, a rows event
 whose column count or table id disagrees with the TABLE_MAPs, event sizes < 19 or past the
 end). Mutated CRC32 files are read both with checksum verification (mostly ChecksumError)
@@ -27,7 +27,8 @@ Examples are derandomized so CI runs the same ones every time (about 50 s for th
 2 cores). ``VECBINLOG_FUZZ_EXAMPLES`` scales the number of examples (e.g. 10 for a long
 local run).
 
-Besides the rule, what can be checked against an independent walk of the headers is: for
+Besides the rule, what can be checked against the reference decoder (tests/support/
+reference.py; mutated events rebuilt with tests/support/builder.py) is: for
 every file, ``events()`` lists exactly the complete events and ``info()`` counts them; rows
 only come from rows events; a file cut at any offset decodes to exactly the rows of the
 events before the cut; ``segment_bytes`` and ``batch_rows`` never change the outcome; a rows event whose
@@ -50,7 +51,6 @@ import time
 import traceback
 import tracemalloc
 import warnings
-import zlib
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -66,6 +66,9 @@ import vecbinlog
 from vecbinlog.constants import event_type_name
 
 from .conftest import corpus_path
+from .support import builder
+from .support import reference as ref
+from .support.builder import fix_crcs, packed, replace_event
 
 # Hypothesis imports its patch writer (libcst, which trips a DeprecationWarning from
 # mypy_extensions) while reporting a failure; under filterwarnings=error that turns every
@@ -136,264 +139,55 @@ def seed_bytes(name: str) -> bytes:
 
 
 # ---------------------------------------------------------------------------------------
-# An independent view of a binlog's structure (written from the format, not from vecbinlog).
+# The structure of a binlog, from the reference decoder (tests/support/reference.py: written
+# from the format, not from vecbinlog); mutated events are rebuilt with tests/support/builder.py.
 # ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Event:
-    offset: int
-    size: int
-    type: int
+def table_maps(raw: bytes) -> list[ref.RefTableMap]:
+    fmt = ref.format_of(raw)
+    return [ref.read_table_map(raw, fmt, e) for e in ref.walk_events(raw)[0] if e.type == TABLE_MAP]
 
 
-def walk(data: bytes) -> tuple[list[Event], int, str | None]:
-    """Every complete event by its event_size: (events, where the walk stopped, why or None)."""
-    events, pos = [], 4
-    while pos < len(data):
-        if pos + HEADER > len(data):
-            return events, pos, "truncated"
-        size = int.from_bytes(data[pos + 9 : pos + 13], "little")
-        if size < HEADER:
-            return events, pos, "malformed"
-        if pos + size > len(data):
-            return events, pos, "truncated"
-        events.append(Event(pos, size, data[pos + 4]))
-        pos += size
-    return events, pos, None
+def rows_events(raw: bytes) -> list[ref.RefRowsHeader]:
+    fmt = ref.format_of(raw)
+    return [ref.read_rows_header(raw, fmt, e) for e in ref.walk_events(raw)[0] if e.type in ROWS]
 
 
-@dataclass(frozen=True)
-class Layout:
-    """What the FDE says: has CRC32, the post-header length of each event type."""
-
-    crc: bool
-    post_header: bytes  # entry t-1 for type t
-
-    def ph(self, type_code: int) -> int:
-        return self.post_header[type_code - 1] if 0 < type_code <= len(self.post_header) else 0
+def table_map_for(raw: bytes, rows: ref.RefRowsHeader) -> ref.RefTableMap:
+    before = [tm for tm in table_maps(raw) if tm.event.offset < rows.event.offset and tm.table_id == rows.table_id]
+    return before[-1]
 
 
-@lru_cache(maxsize=None)
-def layout_of(data: bytes) -> Layout:
-    """Read from the first event (the FDE)."""
-    fde = walk(data)[0][0]
-    end = fde.offset + fde.size
-    has_alg = _has_alg(data)
-    crc = has_alg and data[end - 5] == 1
-    return Layout(crc, bytes(data[fde.offset + HEADER + 57 : end - (5 if has_alg else 0)]))
+def rebuild(raw: bytes, tm: ref.RefTableMap, **changes) -> bytes:
+    """The TABLE_MAP ``tm`` of ``raw`` with some parts changed (see builder.table_map_like)."""
+    return builder.table_map_like(tm, raw[tm.event.offset : tm.event.offset + HEADER],
+                                  checksum=ref.format_of(raw).has_crc32, **changes)
 
 
-def _has_alg(data: bytes) -> bool:
-    version = data[4 + HEADER + 2 : 4 + HEADER + 52].split(b"\0", 1)[0].decode("ascii", "replace")
-    nums = []
-    for part in version.split("-", 1)[0].split(".")[:3]:
-        digits = "".join(itertools.takewhile(str.isdigit, part))
-        nums.append(int(digits or 0))
-    nums += [0] * (3 - len(nums))
-    split = (5, 3, 0) if "mariadb" in version.lower() else (5, 6, 1)
-    return tuple(nums) >= split
-
-
-def crc_of(data: bytes | bytearray, e: Event) -> int:
-    head = bytearray(data[e.offset : e.offset + HEADER])
-    if e.type == FDE:
-        head[17] &= 0xFE  # the server checksums its FDE with LOG_EVENT_BINLOG_IN_USE_F clear
-    return zlib.crc32(bytes(data[e.offset + HEADER : e.offset + e.size - 4]), zlib.crc32(bytes(head)))
-
-
-def crc_ok(data: bytes, e: Event) -> bool:
-    return e.size >= HEADER + 4 and crc_of(data, e) == int.from_bytes(data[e.offset + e.size - 4 : e.offset + e.size], "little")
-
-
-def fix_crcs(data: bytearray) -> bytearray:
-    """Recompute the CRC32 of every event the walk finds (for files that have them)."""
-    for e in walk(bytes(data))[0]:
-        if e.size >= HEADER + 4:
-            data[e.offset + e.size - 4 : e.offset + e.size] = crc_of(data, e).to_bytes(4, "little")
-    return data
-
-
-def packed(n: int) -> bytes:
-    if n < 251:
-        return bytes([n])
-    if n < 1 << 16:
-        return b"\xfc" + n.to_bytes(2, "little")
-    if n < 1 << 24:
-        return b"\xfd" + n.to_bytes(3, "little")
-    return b"\xfe" + n.to_bytes(8, "little")
-
-
-def read_packed(data: bytes, pos: int) -> tuple[int, int]:
-    """(value, position after it)."""
-    first = data[pos]
-    if first < 251:
-        return first, pos + 1
-    n = {252: 2, 253: 3, 254: 8}[first]
-    return int.from_bytes(data[pos + 1 : pos + 1 + n], "little"), pos + 1 + n
-
-
-@dataclass
-class TableMapInfo:
-    event: Event
-    table_id: int
-    id_len: int
-    colcount_pos: int  # offset of the packed column count
-    colcount_end: int
-    types: bytes
-    metas: list[int]
-    prefix: bytes  # the event up to the column count (header, post-header, names)
-    meta_raw: list[bytes]  # each column's field metadata bytes
-    null_bits: bytes
-    tlvs: list[tuple[int, bytes]]  # optional metadata (type, value)
-    crc: bool
-
-    def rebuild(self, types=None, meta_raw=None, null_bits=None, tlvs=None, colcount: bytes | None = None) -> bytes:
-        """The event with some parts replaced (event_size and CRC32 fixed by the caller)."""
-        types = self.types if types is None else types
-        meta_raw = self.meta_raw if meta_raw is None else meta_raw
-        null_bits = self.null_bits if null_bits is None else null_bits
-        tlvs = self.tlvs if tlvs is None else tlvs
-        meta = b"".join(meta_raw)
-        body = (colcount if colcount is not None else packed(len(types))) + bytes(types) + packed(len(meta)) + meta + null_bits
-        body += b"".join(bytes([t]) + packed(len(v)) + v for t, v in tlvs)
-        return self.prefix + body + (b"\0\0\0\0" if self.crc else b"")
-
-
-#: bytes of field metadata per column type (Field::do_save_field_metadata)
-META_LEN = {4: 1, 5: 1, 252: 1, 255: 1, 245: 1, 242: 1, 17: 1, 18: 1, 19: 1, 140: 1,
-            15: 2, 253: 2, 16: 2, 246: 2, 254: 2, 247: 2, 248: 2, 141: 2}
-FIXED = {1: 1, 2: 2, 9: 3, 3: 4, 8: 8, 13: 1, 10: 3, 14: 3, 11: 3, 7: 4, 12: 8, 6: 0}
-
-
-def parse_table_map(data: bytes, lay: Layout, e: Event) -> TableMapInfo:
-    ph = lay.ph(TABLE_MAP)
-    id_len = 4 if ph == 6 else 6
-    body_end = e.offset + e.size - (4 if lay.crc else 0)
-    p = e.offset + HEADER
-    table_id = int.from_bytes(data[p : p + id_len], "little")
-    p += ph
-    p += 1 + data[p] + 1  # db
-    p += 1 + data[p] + 1  # table
-    colcount_pos = p
-    ncols, p = read_packed(data, p)
-    colcount_end = p
-    types = data[p : p + ncols]
-    p += ncols
-    _, p = read_packed(data, p)
-    metas, meta_raw = [], []
-    for t in types:
-        n = META_LEN.get(t, 0)
-        raw = data[p : p + n]
-        meta_raw.append(bytes(raw))
-        p += n
-        if t in (15, 253, 16, 141):
-            metas.append(int.from_bytes(raw, "little"))
-        elif n == 2:
-            metas.append(raw[0] << 8 | raw[1])
-        else:
-            metas.append(raw[0] if n else 0)
-    null_bits = bytes(data[p : p + (ncols + 7) // 8])
-    p += len(null_bits)
-    tlvs = []
-    while p < body_end:
-        t = data[p]
-        n, p = read_packed(data, p + 1)
-        tlvs.append((t, bytes(data[p : p + n])))
-        p += n
-    return TableMapInfo(e, table_id, id_len, colcount_pos, colcount_end, bytes(types), metas,
-                        bytes(data[e.offset : colcount_pos]), meta_raw, null_bits, tlvs, lay.crc)
-
-
-def value_storage(t: int, meta: int) -> tuple[str, int] | None:
-    """("fixed", n) / ("prefixed", n) for the types the targeted mutations need; else None."""
-    if t in FIXED:
-        return ("fixed", FIXED[t])
-    if t in (15, 253):
-        return ("prefixed", 2 if meta > 255 else 1)
-    if t in (252, 245, 242, 255):
-        return ("prefixed", meta)
-    if t == 254:
-        b0, b1 = meta >> 8, meta & 0xFF
-        if (b0 & 0x30) != 0x30:
-            return ("prefixed", 2 if (b1 | (((b0 & 0x30) ^ 0x30) << 4)) > 255 else 1)
-        if b0 in (247, 248):
-            return ("fixed", b1)
-        return ("prefixed", 2 if b1 > 255 else 1)
-    if t in (4, 5):
-        return ("fixed", meta or (4 if t == 4 else 8))
-    if t in (17, 18, 19):
-        return ("fixed", {17: 4, 18: 5, 19: 3}[t] + (meta + 1) // 2)
-    if t in (247, 248):
-        return ("fixed", meta & 0xFF)
-    if t == 246:
-        return ("fixed", decimal_size(meta >> 8, meta & 0xFF))
-    if t == 16:
-        return ("fixed", (meta >> 8) + (1 if meta & 0xFF else 0))
-    return None
-
-
-def decimal_size(precision: int, scale: int) -> int:
-    """Bytes of a DECIMAL(precision, scale) value (decimal_bin_size, strings/decimal.cc)."""
-    dig2bytes = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-    intg = precision - scale
-    return intg // 9 * 4 + dig2bytes[intg % 9] + scale // 9 * 4 + dig2bytes[scale % 9]
-
-
-@dataclass
-class RowsInfo:
-    event: Event
-    table_id_pos: int
-    id_len: int
-    width_pos: int
-    width_end: int
-    image_pos: int  # first row image
-    body_end: int
-
-
-def parse_rows(data: bytes, lay: Layout, e: Event) -> RowsInfo:
-    ph = lay.ph(e.type)
-    id_len = 4 if ph == 6 else 6
-    p = e.offset + HEADER
-    body_end = e.offset + e.size - (4 if lay.crc else 0)
-    start = p + ph
-    if ph == 10:
-        start += int.from_bytes(data[p + 8 : p + 10], "little") - 2
-    width, q = read_packed(data, start)
-    nbytes = (width + 7) // 8
-    image = q + nbytes * (2 if e.type in UPDATES else 1)
-    return RowsInfo(e, p, id_len, start, q, image, body_end)
-
-
-def first_image_values(data: bytes, tm: TableMapInfo, rows: RowsInfo) -> list[tuple[int, int, str, int]]:
+def first_image_values(data: bytes, tm: ref.RefTableMap, rows: ref.RefRowsHeader) -> list[tuple[int, int, str, int]]:
     """(column, position, how, n) of the values of the first row image, as far as the
     column types are known; every column assumed present (full row images)."""
-    ncols = len(tm.types)
-    p = rows.image_pos
+    ncols = len(tm.column_types)
+    p = rows.images_at
     nulls = data[p : p + (ncols + 7) // 8]
     p += (ncols + 7) // 8
     out = []
-    for c, (t, m) in enumerate(zip(tm.types, tm.metas)):
+    for c, (t, m) in enumerate(zip(tm.column_types, tm.column_meta)):
         if nulls[c // 8] >> (c % 8) & 1:
             continue
-        how = value_storage(t, m)
-        if how is None:
+        try:
+            how, n = ref.value_storage(t, m)
+        except ref.RefDecodeError:
             break
-        out.append((c, p, how[0], how[1]))
-        if how[0] == "fixed":
-            p += how[1]
+        out.append((c, p, how, n))
+        if how == "fixed":
+            p += n
         else:
-            p += how[1] + int.from_bytes(data[p : p + how[1]], "little")
+            p += n + int.from_bytes(data[p : p + n], "little")
         if p > rows.body_end:
             break
     return out
-
-
-def set_event(data: bytes, e: Event, new: bytes) -> bytearray:
-    """Replace the event ``e`` by ``new`` (a whole event) and fix its event_size."""
-    new = bytearray(new)
-    new[9:13] = len(new).to_bytes(4, "little")
-    return bytearray(data[: e.offset]) + new + bytearray(data[e.offset + e.size :])
 
 
 # ---------------------------------------------------------------------------------------
@@ -581,7 +375,7 @@ def exercise(path: Path, *, verify: bool = True, strict: bool = False, ops=tuple
 def check_nothing_lost(path: Path, out: Outcome, *, strict: bool) -> None:
     """What can be checked against an independent walk of the headers, whatever the bytes."""
     data = path.read_bytes()
-    events, stop_pos, why = walk(data)
+    events, stop_pos, why = ref.walk_events(data)
     truncated = [w for ws in out.warnings.values() for w in ws if issubclass(w.category, vecbinlog.TruncatedWarning)]
     if why is None:
         assert not truncated, "TruncatedWarning on a file whose events end exactly at its end"
@@ -632,7 +426,7 @@ def test_seed_nothing_lost(name):
     """info() counts every event an independent header walk finds; rows come from every rows event."""
     path = corpus_path(name)
     data = seed_bytes(name)
-    events, end, why = walk(data)
+    events, end, why = ref.walk_events(data)
     assert why is None and end == len(data)
     out = exercise(path)
     assert not out.errors and not out.known, out.errors or out.known
@@ -666,7 +460,7 @@ def test_truncated_prefix(tmp_path, name, data, strict):
     raw = seed_bytes(name)
     cut = data.draw(st.integers(0, len(raw) - 1), label="cut")
     path = write(tmp_path, raw[:cut])
-    events, _, _ = walk(raw)
+    events, _, _ = ref.walk_events(raw)
     fde_end = events[0].offset + events[0].size
     complete = [e for e in events if e.offset + e.size <= cut]
     boundary = complete[-1].offset + complete[-1].size if complete else 4
@@ -755,7 +549,7 @@ def test_byte_mutations(tmp_path, name, data, verify, recrc):
     raw = bytearray(seed_bytes(name))
     edits = data.draw(byte_mutations(len(raw), lo=4), label="edits")
     mutated = apply_edits(raw, edits)
-    if recrc and layout_of(seed_bytes(name)).crc:
+    if recrc and ref.format_of(seed_bytes(name)).has_crc32:
         mutated = fix_crcs(mutated)
     exercise(write(tmp_path, mutated), verify=verify, strict=data.draw(st.booleans(), label="strict"))
 
@@ -766,14 +560,14 @@ def test_mutations_inside_events(tmp_path, name, data, verify):
     """Edits inside one event (mostly TABLE_MAP, rows events and the FDE), with its CRC32 fixed: the
     structural checks, not the checksum, must catch them."""
     raw = seed_bytes(name)
-    events = walk(raw)[0]
+    events = ref.walk_events(raw)[0]
     kinds = [e for e in events if e.type in ROWS + (TABLE_MAP, FDE)]
     e = data.draw(st.one_of(st.sampled_from(kinds), st.sampled_from(events)), label="event")
     note(f"event type {e.type} at {e.offset}, {e.size} bytes")
     # the header's event_size stays; everything after it in the event may change
     edits = data.draw(byte_mutations(len(raw), lo=e.offset + 13, hi=e.offset + e.size), label="edits")
     mutated = apply_edits(bytearray(raw), edits)
-    if layout_of(raw).crc:
+    if ref.format_of(raw).has_crc32:
         mutated = fix_crcs(mutated)
     exercise(write(tmp_path, mutated), verify=verify)
 
@@ -789,7 +583,7 @@ def test_splice(tmp_path, a, b, data, verify):
     """The head of one file and the tail of another, cut at event boundaries or anywhere."""
     ra, rb = seed_bytes(a), seed_bytes(b)
     if data.draw(st.booleans(), label="at boundaries"):
-        ea, eb = walk(ra)[0], walk(rb)[0]
+        ea, eb = ref.walk_events(ra)[0], ref.walk_events(rb)[0]
         i = data.draw(st.integers(1, len(ea)), label="events of a")
         j = data.draw(st.integers(0, len(eb)), label="from event of b")
         head = ra[: ea[i - 1].offset + ea[i - 1].size]
@@ -805,7 +599,7 @@ def test_splice(tmp_path, a, b, data, verify):
 def test_event_shuffles(tmp_path, name, data, verify):
     """Events duplicated, removed, swapped or moved (never the FDE)."""
     raw = seed_bytes(name)
-    events = walk(raw)[0]
+    events = ref.walk_events(raw)[0]
     chunks = [raw[e.offset : e.offset + e.size] for e in events]
     n_ops = data.draw(st.integers(1, 4), label="ops")
     for _ in range(n_ops):
@@ -830,24 +624,8 @@ def test_event_shuffles(tmp_path, name, data, verify):
 # ---------------------------------------------------------------------------------------
 
 
-def table_maps(raw: bytes) -> list[TableMapInfo]:
-    lay = layout_of(raw)
-    return [parse_table_map(raw, lay, e) for e in walk(raw)[0] if e.type == TABLE_MAP]
-
-
-def rows_events(raw: bytes) -> list[RowsInfo]:
-    lay = layout_of(raw)
-    return [parse_rows(raw, lay, e) for e in walk(raw)[0] if e.type in ROWS]
-
-
-def table_map_for(raw: bytes, rows: RowsInfo) -> TableMapInfo:
-    tid = int.from_bytes(raw[rows.table_id_pos : rows.table_id_pos + rows.id_len], "little")
-    before = [tm for tm in table_maps(raw) if tm.event.offset < rows.event.offset and tm.table_id == tid]
-    return before[-1]
-
-
 def finish(raw: bytes, mutated: bytearray) -> bytearray:
-    return fix_crcs(mutated) if layout_of(raw).crc else mutated
+    return fix_crcs(mutated) if ref.format_of(raw).has_crc32 else mutated
 
 
 def mutate_table_map_colcount(raw: bytes, draw) -> bytearray:
@@ -857,8 +635,8 @@ def mutate_table_map_colcount(raw: bytes, draw) -> bytearray:
     marker = draw(st.sampled_from(["natural", "fe"]), label="encoding")
     enc = packed(value) if marker == "natural" else b"\xfe" + value.to_bytes(8, "little")
     ev = raw[tm.event.offset : tm.event.offset + tm.event.size]
-    a, b = tm.colcount_pos - tm.event.offset, tm.colcount_end - tm.event.offset
-    return finish(raw, set_event(raw, tm.event, ev[:a] + enc + ev[b:]))
+    a, b = tm.column_count_at - tm.event.offset, tm.column_count_end - tm.event.offset
+    return finish(raw, replace_event(raw, tm.event, ev[:a] + enc + ev[b:]))
 
 
 def first_values(raw: bytes):
@@ -894,14 +672,14 @@ def mutate_rows_width(raw: bytes, draw) -> bytearray:
     rows = draw(st.sampled_from(rows_events(raw)), label="rows event")
     e = rows.event
     ev = raw[e.offset : e.offset + e.size]
-    width, _ = read_packed(raw, rows.width_pos)
-    a, b = rows.width_pos - e.offset, rows.width_end - e.offset
+    width = rows.width
+    a, b = rows.width_at - e.offset, rows.width_end - e.offset
     how = draw(st.sampled_from(["minus", "plus", "huge", "zero", "marker"]), label="how")
     if how == "marker":
         enc = bytes([draw(st.sampled_from([0xFB, 0xFC, 0xFD, 0xFE, 0xFF]), label="marker")])
-        return finish(raw, set_event(raw, e, ev[:a] + enc + ev[a + 1 :]))
+        return finish(raw, replace_event(raw, e, ev[:a] + enc + ev[a + 1 :]))
     new = {"minus": max(width - 1, 0), "plus": width + 1, "huge": 2**40, "zero": 0}[how]
-    return finish(raw, set_event(raw, e, ev[:a] + packed(new) + ev[b:]))
+    return finish(raw, replace_event(raw, e, ev[:a] + packed(new) + ev[b:]))
 
 
 def mutate_rows_table_id(raw: bytes, draw) -> bytearray:
@@ -909,15 +687,15 @@ def mutate_rows_table_id(raw: bytes, draw) -> bytearray:
     rows = draw(st.sampled_from(rows_events(raw)), label="rows event")
     known = {tm.table_id for tm in table_maps(raw)}
     tid = draw(st.sampled_from([0, 1, 0xFFFFFF, 2**32 - 1, 2**48 - 1] + sorted(known)), label="table id")
-    tid &= (1 << 8 * rows.id_len) - 1
+    tid &= (1 << 8 * rows.table_id_len) - 1
     mutated = bytearray(raw)
-    mutated[rows.table_id_pos : rows.table_id_pos + rows.id_len] = tid.to_bytes(rows.id_len, "little")
+    mutated[rows.table_id_at : rows.table_id_at + rows.table_id_len] = tid.to_bytes(rows.table_id_len, "little")
     return finish(raw, mutated)
 
 
 def mutate_event_size(raw: bytes, draw) -> bytearray:
     """An event_size < 19, bigger than the file, or off by a little."""
-    events = walk(raw)[0]
+    events = ref.walk_events(raw)[0]
     e = draw(st.sampled_from(events), label="event")
     size = draw(
         st.sampled_from([0, 1, 18, 19, 20, 22, 23, e.size - 1, e.size + 1, len(raw), len(raw) + 1,
@@ -933,7 +711,7 @@ def mutate_event_size(raw: bytes, draw) -> bytearray:
 
 def mutate_type_code(raw: bytes, draw) -> bytearray:
     """An event's type code changed (a TABLE_MAP read as rows, rows as undecoded rows...)."""
-    events = walk(raw)[0][1:]
+    events = ref.walk_events(raw)[0][1:]
     e = draw(st.sampled_from(events), label="event")
     t = draw(st.sampled_from(list(range(0, 45)) + [100, 160, 161, 162, 163, 164, 165, 166, 169, 255]), label="type")
     mutated = bytearray(raw)
@@ -944,10 +722,10 @@ def mutate_type_code(raw: bytes, draw) -> bytearray:
 def mutate_fde(raw: bytes, draw) -> bytearray:
     """The FDE: version string, header length, post-header lengths (changed, more of them,
     fewer), checksum byte."""
-    e = walk(raw)[0][0]
+    e = ref.walk_events(raw)[0][0]
     body = e.offset + HEADER
-    lay = layout_of(raw)
-    trailer = e.size - HEADER - 57 - len(lay.post_header)  # 5 (alg + CRC32) or 0
+    post_header = ref.format_of(raw).post_header_len
+    trailer = e.size - HEADER - 57 - len(post_header)  # 5 (alg + CRC32) or 0
     fields = ["version", "header_length", "post_header", "alg", "binlog_version", "grow", "shrink"]
     where = draw(st.sampled_from(fields), label="field")
     mutated = bytearray(raw)
@@ -961,7 +739,7 @@ def mutate_fde(raw: bytes, draw) -> bytearray:
     elif where == "binlog_version":
         mutated[body + 0 : body + 2] = draw(st.sampled_from([0, 1, 3, 5, 0xFFFF]), label="v").to_bytes(2, "little")
     elif where == "post_header":
-        n = max(1, len(lay.post_header))
+        n = max(1, len(post_header))
         i = draw(st.integers(0, n - 1), label="type-1")
         mutated[body + 57 + i] = draw(st.sampled_from([0, 1, 6, 8, 10, 11, 13, 30, 255]), label="v")
     elif where in ("grow", "shrink"):
@@ -971,14 +749,17 @@ def mutate_fde(raw: bytes, draw) -> bytearray:
             extra = draw(st.sampled_from([1, 10, 200, 236, 237, 300, 1000]), label="extra")
             new = ev[:end] + bytes([draw(st.sampled_from([0, 8, 10, 255]), label="len")]) * extra + ev[end:]
         else:  # entries for fewer types than the file uses
-            keep = draw(st.integers(0, len(lay.post_header)), label="keep")
+            keep = draw(st.integers(0, len(post_header)), label="keep")
             new = ev[: HEADER + 57 + keep] + ev[end:]
-        mutated = set_event(raw, e, new)
+        mutated = replace_event(raw, e, new)
     else:
         mutated[e.offset + e.size - 5] = draw(st.sampled_from([0, 1, 2, 255]), label="v")
     return finish(raw, mutated)
 
 
+#: bytes of field metadata per column type (Field::do_save_field_metadata), for new types
+META_LEN = {4: 1, 5: 1, 252: 1, 255: 1, 245: 1, 242: 1, 17: 1, 18: 1, 19: 1, 140: 1,
+            15: 2, 253: 2, 16: 2, 246: 2, 254: 2, 247: 2, 248: 2, 141: 2}
 ALL_TYPES = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 100, 140, 141,
              242, 243, 244, 245, 246, 247, 248, 249, 250, 251, 252, 253, 254, 255]
 #: (precision, scale) of NEWDECIMAL metadata: real ones and impossible ones
@@ -1005,7 +786,7 @@ def meta_bytes(draw, t: int, n: int, original: bytes | None = None) -> bytes:
     return draw(st.one_of(options))
 
 
-def _pick_table_map(raw: bytes, draw) -> TableMapInfo:
+def _pick_table_map(raw: bytes, draw) -> ref.RefTableMap:
     tms = table_maps(raw)
     assume(tms)
     return draw(st.sampled_from(tms), label="table map")
@@ -1015,26 +796,26 @@ def mutate_column_type(raw: bytes, draw) -> bytearray:
     """A column's type code changed (any code, known or not), with field metadata of the
     new type's size, so that the rows are read with another decoder."""
     tm = _pick_table_map(raw, draw)
-    assume(tm.types)
-    c = draw(st.integers(0, len(tm.types) - 1), label="column")
+    assume(tm.column_types)
+    c = draw(st.integers(0, len(tm.column_types) - 1), label="column")
     t = draw(st.sampled_from(ALL_TYPES), label="new type")
     n = META_LEN.get(t, 0)
-    meta = list(tm.meta_raw)
-    meta[c] = draw(meta_bytes(t, n, tm.meta_raw[c]), label="meta")
-    types = bytearray(tm.types)
+    meta = list(tm.column_meta_raw)
+    meta[c] = draw(meta_bytes(t, n, tm.column_meta_raw[c]), label="meta")
+    types = bytearray(tm.column_types)
     types[c] = t
-    return finish(raw, set_event(raw, tm.event, tm.rebuild(types=bytes(types), meta_raw=meta)))
+    return finish(raw, replace_event(raw, tm.event, rebuild(raw, tm, types=bytes(types), meta=meta)))
 
 
 def mutate_column_meta(raw: bytes, draw) -> bytearray:
     """A column's field metadata (lengths, precision/scale, real type of CHAR...) changed."""
     tm = _pick_table_map(raw, draw)
-    cols = [c for c, t in enumerate(tm.types) if META_LEN.get(t, 0)]
+    cols = [c for c, t in enumerate(tm.column_types) if META_LEN.get(t, 0)]
     assume(cols)
     c = draw(st.sampled_from(cols), label="column")
-    meta = list(tm.meta_raw)
-    meta[c] = draw(meta_bytes(tm.types[c], len(meta[c]), meta[c]), label="meta")
-    return finish(raw, set_event(raw, tm.event, tm.rebuild(meta_raw=meta)))
+    meta = list(tm.column_meta_raw)
+    meta[c] = draw(meta_bytes(tm.column_types[c], len(meta[c]), meta[c]), label="meta")
+    return finish(raw, replace_event(raw, tm.event, rebuild(raw, tm, meta=meta)))
 
 
 PACKED_BOUNDARY = [0, 1, 2, 250, 251, 252, 255, 256, 0xFFFF, 0x10000, 0xFFFFFF, 0x1000000, 2**31 - 1, 2**31,
@@ -1055,12 +836,12 @@ def mutate_tlv(raw: bytes, draw) -> bytearray:
     """Optional metadata (binlog_row_metadata): values replaced by boundary packed integers or
     random bytes, types changed, TLVs added, duplicated or removed."""
     tm = _pick_table_map(raw, draw)
-    tlvs = list(tm.tlvs)
+    tlvs = list(tm.optional_metadata)
     op = draw(st.sampled_from(["replace", "retype", "add", "duplicate", "remove", "cut"] if tlvs else ["add"]), label="op")
     if op == "add":
         tlvs.insert(draw(st.integers(0, len(tlvs)), label="at"),
                     (draw(st.integers(0, 15), label="type"), draw(tlv_value(), label="value")))
-        return finish(raw, set_event(raw, tm.event, tm.rebuild(tlvs=tlvs)))
+        return finish(raw, replace_event(raw, tm.event, rebuild(raw, tm, optional=tlvs)))
     i = draw(st.integers(0, len(tlvs) - 1), label="tlv")
     t, v = tlvs[i]
     if op == "replace":
@@ -1072,12 +853,12 @@ def mutate_tlv(raw: bytes, draw) -> bytearray:
     elif op == "remove":
         del tlvs[i]
     else:  # the TLV's length says more than there is: cut the event inside it
-        event = tm.rebuild(tlvs=tlvs[: i + 1])
-        tail = 4 if tm.crc else 0
+        event = rebuild(raw, tm, optional=tlvs[: i + 1])
+        tail = 4 if ref.format_of(raw).has_crc32 else 0
         cut = draw(st.integers(1, max(1, len(v) + 1)), label="cut")
         event = event[: len(event) - tail - cut] + (b"\0" * tail)
-        return finish(raw, set_event(raw, tm.event, event))
-    return finish(raw, set_event(raw, tm.event, tm.rebuild(tlvs=tlvs)))
+        return finish(raw, replace_event(raw, tm.event, event))
+    return finish(raw, replace_event(raw, tm.event, rebuild(raw, tm, optional=tlvs)))
 
 
 #: TLVs whose value is a list of packed integers (charsets, geometry types, primary keys, vector sizes)
@@ -1088,9 +869,9 @@ def _packed_list(value: bytes) -> list[int] | None:
     out, p = [], 0
     try:
         while p < len(value):
-            v, p = read_packed(value, p)
+            v, p = ref.read_packed(value, p)
             out.append(v)
-    except (KeyError, IndexError):
+    except ref.RefDecodeError:
         return None
     return out if p == len(value) else None
 
@@ -1098,11 +879,11 @@ def _packed_list(value: bytes) -> list[int] | None:
 def mutate_tlv_number(raw: bytes, draw) -> bytearray:
     """One integer of a numeric TLV (collation id, geometry type, primary-key column or
     prefix, vector dimensionality) set to a boundary value, or one appended / removed."""
-    choices = [(tm, i) for tm in table_maps(raw) for i, (t, v) in enumerate(tm.tlvs)
+    choices = [(tm, i) for tm in table_maps(raw) for i, (t, v) in enumerate(tm.optional_metadata)
                if t in NUMERIC_TLVS and _packed_list(v) is not None]
     assume(choices)
     tm, i = draw(st.sampled_from(choices), label="tlv")
-    t, v = tm.tlvs[i]
+    t, v = tm.optional_metadata[i]
     nums = _packed_list(v)
     op = draw(st.sampled_from(["set", "append", "pop"] if nums else ["append"]), label="op")
     value = draw(st.sampled_from(PACKED_BOUNDARY + [3, 4, 7, 8, 63, 255, 1000, 2**16 - 1]), label="value")
@@ -1112,9 +893,9 @@ def mutate_tlv_number(raw: bytes, draw) -> bytearray:
         nums.append(value)
     else:
         nums.pop()
-    tlvs = list(tm.tlvs)
+    tlvs = list(tm.optional_metadata)
     tlvs[i] = (t, b"".join(packed(n) for n in nums))
-    return finish(raw, set_event(raw, tm.event, tm.rebuild(tlvs=tlvs)))
+    return finish(raw, replace_event(raw, tm.event, rebuild(raw, tm, optional=tlvs)))
 
 
 def mutate_null_value(raw: bytes, draw) -> bytearray:
@@ -1126,14 +907,14 @@ def mutate_null_value(raw: bytes, draw) -> bytearray:
     assume(candidates)
     rows, tm, (c, pos, how, n) = draw(st.sampled_from(candidates), label="value")
     e = rows.event
-    nb = rows.image_pos + c // 8
+    nb = rows.images_at + c // 8
     mutated = bytearray(raw)
     mutated[nb] |= 1 << (c % 8)
     if draw(st.booleans(), label="remove bytes"):
         size = n if how == "fixed" else n + int.from_bytes(raw[pos : pos + n], "little")
         ev = mutated[e.offset : e.offset + e.size]
         a = pos - e.offset
-        mutated = set_event(mutated, e, bytes(ev[:a] + ev[a + size :]))
+        mutated = replace_event(mutated, e, bytes(ev[:a] + ev[a + size :]))
     return finish(raw, mutated)
 
 
@@ -1167,14 +948,13 @@ def test_targeted(tmp_path, name, kind, data, verify):
     if kind == "rows_table_id":
         # a rows event whose table id no TABLE_MAP before it defines is never read (its rows
         # would be lost or given to another table)
-        lay = layout_of(raw)
+        fmt, data = ref.format_of(raw), bytes(mutated)
         defined, orphan = set(), None
-        for e in walk(bytes(mutated))[0]:
+        for e in ref.walk_events(data)[0]:
             if e.type == TABLE_MAP:
-                defined.add(parse_table_map(bytes(mutated), lay, e).table_id)
+                defined.add(ref.read_table_map(data, fmt, e).table_id)
             elif e.type in ROWS:
-                r = parse_rows(bytes(mutated), lay, e)
-                if int.from_bytes(mutated[r.table_id_pos : r.table_id_pos + r.id_len], "little") not in defined:
+                if ref.read_rows_header(data, fmt, e).table_id not in defined:
                     orphan = orphan or e
         if orphan:
             assert read is not None, f"the rows event at {orphan.offset} has no TABLE_MAP but was decoded"
@@ -1190,7 +970,7 @@ def test_two_files(tmp_path, a, b, data, verify):
     ra, rb = bytearray(seed_bytes(a)), seed_bytes(b)
     edits = data.draw(byte_mutations(len(ra), lo=4), label="edits")
     ra = apply_edits(ra, edits)
-    if data.draw(st.booleans(), label="recrc") and layout_of(seed_bytes(a)).crc:
+    if data.draw(st.booleans(), label="recrc") and ref.format_of(seed_bytes(a)).has_crc32:
         ra = fix_crcs(ra)
     paths = [write(tmp_path, ra), write(tmp_path, rb)]
     if data.draw(st.booleans(), label="swap"):
@@ -1214,9 +994,9 @@ def test_two_files(tmp_path, a, b, data, verify):
         if op == "info":
             assert len(result["files"]) == 2
             clean = next(f for f in result["files"] if f["path"] == str(paths[0 if paths[0].read_bytes() == rb else 1]))
-            assert sum(clean["events"].values()) == len(walk(rb)[0])
+            assert sum(clean["events"].values()) == len(ref.walk_events(rb)[0])
         if op == "events":
-            assert len(result) >= len(walk(rb)[0])
+            assert len(result) >= len(ref.walk_events(rb)[0])
 
 
 # ---------------------------------------------------------------------------------------
@@ -1257,7 +1037,7 @@ def test_segment_sizes_agree(tmp_path, name, data, seg, mutate):
     for the seed files and for files with an event mutated (CRC32s fixed)."""
     raw = seed_bytes(name)
     if mutate:
-        e = data.draw(st.sampled_from([e for e in walk(raw)[0] if e.type in ROWS + (TABLE_MAP,)]), label="event")
+        e = data.draw(st.sampled_from([e for e in ref.walk_events(raw)[0] if e.type in ROWS + (TABLE_MAP,)]), label="event")
         edits = data.draw(byte_mutations(len(raw), lo=e.offset + 13, hi=e.offset + e.size), label="edits")
         raw = bytes(finish(raw, apply_edits(bytearray(raw), edits)))
     path = write(tmp_path, raw)
@@ -1279,7 +1059,7 @@ def _seed_or_mutated(name: str, data, mutate: bool) -> bytes:
     """A seed file, or (``mutate``) the seed with one rows or TABLE_MAP event mutated (CRC32s fixed)."""
     raw = seed_bytes(name)
     if mutate:
-        e = data.draw(st.sampled_from([e for e in walk(raw)[0] if e.type in ROWS + (TABLE_MAP,)]), label="event")
+        e = data.draw(st.sampled_from([e for e in ref.walk_events(raw)[0] if e.type in ROWS + (TABLE_MAP,)]), label="event")
         raw = bytes(finish(raw, apply_edits(bytearray(raw), data.draw(
             byte_mutations(len(raw), lo=e.offset + 13, hi=e.offset + e.size), label="edits"))))
     return raw
@@ -1293,9 +1073,8 @@ def test_background_decoding_agrees(tmp_path, monkeypatch, name, data, rows, mut
     threads too): the outcome (tables, rows in order, errors, warnings) is that of
     ``threads=1``, for the seed files and for mutated rows/TABLE_MAP events (an error while
     placing a batch comes after the batches, and the errors, before it)."""
-    from vecbinlog import arrow, reader
+    from vecbinlog import arrow
 
-    monkeypatch.setattr(reader, "THREADED_CELLS", 1)
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
     path = write(tmp_path, _seed_or_mutated(name, data, mutate))
     one, two = exercise(path, threads=1, batch_rows=rows), exercise(path, threads=2, batch_rows=rows)
@@ -1313,11 +1092,11 @@ def test_background_decoding_agrees(tmp_path, monkeypatch, name, data, rows, mut
 
 def regression_colcount_2_40(raw: bytes) -> bytearray:
     tm = table_maps(raw)[0]
-    return finish(raw, set_event(raw, tm.event, tm.rebuild(colcount=b"\xfe" + (2**40).to_bytes(8, "little"))))
+    return finish(raw, replace_event(raw, tm.event, rebuild(raw, tm, column_count=b"\xfe" + (2**40).to_bytes(8, "little"))))
 
 
 def regression_event_size(raw: bytes, k: int, size: int) -> bytearray:
-    e = walk(raw)[0][k]
+    e = ref.walk_events(raw)[0][k]
     mutated = bytearray(raw)
     mutated[e.offset + 9 : e.offset + 13] = size.to_bytes(4, "little")
     return mutated
@@ -1326,7 +1105,7 @@ def regression_event_size(raw: bytes, k: int, size: int) -> bytearray:
 def regression_table_id(raw: bytes) -> bytearray:
     rows = rows_events(raw)[0]
     mutated = bytearray(raw)
-    mutated[rows.table_id_pos : rows.table_id_pos + rows.id_len] = b"\xff" * rows.id_len
+    mutated[rows.table_id_at : rows.table_id_at + rows.table_id_len] = b"\xff" * rows.table_id_len
     return finish(raw, mutated)
 
 
@@ -1334,9 +1113,8 @@ def regression_rows_width(raw: bytes, delta: int = 1) -> bytearray:
     rows = rows_events(raw)[0]
     e = rows.event
     ev = raw[e.offset : e.offset + e.size]
-    width, _ = read_packed(raw, rows.width_pos)
-    a, b = rows.width_pos - e.offset, rows.width_end - e.offset
-    return finish(raw, set_event(raw, e, ev[:a] + packed(width + delta) + ev[b:]))
+    a, b = rows.width_at - e.offset, rows.width_end - e.offset
+    return finish(raw, replace_event(raw, e, ev[:a] + packed(rows.width + delta) + ev[b:]))
 
 
 def regression_length_past_end(raw: bytes) -> bytearray:
@@ -1403,24 +1181,24 @@ def assert_rule(path: Path, **kw) -> Outcome:
 def single_row_file(raw: bytes, pick=lambda tm, rows: True) -> bytes:
     """The FDE, one TABLE_MAP and one WRITE/DELETE rows event cut to its first row image:
     the smallest file that reaches the column decoders."""
-    events = walk(raw)[0]
+    events = ref.walk_events(raw)[0]
     for rows in rows_events(raw):
         if rows.event.type in UPDATES:
             continue
         tm = table_map_for(raw, rows)
         vals = first_image_values(raw, tm, rows)
-        if len(vals) < sum(1 for c in range(len(tm.types)) if not raw[rows.image_pos + c // 8] >> (c % 8) & 1):
+        if len(vals) < sum(1 for c in range(len(tm.column_types)) if not raw[rows.images_at + c // 8] >> (c % 8) & 1):
             continue  # a type first_image_values cannot size
         if not pick(tm, rows):
             continue
         e = rows.event
         end = max((p + (n if how == "fixed" else n + int.from_bytes(raw[p : p + n], "little")))
-                  for c, p, how, n in vals) if vals else rows.image_pos + (len(tm.types) + 7) // 8
-        ev = raw[e.offset : end] + (b"\0" * 4 if layout_of(raw).crc else b"")
+                  for c, p, how, n in vals) if vals else rows.images_at + (len(tm.column_types) + 7) // 8
+        ev = raw[e.offset : end] + (b"\0" * 4 if ref.format_of(raw).has_crc32 else b"")
         fde = events[0]
         out = raw[:4] + raw[fde.offset : fde.offset + fde.size]
         out += raw[tm.event.offset : tm.event.offset + tm.event.size]
-        out = out + bytes(set_event(b"", Event(0, 0, 0), ev))
+        out = out + bytes(replace_event(b"", ref.EventBounds(0, 0, 0), ev))
         return bytes(finish(raw, bytearray(out)))
     raise AssertionError("no suitable rows event")
 
@@ -1428,11 +1206,11 @@ def single_row_file(raw: bytes, pick=lambda tm, rows: True) -> bytes:
 def retype_column(data: bytes, c: int, new_type: int, new_meta: bytes, new_value: bytes) -> bytes:
     """In a single_row_file: column ``c`` gets another type/metadata and its value new bytes."""
     tm = table_maps(data)[0]
-    types = bytearray(tm.types)
+    types = bytearray(tm.column_types)
     types[c] = new_type
-    meta = list(tm.meta_raw)
+    meta = list(tm.column_meta_raw)
     meta[c] = new_meta
-    data = bytes(set_event(data, tm.event, tm.rebuild(types=bytes(types), meta_raw=meta)))
+    data = bytes(replace_event(data, tm.event, rebuild(data, tm, types=bytes(types), meta=meta)))
     rows = rows_events(data)[0]
     vals = {v[0]: v for v in first_image_values(data, tm, rows)}
     _, pos, how, n = vals[c]
@@ -1440,7 +1218,7 @@ def retype_column(data: bytes, c: int, new_type: int, new_meta: bytes, new_value
     e = rows.event
     ev = data[e.offset : e.offset + e.size]
     a = pos - e.offset
-    return bytes(finish(data, set_event(data, e, ev[:a] + new_value + ev[a + size :])))
+    return bytes(finish(data, replace_event(data, e, ev[:a] + new_value + ev[a + size :])))
 
 
 def test_single_row_file_is_clean(tmp_path):
@@ -1467,7 +1245,7 @@ def test_found_name_with_trailing_nul(tmp_path):
     name into a str_ without its trailing NULs, so ``names[layout] == name`` matched nothing)."""
     raw = seed_bytes(ZALORA)
     tm = table_maps(raw)[0]
-    p = tm.event.offset + HEADER + layout_of(raw).ph(TABLE_MAP)
+    p = tm.event.offset + HEADER + ref.format_of(raw).post_header(TABLE_MAP)
     p += 1 + raw[p] + 1  # skip the db name
     last_char = p + raw[p]  # last byte of the table name
     mutated = bytearray(raw)
@@ -1490,8 +1268,8 @@ def test_found_concat_error_without_location(tmp_path):
     .path/.offset/.event_type. Now such layouts are kept apart (tableplan.py): no error at all."""
     # mysql.t's ENUM column has labels (a dictionary) in one TABLE_MAP and none (uint16) in the next
     raw = seed_bytes("blackbeam__rust_mysql_common/mysql-enum-string-set.000001")
-    tm = [tm for tm in table_maps(raw) if any(t == 6 for t, _ in tm.tlvs)][-1]
-    mutated = finish(raw, set_event(raw, tm.event, tm.rebuild(tlvs=[(t, v) for t, v in tm.tlvs if t != 6])))
+    tm = [tm for tm in table_maps(raw) if any(t == 6 for t, _ in tm.optional_metadata)][-1]
+    mutated = finish(raw, replace_event(raw, tm.event, rebuild(raw, tm, optional=[(t, v) for t, v in tm.optional_metadata if t != 6])))
     path = write(tmp_path, mutated)
     assert_rule(path, ops=("read_all",))  # the CREATE TABLE in the file gives both maps the labels
     with vecbinlog.open(path, ddl=False) as log:
@@ -1505,7 +1283,7 @@ def test_found_concat_error_without_location(tmp_path):
 def _decimal_file(precision: int, scale: int, value: bytes) -> bytes:
     raw = seed_bytes("blackbeam__rust_mysql_common/binlog_transaction_with_GTID_TAG.000001")
     small = single_row_file(raw)
-    c = table_maps(small)[0].types.index(246)
+    c = table_maps(small)[0].column_types.index(246)
     return retype_column(small, c, 246, bytes([precision, scale]), value)
 
 
@@ -1526,8 +1304,8 @@ def test_found_decimal_scale_over_precision(tmp_path):
 
 def _vector_dims(raw: bytes, offset: int, dims: list[int]) -> bytes:
     tm = next(t for t in table_maps(raw) if t.event.offset == offset)
-    tlvs = [(t, b"".join(packed(d) for d in dims) if t == 13 else v) for t, v in tm.tlvs]
-    return bytes(finish(raw, set_event(raw, tm.event, tm.rebuild(tlvs=tlvs))))
+    tlvs = [(t, b"".join(packed(d) for d in dims) if t == 13 else v) for t, v in tm.optional_metadata]
+    return bytes(finish(raw, replace_event(raw, tm.event, rebuild(raw, tm, optional=tlvs))))
 
 
 VECTOR = "blackbeam__rust_mysql_common/vector.binlog"
@@ -1536,7 +1314,7 @@ VECTOR = "blackbeam__rust_mysql_common/vector.binlog"
 def test_found_vector_dimensionality_over_int32(tmp_path):
     """Was: VECTOR_DIMENSIONALITY >= 2**31 gave OverflowError from pa.list_ in vector.arrow_type."""
     raw = seed_bytes(VECTOR)
-    first = next(t for t in table_maps(raw) if any(t_ == 13 for t_, _ in t.tlvs))
+    first = next(t for t in table_maps(raw) if any(t_ == 13 for t_, _ in t.optional_metadata))
     out = assert_rule(write(tmp_path, _vector_dims(raw, first.event.offset, [2**31])))
     _expect_read_all(out, vecbinlog.MalformedEventError)
 
@@ -1545,14 +1323,14 @@ def _vector_null_rows_file(dim: int, n_images: int) -> bytes:
     """vector.binlog with dtb.bar's last DELETE on a TABLE_MAP layout of its own (dimensionalities
     2 and ``dim``), holding ``n_images`` row images in which every column is NULL (1 byte each)."""
     raw = seed_bytes(VECTOR)
-    maps = [t for t in table_maps(raw) if len(t.types) == 4]
+    maps = [t for t in table_maps(raw) if len(t.column_types) == 4]
     dele = [r for r in rows_events(raw) if r.event.type == 32][-1]
     tm = [t for t in maps if t.event.offset < dele.event.offset][-1]
     data = _vector_dims(raw, tm.event.offset, [2, dim])
     rows = [r for r in rows_events(data) if r.event.type == 32][-1]
     e = rows.event
-    ev = data[e.offset : rows.image_pos] + b"\x0f" * n_images + b"\0\0\0\0"
-    return bytes(finish(raw, set_event(data, e, ev)))
+    ev = data[e.offset : rows.images_at] + b"\x0f" * n_images + b"\0\0\0\0"
+    return bytes(finish(raw, replace_event(data, e, ev)))
 
 
 def test_found_vector_null_dimensionality_allocation(tmp_path):
@@ -1566,10 +1344,10 @@ def test_found_fde_more_than_255_post_header_lengths(tmp_path):
     """Was: an FDE with more than 255 post-header lengths gave ValueError (broadcast into a
     256-wide table) in TableMaps.post_header_lengths."""
     raw = seed_bytes(ZALORA)
-    fde = walk(raw)[0][0]
+    fde = ref.walk_events(raw)[0][0]
     ev = raw[fde.offset : fde.offset + fde.size]
     end = len(ev) - 5  # before checksum_alg + CRC32
-    out = assert_rule(write(tmp_path, finish(raw, set_event(raw, fde, ev[:end] + bytes(300) + ev[end:]))))
+    out = assert_rule(write(tmp_path, finish(raw, replace_event(raw, fde, ev[:end] + bytes(300) + ev[end:]))))
     assert out.ok("read_all"), out.errors
 
 
@@ -1577,7 +1355,7 @@ def test_found_temporal_fsp_error_without_offset(tmp_path):
     """Was: the MalformedEventError for a TIME2/DATETIME2/TIMESTAMP2 precision over 6 had
     offset=None (decoders/temporal._parse)."""
     small = single_row_file(seed_bytes(ZALORA))
-    c = table_maps(small)[0].types.index(3)  # a LONG column becomes TIME2(9): 3 + 5 bytes
+    c = table_maps(small)[0].column_types.index(3)  # a LONG column becomes TIME2(9): 3 + 5 bytes
     out = assert_rule(write(tmp_path, retype_column(small, c, 19, b"\x09", b"\x80\x00\x00" + bytes(5))))
     _expect_read_all(out, vecbinlog.MalformedEventError)
 
@@ -1587,7 +1365,7 @@ def test_found_rows_table_id_read_past_short_post_header(tmp_path):
     8/9 file) as the last event: TableMaps.table_ids checked the post-header length but read a
     6-byte table id: IndexError in rows.read_uint past the end of the file."""
     raw = seed_bytes(VECTOR)
-    last = walk(raw)[0][-1]  # the XID_EVENT, 23 bytes, ends the file
+    last = ref.walk_events(raw)[0][-1]  # the XID_EVENT, 23 bytes, ends the file
     mutated = bytearray(raw)
     mutated[last.offset + 4] = 23  # WRITE_ROWS_EVENT_V1: post-header length 0 in this FDE
     _expect_read_all(assert_rule(write(tmp_path, finish(raw, mutated))), vecbinlog.MalformedEventError)
@@ -1597,7 +1375,7 @@ def test_found_tables_in_order_of_first_rows_event():
     """Was: Binlog.tables came in order of first TABLE_MAP (np.unique sorts layout ids), not of
     first rows event as documented, and the order changed with segment_bytes."""
     path = corpus_path("blackbeam__rust_mysql_common/update-full-row.binlog")
-    first_rows = [e for e in walk(path.read_bytes())[0] if e.type in ROWS][0]
+    first_rows = [e for e in ref.walk_events(path.read_bytes())[0] if e.type in ROWS][0]
     assert first_rows.offset == 275  # mysql.ndb_apply_status, before any test.ba row
     for seg in (None, 1, 100):
         with vecbinlog.open(path, **({} if seg is None else {"segment_bytes": seg})) as log:
@@ -1612,9 +1390,9 @@ def _all_null_rows_file(raw: bytes, n: int) -> bytes:
     rows = [r for r in rows_events(raw) if r.event.type == 30][0]
     tm = table_map_for(raw, rows)
     e = rows.event
-    head = raw[e.offset : rows.image_pos]
-    ev = head + bytes([(1 << len(tm.types)) - 1]) * n + b"\0\0\0\0"
-    return bytes(finish(raw, set_event(raw, e, ev)))
+    head = raw[e.offset : rows.images_at]
+    ev = head + bytes([(1 << len(tm.column_types)) - 1]) * n + b"\0\0\0\0"
+    return bytes(finish(raw, replace_event(raw, e, ev)))
 
 
 def _all_null_events_file(raw: bytes, k: int, n: int) -> bytes:
@@ -1623,12 +1401,12 @@ def _all_null_events_file(raw: bytes, k: int, n: int) -> bytes:
     rows = [r for r in rows_events(raw) if r.event.type == 30][0]
     tm = table_map_for(raw, rows)
     e = rows.event
-    one = bytearray(raw[e.offset : rows.image_pos]) + bytes([(1 << len(tm.types)) - 1]) * n + b"\0\0\0\0"
-    one[9:13] = len(one).to_bytes(4, "little")
+    body = raw[e.offset + HEADER : rows.images_at] + bytes([(1 << len(tm.column_types)) - 1]) * n
+    fields = builder.header_fields(raw[e.offset :])
+    del fields["log_pos"]  # where the next event starts
     out = bytearray(raw[: e.offset])
     for _ in range(k):
-        one[13:17] = (len(out) + len(one)).to_bytes(4, "little")  # log_pos: where the next event starts
-        out += one
+        out += builder.event(e.type, body, at=len(out), **fields)
     delta = len(out) - (e.offset + e.size)
     tail = bytearray(raw[e.offset + e.size :])
     pos = 0
@@ -1737,17 +1515,17 @@ def test_minimal_images_of_wide_table_memory(tmp_path):
     ncols, pairs = 4096, 1000
     upd = [r for r in rows_events(raw) if r.event.type == 24][0]
     tm = table_map_for(raw, upd)
-    new_tm = tm.rebuild(types=bytes([3]) * ncols, meta_raw=[b""] * ncols, null_bits=b"\xff" * (ncols // 8), tlvs=[])
     # a table of its own, so that no other layout of mydb.my_table is merged with it
-    new_tm = new_tm.replace(b"\x08my_table\x00", b"\x08my_wide_\x00", 1)
-    data = bytes(set_event(raw, tm.event, new_tm))
+    new_tm = rebuild(raw, tm, table="my_wide_", types=bytes([3]) * ncols, meta=[b""] * ncols,
+                     null_bits=b"\xff" * (ncols // 8), optional=[])
+    data = bytes(replace_event(raw, tm.event, new_tm))
     upd = [r for r in rows_events(data) if r.event.type == 24][0]
     e = upd.event
     before, after = bytearray(ncols // 8), bytearray(ncols // 8)
     before[0], after[0] = 1, 2  # the before image has column 1 only, the after image column 2 only
-    head = data[e.offset : upd.width_pos] + packed(ncols) + bytes(before) + bytes(after)
+    head = data[e.offset : upd.width_at] + packed(ncols) + bytes(before) + bytes(after)
     pair = b"\x00" + (7).to_bytes(4, "little") + b"\x00" + (8).to_bytes(4, "little")
-    data = bytes(set_event(data, e, head + pair * pairs))
+    data = bytes(replace_event(data, e, head + pair * pairs))
     out = assert_rule(write(tmp_path, data), ops=("read_all",))
     table = out.results["read_all"]["mydb.my_wide_"]
     assert table.num_rows == 2 * pairs

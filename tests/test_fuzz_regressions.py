@@ -8,7 +8,7 @@ Two kinds of tests:
   must raise a ``BinlogError`` that says where (``.path``, ``.offset``). Open bugs are marked
   ``xfail(strict=True)`` so that they flip when fixed.
 * ``test_seed``: the fuzzer's seed files decode without error, and what they decode to agrees
-  with an independent walk of the 19-byte event headers written here from the format (TABLE_MAP
+  with the reference decoder's walk of the 19-byte event headers (TABLE_MAP
   table ids and names, rows events' table ids): the same tables, and every table's rows come
   from exactly the rows events of that table. The row counts by change type are the ones
   ``mariadb-binlog -v`` prints for these files (``### INSERT``/``UPDATE``/``DELETE``; an UPDATE
@@ -27,6 +27,7 @@ import pytest
 import vecbinlog
 
 from .conftest import corpus_path
+from .support import reference as ref
 
 FUZZ_DATA = Path(__file__).resolve().parent / "data" / "fuzz"
 
@@ -69,45 +70,32 @@ def test_every_finding_file_is_listed():
 # ---------------------------------------------------------------------------------------
 
 HEADER = 19
-FDE, TABLE_MAP = 15, 19
-#: WRITE/UPDATE/DELETE rows v1 (23-25), v2 (30-32), MariaDB compressed v1 (169-171) and v2 (166-168).
+TABLE_MAP = 19
+#: WRITE/UPDATE/DELETE rows v1 (23-25), v2 (30-32), MariaDB compressed v1 (166-168) and v2 (169-171).
 ROWS_TYPES = {23, 24, 25, 30, 31, 32, 166, 167, 168, 169, 170, 171}
 
 
 def header_walk(data: bytes) -> tuple[dict[str, set[int]], int]:
-    """({"db.table": {offsets of its rows events}}, number of complete events).
+    """({"db.table": {offsets of its rows events}}, number of complete events), from the
+    reference decoder's header walk and TABLE_MAPs.
 
     Table ids are those of the TABLE_MAP in force when the rows event comes (a later TABLE_MAP
     may reuse an id). The id is 6 bytes, 4 when the FDE gives TABLE_MAP a post-header of 6.
     """
     assert data[:4] == b"\xfebin"
-    pos, n_events = 4, 0
-    id_len = 6
+    events = ref.walk_events(data)[0]
+    fmt = ref.format_of(data)
+    id_len = 4 if fmt.post_header(TABLE_MAP) == 6 else 6
     names: dict[int, str] = {}
     out: dict[str, set[int]] = collections.defaultdict(set)
-    while pos + HEADER <= len(data):
-        etype = data[pos + 4]
-        size = int.from_bytes(data[pos + 9 : pos + 13], "little")
-        if size < HEADER or pos + size > len(data):
-            break
-        body = pos + HEADER
-        if etype == FDE:
-            post_headers = data[body + 57 :]
-            if len(post_headers) >= TABLE_MAP and post_headers[TABLE_MAP - 1] == 6:
-                id_len = 4
-        elif etype == TABLE_MAP:
-            table_id = int.from_bytes(data[body : body + id_len], "little")
-            p = body + id_len + 2
-            db = data[p + 1 : p + 1 + data[p]].decode()
-            p += 1 + data[p] + 1
-            table = data[p + 1 : p + 1 + data[p]].decode()
-            names[table_id] = f"{db}.{table}"
-        elif etype in ROWS_TYPES:
-            table_id = int.from_bytes(data[body : body + id_len], "little")
-            out[names[table_id]].add(pos)
-        n_events += 1
-        pos += size
-    return dict(out), n_events
+    for e in events:
+        if e.type == TABLE_MAP:
+            tm = ref.read_table_map(data, fmt, e)
+            names[tm.table_id] = f"{tm.db}.{tm.table}"
+        elif e.type in ROWS_TYPES:
+            table_id = int.from_bytes(data[e.offset + HEADER : e.offset + HEADER + id_len], "little")
+            out[names[table_id]].add(e.offset)
+    return dict(out), len(events)
 
 
 #: seed -> {table: {change type: rows}} (from mariadb-binlog -v, see the module docstring).

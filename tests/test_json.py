@@ -20,8 +20,8 @@ Expected texts come from outside vecbinlog:
   ``"base64:type15:VQ=="``). rust_mysql_common's own test of this file is not in the
   stored index, so the expected texts are written from those rules.
 
-Binary documents are built by ``encode`` below, written from the format in
-``sql-common/json_binary.h`` and the serializer in ``json_binary.cc`` (key order, inlining,
+Binary documents are built by ``encode`` (tests/support/builder.py), written from the format
+in ``sql-common/json_binary.h`` and the serializer in ``json_binary.cc`` (key order, inlining,
 small/large formats), not from vecbinlog.
 """
 
@@ -31,7 +31,6 @@ import base64
 import json
 import random
 import struct
-from dataclasses import dataclass
 from decimal import Decimal
 
 import numpy as np
@@ -44,207 +43,13 @@ from vecbinlog.decoders.common import ColumnData, DecodeOptions
 from vecbinlog.table_map import ColumnSpec
 
 from .support import reference as ref
+from .support.builder import (  # binary JSON, from json_binary.h / json_binary.cc
+    Large, Opaque, Pairs, UInt, datetime_packed, decimal_opaque, encode, temporal_opaque, time_packed,
+)
 
 OPAQUE_FILE = "blackbeam__rust_mysql_common/json-opaque.binlog"
 PARTIAL_FILE = "blackbeam__rust_mysql_common/json.binlog.000001"
 CDC_FILE = "rusuly__MySqlCdc/mysql-bin.000001"
-
-
-# -- a tiny encoder, from json_binary.h / json_binary.cc -----------------------------------
-
-
-@dataclass(frozen=True)
-class UInt:
-    """A JSON unsigned integer (J_UINT), e.g. CAST(CAST(12 AS UNSIGNED) AS JSON)."""
-
-    value: int
-
-
-@dataclass(frozen=True)
-class Opaque:
-    field_type: int
-    data: bytes
-
-
-@dataclass(frozen=True)
-class Large:
-    """Force the large storage format for this object/array."""
-
-    value: object
-
-
-@dataclass(frozen=True)
-class Pairs:
-    """An object whose members are stored in exactly this order (MySQL sorts them)."""
-
-    items: tuple
-
-
-def varlen(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _inline(value, large: bool):
-    """attempt_inline_value(): (type, value) when the value fits in its entry."""
-    if value is None:
-        return 0x04, 0
-    if value is True:
-        return 0x04, 1
-    if value is False:
-        return 0x04, 2
-    if isinstance(value, UInt):
-        if value.value <= 0xFFFF:
-            return 0x06, value.value
-        if large and value.value <= 0xFFFFFFFF:
-            return 0x08, value.value
-        return None
-    if isinstance(value, int):
-        if -0x8000 <= value <= 0x7FFF:
-            return 0x05, value & 0xFFFF
-        if large and -0x80000000 <= value <= 0x7FFFFFFF:
-            return 0x07, value & 0xFFFFFFFF
-    return None
-
-
-def _scalar(value) -> tuple[int, bytes]:
-    """serialize_json_value() for scalars: (type byte, body)."""
-    if value is None:
-        return 0x04, b"\x00"
-    if value is True:
-        return 0x04, b"\x01"
-    if value is False:
-        return 0x04, b"\x02"
-    if isinstance(value, UInt):
-        v = value.value
-        if v <= 0xFFFF:
-            return 0x06, struct.pack("<H", v)
-        if v <= 0xFFFFFFFF:
-            return 0x08, struct.pack("<I", v)
-        return 0x0A, struct.pack("<Q", v)
-    if isinstance(value, int):
-        if value > 0x7FFFFFFFFFFFFFFF:
-            return _scalar(UInt(value))
-        if -0x8000 <= value <= 0x7FFF:
-            return 0x05, struct.pack("<h", value)
-        if -0x80000000 <= value <= 0x7FFFFFFF:
-            return 0x07, struct.pack("<i", value)
-        return 0x09, struct.pack("<q", value)
-    if isinstance(value, float):
-        return 0x0B, struct.pack("<d", value)
-    if isinstance(value, str):
-        raw = value.encode()
-        return 0x0C, varlen(len(raw)) + raw
-    if isinstance(value, Opaque):
-        return 0x0F, bytes([value.field_type]) + varlen(len(value.data)) + value.data
-    raise TypeError(value)
-
-
-class _TooBig(Exception):
-    pass
-
-
-def _container(value, large: bool) -> tuple[int, bytes]:
-    is_obj = isinstance(value, (dict, Pairs))
-    if isinstance(value, dict):
-        items = sorted(((k.encode(), v) for k, v in value.items()), key=lambda kv: (len(kv[0]), kv[0]))
-    elif isinstance(value, Pairs):
-        items = [(k.encode(), v) for k, v in value.items]
-    else:
-        items = [(None, v) for v in value]
-    osz = 4 if large else 2
-    off = "<I" if large else "<H"
-    n = len(items)
-    header = 2 * osz + n * ((osz + 2) if is_obj else 0) + n * (1 + osz)
-    keys = b"".join(k for k, _ in items) if is_obj else b""
-    key_entries = b""
-    pos = header
-    if is_obj:
-        for k, _ in items:
-            key_entries += struct.pack(off, pos) + struct.pack("<H", len(k))
-            pos += len(k)
-    value_entries = b""
-    body = b""
-    for _, v in items:
-        inl = _inline(v, large)
-        if inl is not None:
-            value_entries += bytes([inl[0]]) + struct.pack(off, inl[1])
-            continue
-        t, b = _encode_value(v, parent_large=large)
-        if not large and pos + len(body) > 0xFFFF:
-            raise _TooBig
-        value_entries += bytes([t]) + struct.pack(off, pos + len(body))
-        body += b
-    size = header + len(keys) + len(body)
-    if not large and (size > 0xFFFF or n > 0xFFFF):
-        raise _TooBig
-    t = (0x01 if large else 0x00) if is_obj else (0x03 if large else 0x02)
-    return t, struct.pack(off, n) + struct.pack(off, size) + key_entries + value_entries + keys + body
-
-
-def _encode_value(value, parent_large: bool = True) -> tuple[int, bytes]:
-    if isinstance(value, Large):
-        return _container(value.value, True)
-    if isinstance(value, (dict, list, Pairs)):
-        try:
-            return _container(value, False)
-        except _TooBig:
-            if not parent_large:
-                raise
-            return _container(value, True)
-    return _scalar(value)
-
-
-def encode(value) -> bytes:
-    """json_binary::serialize(): type byte + value."""
-    t, body = _encode_value(value)
-    return bytes([t]) + body
-
-
-def decimal_opaque(text: str, precision: int, scale: int) -> Opaque:
-    """Json_decimal::get_binary(): precision, scale, then decimal2bin()."""
-    neg = text.startswith("-")
-    ipart, _, fpart = text.lstrip("-").partition(".")
-    fpart = fpart.ljust(scale, "0")
-    intg = precision - scale
-    dig2bytes = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-    ipart = ipart.zfill(intg)
-    out = bytearray()
-    lead = intg % 9
-    if lead:
-        out += int(ipart[:lead]).to_bytes(dig2bytes[lead], "big")
-    for i in range(lead, intg, 9):
-        out += int(ipart[i : i + 9]).to_bytes(4, "big")
-    for i in range(0, scale - scale % 9, 9):
-        out += int(fpart[i : i + 9]).to_bytes(4, "big")
-    if scale % 9:
-        out += int(fpart[scale - scale % 9 :]).to_bytes(dig2bytes[scale % 9], "big")
-    if neg:
-        out = bytearray(b ^ 0xFF for b in out)
-    out[0] ^= 0x80
-    return Opaque(246, bytes([precision, scale]) + bytes(out))
-
-
-def datetime_packed(y, mo, d, h=0, mi=0, s=0, us=0) -> int:
-    """TIME_to_longlong_datetime_packed (my_time.cc)."""
-    ymd = ((y * 13 + mo) << 5) | d
-    hms = (h << 12) | (mi << 6) | s
-    return (((ymd << 17) | hms) << 24) + us
-
-
-def time_packed(h, mi, s, us=0, neg=False) -> int:
-    """TIME_to_longlong_time_packed (my_time.cc)."""
-    v = (((h << 12) | (mi << 6) | s) << 24) + us
-    return -v if neg else v
-
-
-def temporal_opaque(field_type: int, packed: int) -> Opaque:
-    return Opaque(field_type, struct.pack("<q", packed))
 
 
 def text(value) -> str:
@@ -276,7 +81,7 @@ def text(value) -> str:
         ([0, 2], "[0, 2]"),
         ([None, False, True], "[null, false, true]"),
         (temporal_opaque(12, datetime_packed(2014, 11, 15, 12, 4, 55, 123456)), '"2014-11-15 12:04:55.123456"'),
-        (Opaque(249, struct.pack("<I", 0xCAFEBABE)), '"base64:type249:vrr+yg=="'),
+        (Opaque(249, (0xCAFEBABE).to_bytes(4, "little")), '"base64:type249:vrr+yg=="'),
         ({"abc": 3, "foo": [1, 2, {"foo": 3.24}, None]}, '{"abc": 3, "foo": [1, 2, {"foo": 3.24}, null]}'),
         ([3, {"abc": "\x00inTheText"}], '[3, {"abc": "\\u0000inTheText"}]'),
         (2, "2"),
@@ -349,19 +154,16 @@ def test_every_scalar_type_at_top_level():
     assert mysqljson.to_text(b"\x04\x00") == "null"
     assert mysqljson.to_text(b"\x04\x01") == "true"
     assert mysqljson.to_text(b"\x04\x02") == "false"
-    assert mysqljson.to_text(b"\x05" + struct.pack("<h", -32768)) == "-32768"
-    assert mysqljson.to_text(b"\x06" + struct.pack("<H", 65535)) == "65535"
-    assert mysqljson.to_text(b"\x07" + struct.pack("<i", -2**31)) == "-2147483648"
-    assert mysqljson.to_text(b"\x08" + struct.pack("<I", 2**32 - 1)) == "4294967295"
-    assert mysqljson.to_text(b"\x09" + struct.pack("<q", -2**63)) == "-9223372036854775808"
-    assert mysqljson.to_text(b"\x0a" + struct.pack("<Q", 2**64 - 1)) == "18446744073709551615"
-    assert mysqljson.to_text(b"\x0b" + struct.pack("<d", 0.5)) == "0.5"
+    numbers = [-32768, UInt(65535), -2**31, UInt(2**32 - 1), -2**63, UInt(2**64 - 1), 0.5]
+    assert [encode(v)[0] for v in numbers] == [0x05, 0x06, 0x07, 0x08, 0x09, 0x0A, 0x0B]  # every number type
+    assert [mysqljson.to_text(encode(v)) for v in numbers] == [
+        "-32768", "65535", "-2147483648", "4294967295", "-9223372036854775808", "18446744073709551615", "0.5"]
     assert mysqljson.to_text(b"\x0c\x03abc") == '"abc"'
     assert mysqljson.to_text(b"\x0f\xfc\x02\xca\xfe") == '"base64:type252:yv4="'
     assert mysqljson.to_text(b"\x00\x00\x00\x04\x00") == "{}"
     assert mysqljson.to_text(b"\x02\x00\x00\x04\x00") == "[]"
-    assert mysqljson.to_text(b"\x01" + struct.pack("<II", 0, 8)) == "{}"
-    assert mysqljson.to_text(b"\x03" + struct.pack("<II", 0, 8)) == "[]"
+    assert encode(Large({}))[0] == 0x01 and mysqljson.to_text(encode(Large({}))) == "{}"
+    assert encode(Large([]))[0] == 0x03 and mysqljson.to_text(encode(Large([]))) == "[]"
 
 
 def test_empty_value_is_the_null_literal():
@@ -558,9 +360,9 @@ def nested(depth: int) -> bytes:
         b"\x02\x01\x00\x08\x00\x0c\x07\x00\x05",  # string past the container
         b"\x00\x01\x00\x0b\x00\x02\x00\x01\x00\x04\x00\x00a",  # key offset inside the header
         b"\x00\x01\x00\x0b\x00\x0a\x00\x02\x00\x04\x00\x00a",  # key past the object
-        b"\x03" + struct.pack("<II", 0xFFFFFFFF, 8),  # large count
+        b"\x03" + (0xFFFFFFFF).to_bytes(4, "little") + (8).to_bytes(4, "little"),  # large count
         b"\x0f\x0a\x04" + bytes(4),  # DATE of 4 bytes
-        b"\x0f\x0c\x08" + struct.pack("<q", (1 << 24) - 1),  # 16777215 microseconds
+        b"\x0f\x0c\x08" + ((1 << 24) - 1).to_bytes(8, "little"),  # 16777215 microseconds
         b"\x0f\xf6\x03\x02\x01\x80",  # DECIMAL(2,1) of 1 byte (2 needed)
         b"\x0f\xf6\x04\x02\x01\x8f\xff",  # DECIMAL digit group out of range
         b"\x0f\xf6\x02\x50\x10",  # DECIMAL(80,16)

@@ -397,9 +397,8 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tm
         own = t.select(["id", "v", "d", "ts", "u"]).to_pylist()
         assert [tuple(r.values()) for r in own] == expected, threads
     # every batch in the background (the size threshold set to 1 cell)
-    from vecbinlog import arrow, reader
+    from vecbinlog import arrow
 
-    monkeypatch.setattr(reader, "THREADED_CELLS", 1)
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
     with vecbinlog.open(path, threads=2, batch_rows=3000) as log:
         batches = list(log.iter_batches("threaded.t"))

@@ -24,18 +24,17 @@ from __future__ import annotations
 
 import json
 import re
-import struct
 import warnings
-import zlib
 
 import pytest
 
 import vecbinlog
 from vecbinlog.decoders import jsondiff
 
+from .support import builder
 from .support import reference as ref
-from .test_fuzz import packed  # net_store_length()
-from .test_json import encode, loads, same_json
+from .support.builder import encode, packed
+from .test_json import loads, same_json
 
 PARTIAL_FILE = "blackbeam__rust_mysql_common/json.binlog.000001"
 UPDATE_POS, PARTIAL_POS = 2612, 3750  # the UPDATE_ROWS and PARTIAL_UPDATE_ROWS events
@@ -127,33 +126,23 @@ def after_images(data: bytes) -> list[list]:
 def row_image(values: list, prefix: bytes = b"") -> bytes:
     """One image of (id, json, name, age), all present: null bits, then the values
     (JSON: 4-byte length; VARCHAR(100) utf8mb4: 2-byte length); None is NULL."""
-    nulls = sum(1 << k for k, v in enumerate(values) if v is None)
-    out = prefix + bytes([nulls])
-    for k, v in enumerate(values):
-        if v is None:
-            continue
-        if k == 1:
-            out += struct.pack("<I", len(v)) + v
-        elif k == 2:
-            out += struct.pack("<H", len(v)) + v
-        else:
-            out += v
-    return out
+    length_bytes = (0, 4, 2, 0)
+    return builder.row_image([v if v is None or not n else builder.prefixed(v, n) for v, n in zip(values, length_bytes)],
+                             value_options=prefix)
 
 
 def with_partial_event(data: bytes, rows: list[tuple[list, list]], after_present: int = 0x0F) -> bytes:
     """The file up to its PARTIAL_UPDATE_ROWS event, then that event rebuilt with full
     before images: ``rows`` = (before values, after values incl. the raw diff vector)."""
-    header = bytearray(data[PARTIAL_POS : PARTIAL_POS + 19 + 10])  # common header + post-header
-    body = bytes([4, 0x0F, after_present])
-    for before, after in rows:
-        body += row_image(before)
-        body += row_image(after, prefix=b"\x01\x01")  # PARTIAL_JSON_UPDATES, @2's partial bit
-    ev = header + body
-    size = len(ev) + 4
-    struct.pack_into("<I", ev, 9, size)
-    struct.pack_into("<I", ev, 13, PARTIAL_POS + size)
-    return data[:PARTIAL_POS] + bytes(ev) + struct.pack("<I", zlib.crc32(ev))
+    e = next(e for e in ref.walk_events(data)[0] if e.offset == PARTIAL_POS)
+    head = ref.read_rows_header(data, ref.format_of(data), e)
+    images = b"".join(row_image(before) + row_image(after, prefix=b"\x01\x01")  # PARTIAL_JSON_UPDATES, @2's bit
+                      for before, after in rows)
+    body = builder.rows_body(head.table_id, 4, images, present=bytes([0x0F]), present_after=bytes([after_present]),
+                             extra=head.extra_data, flags=head.flags)
+    fields = builder.header_fields(data[PARTIAL_POS:])
+    del fields["log_pos"]
+    return data[:PARTIAL_POS] + builder.event(e.type, body, at=PARTIAL_POS, **fields)
 
 
 def write(tmp_path, data: bytes):
@@ -357,8 +346,7 @@ def test_cut_after_image_prefix(corpus, tmp_path, cut):
     data = file_bytes(corpus)
     ev = bytearray(data[PARTIAL_POS : PARTIAL_POS + cut])
     assert ev[29:32] == b"\x04\x01\x0e" and ev[37:39] in (b"\x01", b"\x01\x01")
-    struct.pack_into("<I", ev, 9, len(ev) + 4)
-    bad = data[:PARTIAL_POS] + bytes(ev) + struct.pack("<I", zlib.crc32(ev))
+    bad = data[:PARTIAL_POS] + builder.event(ev[4], bytes(ev[19:]), **builder.header_fields(ev))
     with pytest.raises(vecbinlog.MalformedEventError):
         vecbinlog.read_table(write(tmp_path, bad), "mysql.t", rolled_back="keep", ddl=False)
 
@@ -368,7 +356,6 @@ def test_bad_value_options(corpus, tmp_path):
     start = PARTIAL_POS + 37  # the first after image
     assert data[start : start + 2] == b"\x01\x01"
     data[start] = 0xFB  # not a packed integer
-    ev = data[PARTIAL_POS : PARTIAL_POS + 230 - 4]
-    data[PARTIAL_POS + 226 : PARTIAL_POS + 230] = struct.pack("<I", zlib.crc32(ev))
+    data = builder.fix_crcs(data)
     with pytest.raises(vecbinlog.MalformedEventError, match="value_options"):
         vecbinlog.read_table(write(tmp_path, bytes(data)), "mysql.t", rolled_back="keep", ddl=False)

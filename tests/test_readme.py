@@ -1,7 +1,8 @@
-"""The README's console examples, run: each ``$ command`` of a ```console block is run in a
-temporary folder holding a copy of ``data/sample`` and must print exactly the lines the README
-shows after it (stdout and stderr, as a terminal shows them), so that the documentation cannot
-drift from what the commands do.
+"""The documentation's console examples, run: each ``$ command`` of a ```console block of the
+README and of ``docs/*.md`` is run in a temporary folder (one per document) holding a copy of
+``data/sample`` and must print exactly the lines the document shows after it (stdout and
+stderr, as a terminal shows them), so that the documentation cannot drift from what the
+commands do.
 
 ``vecbinlog`` and ``python`` are this interpreter's (``python -m vecbinlog``); a ``pip install
 ... &&`` in front of a command is left out (the package is installed), and a block that runs
@@ -16,22 +17,23 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
 from .conftest import DATA, ROOT
 
-README = ROOT / "README.md"
+DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 _BLOCK = re.compile(r"^```console\n(.*?)^```$", re.S | re.M)
 
 
-def console_examples() -> list[tuple[int, str, str]]:
-    """(line in the README, command, expected output) of every ``$ `` line of the console blocks."""
-    text = README.read_text(encoding="utf-8")
+def console_examples(doc: Path) -> list[tuple[int, str, str]]:
+    """(line in ``doc``, command, expected output) of every ``$ `` line of its console blocks."""
+    text = doc.read_text(encoding="utf-8")
     out = []
     for block in _BLOCK.finditer(text):
         line = text.count("\n", 0, block.start(1)) + 1
-        command, expected = None, []
+        command, expected, start = None, [], line
         for k, row in enumerate(block.group(1).splitlines()):
             if row.startswith("$ "):
                 if command is not None:
@@ -53,33 +55,45 @@ def runnable(command: str) -> str | None:
     return " && ".join(parts)
 
 
-EXAMPLES = [(line, cmd, expected) for line, cmd, expected in console_examples() if runnable(cmd) is not None]
+#: (document, line, command, expected output), in each document's order
+EXAMPLES = [(doc.relative_to(ROOT).as_posix(), line, cmd, expected)
+            for doc in DOCUMENTS for line, cmd, expected in console_examples(doc) if runnable(cmd) is not None]
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory) -> Path:
-    """A folder with data/sample, and a bin/ whose vecbinlog and python are this interpreter."""
-    d = tmp_path_factory.mktemp("readme")
-    shutil.copytree(DATA / "sample", d / "data" / "sample")
-    bin_ = d / "bin"
-    bin_.mkdir()
-    (bin_ / "vecbinlog").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m vecbinlog "$@"\n')
-    (bin_ / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
-    for f in bin_.iterdir():
-        f.chmod(0o755)
-    return d
+def workdirs(tmp_path_factory) -> Callable[[str], Path]:
+    """Per document, a folder with data/sample, and a bin/ whose vecbinlog and python are this
+    interpreter (made on first use: a document's examples run in order, in its own folder)."""
+    made: dict[str, Path] = {}
+
+    def workdir(doc: str) -> Path:
+        if doc not in made:
+            d = made[doc] = tmp_path_factory.mktemp("docs")
+            shutil.copytree(DATA / "sample", d / "data" / "sample")
+            bin_ = d / "bin"
+            bin_.mkdir()
+            (bin_ / "vecbinlog").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m vecbinlog "$@"\n')
+            (bin_ / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+            for f in bin_.iterdir():
+                f.chmod(0o755)
+        return made[doc]
+
+    return workdir
 
 
-def test_readme_has_console_examples():
-    commands = [cmd for _, cmd, _ in EXAMPLES]
+def test_docs_have_console_examples():
+    """Every command is shown, run, somewhere in the documentation."""
+    commands = [cmd for _, _, cmd, _ in EXAMPLES]
     for name in ("info", "tables", "cat", "snapshot", "to-parquet", "events", "verify"):
         assert any(cmd.startswith(f"vecbinlog {name} ") for cmd in commands), name
+    assert any(doc == "README.md" for doc, _, _, _ in EXAMPLES)
 
 
-@pytest.mark.parametrize("line,command,expected", EXAMPLES, ids=[f"README.md:{line}" for line, _, _ in EXAMPLES])
-def test_readme_console_example(workdir, line, command, expected):
+@pytest.mark.parametrize("doc,line,command,expected", EXAMPLES, ids=[f"{doc}:{line}" for doc, line, _, _ in EXAMPLES])
+def test_console_example(workdirs, doc, line, command, expected):
+    workdir = workdirs(doc)
     env = dict(os.environ, PATH=f"{workdir / 'bin'}{os.pathsep}{os.environ['PATH']}",
                PYTHONPATH=os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]))
     p = subprocess.run(["bash", "-c", runnable(command)], cwd=workdir, env=env, stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True, encoding="utf-8", timeout=300)
-    assert p.stdout == expected, f"README.md line {line}: $ {command}"
+    assert p.stdout == expected, f"{doc} line {line}: $ {command}"

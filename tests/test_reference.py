@@ -21,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import builder
 from tests.support import reference as ref
 from tests.support.reference import (
     ABSENT,
@@ -289,39 +290,23 @@ def test_decode_helpers():
 # a hand-made file: FDE, TABLE_MAP, UPDATE_ROWS v2 with extra data and
 # partial images, then a truncated event
 # ---------------------------------------------------------------------------
-def _event(type_code: int, body: bytes, pos: int, crc: bool = True, flags: int = 0) -> bytes:
-    size = 19 + len(body) + (4 if crc else 0)
-    head = (1700000000).to_bytes(4, "little") + bytes([type_code]) + (7).to_bytes(4, "little") \
-        + size.to_bytes(4, "little") + (pos + size).to_bytes(4, "little") + flags.to_bytes(2, "little")
-    data = head + body
-    return data + zlib.crc32(data).to_bytes(4, "little") if crc else data
-
-
 def _handmade_binlog() -> bytes:
     post = bytearray(41)
     post[19 - 1] = 8                       # TABLE_MAP
     for t in (30, 31, 32):
         post[t - 1] = 10                   # rows v2
-    fde_body = (4).to_bytes(2, "little") + b"8.0.99-test".ljust(50, b"\0") \
-        + (0).to_bytes(4, "little") + bytes([19]) + bytes(post) + bytes([1])
-    out = bytearray(b"\xfebin")
-    out += _event(15, fde_body, len(out))
-    tm_body = ((7).to_bytes(6, "little") + (1).to_bytes(2, "little")
-               + b"\x01d\x00" + b"\x01t\x00" + b"\x03" + bytes([3, 15, 252])
-               + b"\x03" + (300).to_bytes(2, "little") + b"\x02"   # VARCHAR(300), BLOB 2
-               + bytes([0b110])                                      # cols 2, 3 nullable
-               + b"\x04\x07\x02id\x01v\x01b")                    # COLUMN_NAME
-    out += _event(19, tm_body, len(out))
+    w = builder.BinlogWriter("8.0.99-test", post_header=bytes(post), timestamp=1700000000, server_id=7)
+    w.add(19, builder.table_map_body(
+        7, "d", "t", [3, 15, 252], [b"", (300).to_bytes(2, "little"), b"\x02"],  # VARCHAR(300), BLOB 2
+        bytes([0b110]),                                                          # cols 2, 3 nullable
+        optional=[(4, b"\x02id\x01v\x01b")]))                                  # COLUMN_NAME
     extra = b"\x01\x05\x00\x06\x00"         # PART info: partition 5, source 6
-    rows = (bytes([0b10]) + (42).to_bytes(4, "little")               # before: id, v=NULL
-            + bytes([0b00]) + (3).to_bytes(2, "little") + b"abc"    # after: v='abc'
-            + (0).to_bytes(2, "little"))                             #        b=''
-    upd_body = ((7).to_bytes(6, "little") + (1).to_bytes(2, "little")
-                + (2 + len(extra)).to_bytes(2, "little") + extra
-                + b"\x03" + bytes([0b011]) + bytes([0b110]) + rows)
-    out += _event(31, upd_body, len(out))
-    out += _event(2, b"x" * 30, len(out))[:25]  # cut short
-    return bytes(out)
+    rows = (builder.row_image([(42).to_bytes(4, "little"), None])                # before: id, v=NULL
+            + builder.row_image([builder.prefixed(b"abc", 2), builder.prefixed(b"", 2)]))  # after: v='abc', b=''
+    w.add(31, builder.rows_body(7, 3, rows, present=[True, True, False], present_after=[False, True, True],
+                                extra=extra))
+    data = w.bytes()
+    return data + builder.event(2, b"x" * 30, at=len(data), timestamp=1700000000, server_id=7)[:25]  # cut short
 
 
 def test_handmade_binlog():

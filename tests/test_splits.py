@@ -167,7 +167,7 @@ def test_corpus_split_at_every_transaction_gives_the_same_rows(path):
 
 
 def test_seek_walks_from_start(tmp_path):
-    """Binlog(start=..., seek=True) reads nothing before start: an event made unreadable before it does not matter."""
+    """Binlog.over_range(start, ...) reads nothing before start: an event made unreadable before it does not matter."""
     path = tmp_path / "mariadb-bin.000001"
     shutil.copy(SAMPLE, path)
     with vecbinlog.open(path) as log:
@@ -182,7 +182,7 @@ def test_seek_walks_from_start(tmp_path):
         vecbinlog.read_table(path, "shop.orders", verify_checksums=False)
     with pytest.raises(vecbinlog.MalformedEventError):  # without seek, start only filters rows events
         vecbinlog.read_table(path, "shop.orders", start=start, verify_checksums=False)
-    got = vecbinlog.read_table(path, "shop.orders", start=start, seek=True)
+    got = vecbinlog.Binlog.over_range(path, start, None).read_table("shop.orders")
     assert got.num_rows == expected.num_rows > 0
     assert got.to_pylist() == expected.to_pylist()
 

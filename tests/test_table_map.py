@@ -10,9 +10,12 @@ import pytest
 
 import vecbinlog
 from vecbinlog.constants import ColumnType as T, OptionalMetadataType as M
-from vecbinlog.table_map import ColumnSpec, decimal_bin_size, parse_table_map
+from vecbinlog.table_map import ColumnSpec, parse_table_map
+from vecbinlog.types import decimal_bin_size
 
 from .conftest import corpus_path
+from .support import builder
+from .support import reference as ref
 
 # 001_021ea0c9ad600c84.txt: `xxd -s 620 -l 68 binlog.000024`, presentation.person
 PERSON = bytes.fromhex(
@@ -153,25 +156,21 @@ def test_string_metadata_packs_real_type_and_length(meta, real, length):
 def pre_5_1_18(data: bytes, version: str) -> bytes:
     """A binlog (no checksums) with its FDE's server version set to ``version`` and every
     TABLE_MAP cut after its column types; event sizes and end_log_pos follow."""
-    out, pos, shift = bytearray(data[:4]), 4, 0
-    while pos < len(data):
-        size = struct.unpack_from("<I", data, pos + 9)[0]
-        ev = bytearray(data[pos : pos + size])
-        if ev[4] == 15:  # FORMAT_DESCRIPTION: binlog version (2 bytes), then the server version (50)
+    fmt = ref.format_of(data)
+    out, shift = bytearray(data[:4]), 0
+    for e in ref.walk_events(data)[0]:
+        ev = bytearray(data[e.offset : e.offset + e.size])
+        if e.type == 15:  # FORMAT_DESCRIPTION: binlog version (2 bytes), then the server version (50)
             ev[21:71] = version.encode().ljust(50, b"\0")
-        elif ev[4] == 19:  # header, table id (6) and flags (2), db and table names, column count, types
-            at = 19 + 8
-            at += 1 + ev[at] + 1
-            at += 1 + ev[at] + 1
-            cut = at + 1 + ev[at]
+        elif e.type == 19:  # up to the column types
+            tm = ref.read_table_map(data, fmt, e)
+            cut = tm.column_count_end - e.offset + tm.ncols
             shift += len(ev) - cut
             ev = ev[:cut]
-            struct.pack_into("<I", ev, 9, len(ev))
-        end = struct.unpack_from("<I", ev, 13)[0]
-        if end:
-            struct.pack_into("<I", ev, 13, end - shift)
-        out += ev
-        pos += size
+        fields = builder.header_fields(ev)
+        if fields["log_pos"]:
+            fields["log_pos"] -= shift
+        out += builder.event(e.type, bytes(ev[19:]), checksum=False, **fields)
     return bytes(out)
 
 

@@ -1,4 +1,4 @@
-"""vecbinlog.text (what ``cat`` and the CSV exports print) against a value-at-a-time reference
+"""vecbinlog.cli.text and cli.lines (what ``cat`` and the CSV exports print) against a value-at-a-time reference
 written here from the documented rules, on every type family, awkward values, the sample and
 corpus files; CSV also read back by Arrow's own CSV reader."""
 
@@ -18,7 +18,8 @@ import pyarrow.csv as pacsv
 import pytest
 
 import vecbinlog
-from vecbinlog.text import CsvText, JsonLinesText, TableText, column_text
+from vecbinlog.cli.lines import CsvText, JsonLinesText, TableText
+from vecbinlog.cli.text import column_text
 
 from .conftest import DATA, corpus_path
 

@@ -22,8 +22,9 @@ from .errors import (
     SchemaChangedError,
     UnsupportedError,
     UnsupportedVersionError,
+    DecodeWarning,
 )
-from .reader import Binlog, DecodeWarning, open, read_pandas, read_table
+from .reader import Binlog, open, read_pandas, read_table
 
 __version__ = "0.1.0"
 

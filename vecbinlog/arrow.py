@@ -77,6 +77,7 @@ from .pools import pool
 from .decoders.jsondiff import JsonDiff, apply_partial
 from .rows import CHANGE_TYPES, RowImages
 from .table_map import TableMap
+from .types import MARIADB_OLD_TEMPORAL
 from .transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
 
 __all__ = ["METADATA_FIELDS", "JSON_DIFFS_FIELD", "table_schema", "build_batch"]
@@ -112,9 +113,6 @@ JSON_DIFF = pa.struct(
 JSON_DIFFS_FIELD = pa.field("_json_diffs", pa.list_(pa.field("item", JSON_DIFF, nullable=False)), nullable=False)
 _CHANGE_DICT = pa.StringArray.from_buffers(len(CHANGE_TYPES), pa.py_buffer(np.cumsum([0, *map(len, CHANGE_TYPES)], dtype=np.int32)), pa.py_buffer("".join(CHANGE_TYPES).encode()))  # not pa.array(): it imports pandas
 _OUTCOME_DICT = pa.StringArray.from_buffers(len(OUTCOMES), pa.py_buffer(np.cumsum([0, *map(len, OUTCOMES)], dtype=np.int32)), pa.py_buffer("".join(OUTCOMES).encode()))
-#: TIMESTAMP, TIME, DATETIME type codes: MariaDB 5.3-10.0 wrote them with fractional seconds
-#: and no metadata, so their size in a MariaDB binlog is a guess (MySQL's are exact).
-MARIADB_OLD_TEMPORAL = frozenset({7, 11, 12})
 
 
 def column_names(table_map: TableMap, options: DecodeOptions) -> list[str]:
@@ -263,7 +261,7 @@ def build_batch(
     try:
         decoded = dict(zip(todo, _map_columns([lambda c=c: column_data(c) for c in todo], n, threads)))
     except BinlogError as exc:
-        raise getattr(images.file, "relocate", lambda e: e)(exc) from exc
+        raise images.file.relocate(exc) from exc
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
         if c in decoded:
             (arr, col), partial = decoded.pop(c), images.partial.get(c)

@@ -42,8 +42,12 @@ import pyarrow as pa
 
 from .constants import EventType, event_type_name
 from .errors import BinlogError, MalformedEventError, UnsupportedError
+from .file import EventSource, FormatDescription, relocated
 from .index import EventIndex, walk_headers
-from .layout import CHECKSUM_LEN, COMMON_HEADER_LEN, EVENT_SIZE_OFFSET, Cursor
+from .layout import (
+    COMMON_HEADER_LEN, EVENT_SIZE_OFFSET, QUERY_DB_LEN_AT, QUERY_POST_HEADER_LEN, QUERY_STATUS_LEN_AT,
+    ROWS_HEADER_LEN_V2, Cursor,
+)
 
 __all__ = ["COMPRESSED_EVENTS", "Unpacked", "unpack_segment", "mariadb_plain_event", "payload_info"]
 
@@ -77,21 +81,28 @@ MIN_UNPACK_BUDGET = 64 << 20
 
 
 class Unpacked:
-    """A stand-in for a :class:`~vecbinlog.file.BinlogFile` whose events were unpacked.
+    """The :class:`~vecbinlog.file.EventSource` of a segment whose compressed events were
+    unpacked: decoding reads ``buf`` like a file's map; errors name the real file and the
+    compressed event's offset. Checksums were verified on the file's bytes before unpacking
+    (unpacked events have none).
 
-    Decoding reads ``buf`` like a file's map; errors name the real file. Checksums were
-    verified on the file's bytes before unpacking (unpacked events have none).
+    ``buf`` is made of pieces: piece ``k`` starts at ``starts[k]`` and comes from the file at
+    ``pos[k]``, either copied (plain events, each byte at its own file offset) or unpacked
+    (every byte located at the compressed event).
     """
 
     verify_checksums = False
 
-    def __init__(self, file, buf: np.ndarray, starts: np.ndarray, pos: np.ndarray, copied: np.ndarray):
+    def __init__(self, file: EventSource, buf: np.ndarray, starts: np.ndarray, pos: np.ndarray, copied: np.ndarray):
         self.file = file
         self.buf = buf
         self.path = file.path
         self.name = file.name
-        self.formats = file.formats
         self._starts, self._pos, self._copied = starts, pos, copied
+
+    @property
+    def formats(self) -> list[FormatDescription]:
+        return self.file.formats
 
     def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
         """Nothing to do: the compressed events' checksums were checked before unpacking."""
@@ -104,10 +115,10 @@ class Unpacked:
 
     def relocate(self, exc: BinlogError) -> BinlogError:
         """The same error, at the file offset of what went wrong (not the unpacked buffer's)."""
-        if exc.offset is None or type(exc) not in (MalformedEventError, UnsupportedError):
+        if exc.offset is None:
             return exc
-        inside = "" if self._copied[int(np.searchsorted(self._starts, exc.offset, side="right")) - 1] else " (in a compressed event)"
-        return type(exc)(exc.message + inside, path=self.path, offset=self.file_offset(exc.offset), event_type=exc.event_type)
+        copied = self._copied[int(np.searchsorted(self._starts, exc.offset, side="right")) - 1]
+        return relocated(exc, self.path, self.file_offset(exc.offset), "" if copied else " (in a compressed event)")
 
 
 @dataclass
@@ -122,7 +133,7 @@ class _Piece:
     copied: bool  #: plain events copied from the file (each keeps its own offset)
 
 
-def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | None:
+def unpack_segment(file: EventSource, index: EventIndex) -> tuple[Unpacked, EventIndex] | None:
     """Replace the compressed events of ``index`` by the events they stand for.
 
     Returns None when there are none (the common case: nothing is copied).
@@ -131,7 +142,6 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
     if not comp.any():
         return None
     file.verify_checksums_of(index, comp)
-    has_crc = np.array([f.has_checksum for f in file.formats], bool)
     chunks: list[bytes | memoryview] = []
     pieces: list[_Piece] = []
     mem = memoryview(file.buf)
@@ -148,8 +158,8 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
         # one piece per run of events under the same format (relay logs switch formats)
         cuts = [run_start, *(run_start + 1 + np.flatnonzero(np.diff(fmt))).tolist(), upto]
         for lo, hi in zip(cuts[:-1], cuts[1:]):
-            f = int(index.fmt[lo])
-            pieces.append(_Piece(size + int(index.offset[lo]) - a, int(index.pos[lo]), f, False, bool(has_crc[f]), True))
+            pieces.append(_Piece(size + int(index.offset[lo]) - a, int(index.pos[lo]), int(index.fmt[lo]), False,
+                                 bool(index.checksum[lo]), True))
         chunks.append(mem[a:b])
         size += b - a
         run_start = None
@@ -166,7 +176,7 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
             data = _payload(file, off, end, budget - size)
             pieces.append(_Piece(size, int(index.pos[i]), f, True, False, False))
         else:
-            data = _mariadb_event(file, off, end, code, f, budget - size)
+            data = _mariadb_event(file, off, end, code, int(index.post_header_len[i]), budget - size)
             pieces.append(_Piece(size, int(index.pos[i]), f, False, False, False))
         chunks.append(data)
         size += len(data)
@@ -193,15 +203,14 @@ def unpack_segment(file, index: EventIndex) -> tuple[Unpacked, EventIndex] | Non
     rel = offsets - starts[k]
     out.pos = np.where(p_copied, p_pos + rel, p_pos)
     out.inner = np.where(p_payload, rel, -1)
-    out.fmt = np.array([p.fmt for p in pieces], np.int32)[k]
-    crc = np.array([p.checksum for p in pieces], bool)[k]
-    out.body_end = offsets + out.event_size.astype(np.int64) - CHECKSUM_LEN * crc
+    out.apply_formats(file.formats, np.array([p.fmt for p in pieces], np.int32)[k],
+                      np.array([p.checksum for p in pieces], bool)[k])
     if p_payload.any():
         _check_payload_events(file, out, p_payload)
     return Unpacked(file, buf, starts, pos, copied), out
 
 
-def payload_fields(file, off: int, end: int) -> tuple[dict[int, int], int]:
+def payload_fields(file: EventSource, off: int, end: int) -> tuple[dict[int, int], int]:
     """The fields of the TRANSACTION_PAYLOAD_EVENT at ``off`` (``{field type: value}``) and
     where its payload starts."""
     name = "TRANSACTION_PAYLOAD_EVENT"
@@ -221,7 +230,7 @@ def payload_fields(file, off: int, end: int) -> tuple[dict[int, int], int]:
     return fields, cur.pos
 
 
-def payload_info(file, off: int, end: int) -> str:
+def payload_info(file: EventSource, off: int, end: int) -> str:
     """What ``SHOW BINLOG EVENTS`` says of a TRANSACTION_PAYLOAD_EVENT
     (Transaction_payload_log_event::pack_info)."""
     fields, _ = payload_fields(file, off, end)
@@ -230,7 +239,7 @@ def payload_info(file, off: int, end: int) -> str:
     return f"compression='{kind}', decompressed_size={fields.get(_PAYLOAD_UNCOMPRESSED_SIZE, 0)} bytes"
 
 
-def _payload(file, off: int, end: int, budget: int) -> bytes:
+def _payload(file: EventSource, off: int, end: int, budget: int) -> bytes:
     """The decompressed payload of the TRANSACTION_PAYLOAD_EVENT at ``off``."""
     name = "TRANSACTION_PAYLOAD_EVENT"
     fields, start = payload_fields(file, off, end)
@@ -262,7 +271,7 @@ def _payload(file, off: int, end: int, budget: int) -> bytes:
         ) from exc
 
 
-def _check_budget(file, off: int, name: str, size: int, budget: int) -> None:
+def _check_budget(file: EventSource, off: int, name: str, size: int, budget: int) -> None:
     if size > budget:
         raise MalformedEventError(
             f"declares {size} uncompressed bytes, more than this segment's compressed events may unpack to "
@@ -271,29 +280,30 @@ def _check_budget(file, off: int, name: str, size: int, budget: int) -> None:
         )
 
 
-def mariadb_plain_event(file, off: int, end: int, code: int, fmt: int) -> bytes:
+def mariadb_plain_event(file: EventSource, off: int, end: int, code: int, post_header_len: int) -> Unpacked:
     """The plain event a MariaDB compressed event at ``off`` stands for (its header says the
-    plain type; no checksum)."""
-    return _mariadb_event(file, off, end, code, fmt, MAX_UNPACK_RATIO * (end - off) + MIN_UNPACK_BUDGET)
+    plain type; no checksum), at offset 0 of the returned source's ``buf``."""
+    data = _mariadb_event(file, off, end, code, post_header_len, MAX_UNPACK_RATIO * (end - off) + MIN_UNPACK_BUDGET)
+    return Unpacked(file, np.frombuffer(data, np.uint8), np.zeros(1, np.int64),
+                    np.array([file.file_offset(off)], np.int64), np.zeros(1, bool))
 
 
-def _mariadb_event(file, off: int, end: int, code: int, fmt: int, budget: int) -> bytes:
-    """The plain event (header, post-header, bitmaps, decompressed data; no checksum)."""
+def _mariadb_event(file: EventSource, off: int, end: int, code: int, ph: int, budget: int) -> bytes:
+    """The plain event (header, post-header of ``ph`` bytes, bitmaps, decompressed data; no checksum)."""
     name = event_type_name(code)
-    fde = file.formats[fmt]
-    ph = fde.post_header_len(code)
     buf = file.buf
     cur = Cursor(buf, off + COMMON_HEADER_LEN, end, path=file.path, src=file, event_type=name)
     cur.take(ph, "post-header")
     if code == EventType.QUERY_COMPRESSED_EVENT:
         # post-header: thread_id 4, exec_time 4, db_len 1, error_code 2, status_vars_len 2
-        if ph < 13:
-            raise cur.error(f"post-header of {ph} bytes; a query event has 13")
-        db_len = int(buf[off + COMMON_HEADER_LEN + 8])
-        status_len = int.from_bytes(bytes(buf[off + COMMON_HEADER_LEN + 11 : off + COMMON_HEADER_LEN + 13]), "little")
+        if ph < QUERY_POST_HEADER_LEN:
+            raise cur.error(f"post-header of {ph} bytes; a query event has {QUERY_POST_HEADER_LEN}")
+        db_len = int(buf[off + COMMON_HEADER_LEN + QUERY_DB_LEN_AT])
+        status_len = int.from_bytes(bytes(buf[off + COMMON_HEADER_LEN + QUERY_STATUS_LEN_AT :
+                                              off + COMMON_HEADER_LEN + QUERY_STATUS_LEN_AT + 2]), "little")
         cur.take(status_len + db_len + 1, "status variables and database name")
     else:
-        if ph == 10:  # v2: extra data, its length counting its own 2 bytes
+        if ph == ROWS_HEADER_LEN_V2:  # v2: extra data, its length counting its own 2 bytes
             extra = int.from_bytes(bytes(buf[off + COMMON_HEADER_LEN + 8 : off + COMMON_HEADER_LEN + 10]), "little")
             cur.take(max(extra - 2, 0), "extra row data")
         width = cur.packed("column count")
@@ -324,7 +334,7 @@ def _mariadb_event(file, off: int, end: int, code: int, fmt: int, budget: int) -
     return bytes(header) + body + data
 
 
-def _check_payload_events(file, index: EventIndex, inner: np.ndarray) -> None:
+def _check_payload_events(file: EventSource, index: EventIndex, inner: np.ndarray) -> None:
     """Events inside a payload are a transaction's: no FDE, ROTATE, nor another payload."""
     bad = inner & np.isin(index.type_code, [EventType.FORMAT_DESCRIPTION_EVENT, EventType.ROTATE_EVENT,
                                              EventType.TRANSACTION_PAYLOAD_EVENT])

@@ -6,7 +6,7 @@ signedness or character sets either. The DDL statements in QUERY events do: this
 replays them, statement by statement, into a :class:`Catalog` of :class:`TableDef`.
 
 Statements are parsed with sqlglot's MySQL dialect (a real SQL parser), extended with the
-type names it lacks (POINT and the other geometries, MariaDB's INET4/INET6). What is kept
+type names it lacks (POINT and the other geometries, MariaDB's INET4/INET6: :mod:`vecbinlog.sqltext`). What is kept
 per column is what decoding needs: the name, UNSIGNED, the character set and collation
 (column, else table default, else database default, resolved when the column is defined,
 as the server does), ENUM/SET labels, and the SQL type to check against the TABLE_MAP. The
@@ -21,32 +21,13 @@ applied to later rows.
 
 from __future__ import annotations
 
-import functools
-import importlib
-import logging
-import threading
 from dataclasses import dataclass, replace
-from typing import Any, Iterable
+from typing import Iterable
 
 from .collations import decode_text
+from .sqltext import dialect, exp, parse_one, sql_errors, sqltokens, unwrap_versioned_comments
 
 __all__ = ["ColumnInfo", "TableDef", "Catalog", "DdlError", "split_name", "unwrap_versioned_comments"]
-
-
-class _Lazy:
-    """A module imported at its first use, so that ``import vecbinlog`` does not import
-    sqlglot (~70 ms): a log without DDL never needs it."""
-
-    def __init__(self, name: str) -> None:
-        self._name = name
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(importlib.import_module(self._name), attr)
-
-
-exp: Any = _Lazy("sqlglot.expressions")
-_tokens: Any = _Lazy("sqlglot.tokens")
-_errors: Any = _Lazy("sqlglot.errors")
 
 
 class DdlError(ValueError):
@@ -60,40 +41,6 @@ class DdlError(ValueError):
         super().__init__(message)
         self.table = table
 
-
-@functools.cache
-def _dialect() -> Any:
-    """sqlglot's MySQL dialect plus the column types of MySQL and MariaDB it does not know."""
-    from sqlglot.dialects.mysql import MySQL
-
-    TokenType = _tokens.TokenType
-
-    class _Dialect(MySQL):  # type: ignore[misc, valid-type]
-        class Tokenizer(MySQL.Tokenizer):
-            KEYWORDS = {
-                **MySQL.Tokenizer.KEYWORDS,
-                **{g: TokenType.GEOMETRY for g in (
-                    "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
-                    "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
-                "INET4": TokenType.INET,
-                "INET6": TokenType.INET,
-                "MIDDLEINT": TokenType.MEDIUMINT,
-            }
-
-    return _Dialect
-
-
-class _Quiet(logging.Filter):
-    """Drops sqlglot's "falling back to a Command" log records while we parse (we warn ourselves)."""
-
-    active = threading.local()
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not getattr(self.active, "on", False)
-
-
-_QUIET = _Quiet()
-logging.getLogger("sqlglot").addFilter(_QUIET)
 
 #: sqlglot's signed type for each unsigned one it makes of ``<type> UNSIGNED``.
 _UNSIGNED_OF = {
@@ -150,60 +97,6 @@ def split_name(name: str) -> tuple[str | None, str]:
     """``"db.table"`` -> ``("db", "table")``; ``"table"`` -> ``(None, "table")``."""
     db, dot, table = name.partition(".")
     return (db, table) if dot else (None, name)
-
-
-def unwrap_versioned_comments(sql: str) -> str:
-    """The statement as the server runs it: the content of ``/*!NNNNN ... */`` and MariaDB's
-    ``/*M!NNNNNN ... */`` executable comments kept, their markers dropped.
-
-    sqlglot (like any SQL parser) takes them for comments, but mysqldump writes e.g.
-    ``CREATE DATABASE d /*!40100 DEFAULT CHARACTER SET latin1 */``. Quotes are followed so
-    that a ``/*!`` inside a string literal or a quoted identifier is left alone.
-    """
-    if "/*" not in sql:
-        return sql
-    out: list[str] = []
-    i, n, quote, depth = 0, len(sql), "", 0
-    while i < n:
-        ch = sql[i]
-        if quote:
-            out.append(ch)
-            if ch == "\\" and quote != "`" and i + 1 < n:
-                out.append(sql[i + 1])
-                i += 2
-                continue
-            if ch == quote:
-                quote = ""
-            i += 1
-            continue
-        if ch in "'\"`":
-            quote = ch
-            out.append(ch)
-            i += 1
-        elif (sql.startswith("/*!", i) or sql.startswith("/*M!", i)) and not _client_only(sql, i):
-            j = i + (3 if sql[i + 2] == "!" else 4)
-            while j < n and sql[j].isdigit():
-                j += 1
-            out.append(" ")
-            depth += 1
-            i = j
-        elif depth and sql.startswith("*/", i):
-            out.append(" ")
-            depth -= 1
-            i += 2
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
-
-
-def _client_only(sql: str, i: int) -> bool:
-    """``/*M!999999\\- enable the sandbox mode */`` (mariadb-dump 10.11+): a command for the
-    client, not SQL; left as a comment."""
-    j = i + 4
-    while j < len(sql) and sql[j].isdigit():
-        j += 1
-    return sql.startswith("/*M!", i) and sql.startswith("\\", j)
 
 
 def _ident(node: exp.Expression | None) -> str | None:
@@ -295,13 +188,10 @@ class Catalog:
         self.notes = []
         if _object_of(text) in NOT_TABLES:
             return [], default_db  # a routine, trigger, view, event, user, index...: no table changes
-        _Quiet.active.on = True
         try:
-            tree = importlib.import_module("sqlglot").parse_one(text, read=_dialect())
-        except _errors.SqlglotError as exc:
+            tree = parse_one(text)
+        except sql_errors.SqlglotError as exc:
             raise self._not_understood(f"not parsed: {str(exc).splitlines()[0]}", text, default_db) from exc
-        finally:
-            _Quiet.active.on = False
         if isinstance(tree, exp.Use):
             return [], _ident(tree.this) or default_db
         if isinstance(tree, exp.Command):
@@ -351,16 +241,16 @@ class Catalog:
 
     def _rename_tables(self, rest: str, default_db: str | None) -> list[str]:
         """``RENAME TABLE a TO b, c TO d``: sqlglot leaves it unparsed, so its tokens are read here."""
-        tokens = [t for t in _dialect()().tokenize(rest)]
+        tokens = [t for t in dialect()().tokenize(rest)]
         if not tokens or tokens[0].text.upper() != "TABLE":
             return []  # RENAME USER ...
         pairs: list[list[list[str]]] = [[[]]]
         for tok in tokens[1:]:
-            if tok.token_type == _tokens.TokenType.COMMA:
+            if tok.token_type == sqltokens.TokenType.COMMA:
                 pairs.append([[]])
-            elif tok.text.upper() == "TO" and tok.token_type != _tokens.TokenType.IDENTIFIER:
+            elif tok.text.upper() == "TO" and tok.token_type != sqltokens.TokenType.IDENTIFIER:
                 pairs[-1].append([])
-            elif tok.token_type != _tokens.TokenType.DOT:
+            elif tok.token_type != sqltokens.TokenType.DOT:
                 pairs[-1][-1].append(tok.text)
         changed: list[str] = []
         for pair in pairs:
@@ -515,10 +405,10 @@ def _object_of(text: str) -> str | None:
     if head.split(None, 1)[0].upper() not in _VERBS if head else True:
         return None
     try:
-        tokens = _dialect()().tokenize(head)
-    except _errors.SqlglotError:
+        tokens = dialect()().tokenize(head)
+    except sql_errors.SqlglotError:
         return None
-    plain = (_tokens.TokenType.IDENTIFIER, _tokens.TokenType.STRING)
+    plain = (sqltokens.TokenType.IDENTIFIER, sqltokens.TokenType.STRING)
     for tok in tokens[1:16]:
         word = tok.text.upper()
         if tok.token_type not in plain and word in _OBJECTS:
@@ -542,8 +432,8 @@ def _is_temporary(tree: exp.Create) -> bool:
 def _target(text: str, default_db: str | None) -> str | None:
     """The table an ``ALTER TABLE`` / ``CREATE TABLE`` statement names, from its tokens alone."""
     try:
-        tokens = _dialect()().tokenize(text)
-    except _errors.SqlglotError:
+        tokens = dialect()().tokenize(text)
+    except sql_errors.SqlglotError:
         return None
     words = [t for t in tokens]
     i = next((k for k, t in enumerate(words[:8]) if t.text.upper() == "TABLE"), None)
@@ -556,7 +446,7 @@ def _target(text: str, default_db: str | None) -> str | None:
         i += 2
     if i >= len(words):
         return None
-    if i + 2 < len(words) and words[i + 1].token_type == _tokens.TokenType.DOT:
+    if i + 2 < len(words) and words[i + 1].token_type == sqltokens.TokenType.DOT:
         return _key(words[i].text, words[i + 2].text)
     return _key(default_db, words[i].text)
 
@@ -620,7 +510,7 @@ def _column(col: exp.ColumnDef, table_charset: str | None, table_collation: str 
         labels = _labels(kind, charset)
         if labels is None:
             notes.append(f"the {tname} members of column {col.name!r} are not all understood: "
-                         f"{kind.sql(dialect=_dialect())[:80]!r}; its values are read as their {tname} numbers")
+                         f"{kind.sql(dialect=dialect())[:80]!r}; its values are read as their {tname} numbers")
         enum_values, set_values = (labels, None) if tname == "ENUM" else (None, labels)
     return ColumnInfo(col.name, tname, unsigned, charset, collation, enum_values, set_values)
 
@@ -695,7 +585,7 @@ def _alter_action(d: TableDef, action: exp.Expression, notes: list[str]) -> Tabl
     elif isinstance(action, (exp.AlterColumn, exp.AlterIndex)):
         pass  # SET/DROP DEFAULT, visibility: no change to what is decoded
     else:
-        raise DdlError(f"ALTER TABLE action {action.sql(dialect=_dialect())!r} not understood")
+        raise DdlError(f"ALTER TABLE action {action.sql(dialect=dialect())!r} not understood")
     return replace(d, columns=tuple(columns), primary_key=pk)
 
 
@@ -703,12 +593,12 @@ def _statements(text: str) -> Iterable[str]:
     """The statements of a script, split by sqlglot's tokenizer at top-level semicolons."""
     text = unwrap_versioned_comments(text)
     try:
-        tokens = _dialect()().tokenize(text)
-    except _errors.SqlglotError as exc:
+        tokens = dialect()().tokenize(text)
+    except sql_errors.SqlglotError as exc:
         raise DdlError(f"the schema text cannot be read as SQL: {exc}") from exc
     start, has_tokens = 0, False  # a chunk of comments only is no statement
     for tok in tokens:
-        if tok.token_type == _tokens.TokenType.SEMICOLON:
+        if tok.token_type == sqltokens.TokenType.SEMICOLON:
             if has_tokens:
                 yield text[start : tok.start].strip()
             start, has_tokens = tok.end + 1, False

@@ -30,6 +30,7 @@ __all__ = [
     "MalformedEventWarning",
     "BinlogSetWarning",
     "SchemaWarning",
+    "DecodeWarning",
 ]
 
 
@@ -213,6 +214,12 @@ class SchemaWarning(UserWarning):
     that could not be read, or a definition whose column count or types do not match the
     TABLE_MAP (it is not applied to those rows; the TABLE_MAP's types always decide how
     values are read)."""
+
+
+class DecodeWarning(UserWarning):
+    """A value could not be typed as declared (e.g. text invalid in its charset) and was kept
+    as bytes; also counts the rows a read leaves out (dates Arrow cannot hold, changes that
+    did not take effect)."""
 
 
 class SchemaChangedError(BinlogError):

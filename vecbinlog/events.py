@@ -1,4 +1,4 @@
-"""The small events around the rows: what each says, as ``SHOW BINLOG EVENTS`` puts it.
+"""The small events around the rows: what each holds, and what each says as ``SHOW BINLOG EVENTS`` puts it.
 
 Layouts (control_events.h, statement_events.h, load_data_events.h; MariaDB sql/log_event.h)::
 
@@ -20,11 +20,15 @@ Layouts (control_events.h, statement_events.h, load_data_events.h; MariaDB sql/l
     ROWS_QUERY_LOG_EVENT body       length uint8 (ignored), the statement (to the end)
     ANNOTATE_ROWS_EVENT  body       the statement (to the end)
     BINLOG_CHECKPOINT_EVENT         post-header: name_len uint32; body: a binlog file name
-    MariaDB GTID_EVENT body         seq_no uint64, domain_id uint32, flags2 uint8,
-                                    [commit_id uint64 if flags2 & FL_GROUP_COMMIT_ID],
-                                    [formatID int32, gtrid_len uint8, bqual_len uint8, data
-                                    if flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA)]
-    TABLE_MAP_EVENT    see table_map.py; rows events see rows.py; other GTID events gtid.py
+    TABLE_MAP_EVENT    see table_map.py; rows events see rows.py; GTID events gtid.py;
+    TRANSACTION_PAYLOAD_EVENT and MariaDB's compressed events compression.py
+
+This module is the one owner of these bodies: each is read here, one event at a time
+(``parse_query``/``query_at``, ``parse_xid``, ``parse_rotate``/``rotate_at``,
+``annotated_statement``) and, where many events are read at once, vectorised over an
+:class:`~vecbinlog.index.EventIndex` (``query_bounds``, ``xid_values``); transactions, DDL
+tracking and the reader call these. (Unpacking a QUERY_COMPRESSED_EVENT, compression.py reads
+the QUERY post-header's two lengths at the offsets layout.py names.)
 
 ``info`` texts follow the servers' ``pack_info()`` (MariaDB sql/log_event_server.cc, MySQL
 sql/log_event.cc: Query_log_event::pack_info, Gtid_log_event::pack_info,
@@ -39,6 +43,7 @@ from __future__ import annotations
 import decimal
 import math
 import struct
+import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -47,22 +52,20 @@ import numpy as np
 from .collations import collation_for
 from .compression import MARIADB_COMPRESSED, mariadb_plain_event, payload_info
 from .constants import ROWS_EVENTS, EventType, LogEventFlag
-from .errors import MalformedEventError
-from .file import BinlogFile
-from .gtid import gtid_texts, previous_gtids
+from .errors import MalformedEventError, MalformedEventWarning
+from .file import EventSource
+from .gtid import FL_PREPARED_XA, FL_STANDALONE, gtid_texts, parse_mariadb_gtid, previous_gtids
 from .index import EventIndex
-from .layout import COMMON_HEADER_LEN, QUERY_POST_HEADER, ROTATE_POSITION, XID, Cursor, table_id_width
+from .layout import (
+    COMMON_HEADER_LEN, QUERY_DB_LEN_AT, QUERY_POST_HEADER, QUERY_POST_HEADER_LEN, QUERY_STATUS_LEN_AT,
+    ROTATE_POSITION, XID, Cursor,
+)
 
-__all__ = ["QueryEvent", "parse_query", "parse_xid", "parse_rotate", "describe_events", "mysql_double_text"]
+__all__ = ["QueryEvent", "parse_query", "parse_xid", "parse_rotate", "query_at", "rotate_at", "query_bounds",
+           "xid_values", "annotated_statement", "describe_events", "mysql_double_text"]
 
 #: STMT_END_F in the flags of a rows event: the last rows event of a statement.
 STMT_END_F = 0x1
-
-# MariaDB Gtid_log_event flags2 (sql/log_event.h)
-FL_STANDALONE = 1
-FL_GROUP_COMMIT_ID = 2
-FL_PREPARED_XA = 64
-FL_COMPLETED_XA = 128
 
 #: Intvar_log_event::get_var_type_name()
 INTVAR_NAMES = {1: "LAST_INSERT_ID", 2: "INSERT_ID"}
@@ -102,30 +105,96 @@ def _quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def parse_query(file: BinlogFile, offset: int, body_end: int, post_header_len: int) -> QueryEvent:
-    """Decode the QUERY_EVENT at ``offset``."""
-    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN, body_end, path=file.path, src=file, event_type="QUERY_EVENT")
+def parse_query(src: EventSource, offset: int, body_end: int, post_header_len: int) -> QueryEvent:
+    """Decode the QUERY_EVENT at ``offset`` of ``src.buf``."""
+    cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, body_end, path=src.path, src=src, event_type="QUERY_EVENT")
     head = cur.take(QUERY_POST_HEADER.size, "query post-header")
     thread_id, exec_time, db_len, error_code = QUERY_POST_HEADER.unpack(head)
-    status_len = cur.u16("status_vars_len") if post_header_len >= 13 else 0
-    if post_header_len > 13:
-        cur.take(post_header_len - 13, "query post-header")
+    status_len = cur.u16("status_vars_len") if post_header_len >= QUERY_POST_HEADER_LEN else 0
+    if post_header_len > QUERY_POST_HEADER_LEN:
+        cur.take(post_header_len - QUERY_POST_HEADER_LEN, "query post-header")
     cur.take(status_len, "status variables")
     db = cur.take(db_len, "database name")
     cur.u8("database name terminator")
     return QueryEvent(thread_id, exec_time, error_code, _text(db), cur.take(cur.remaining(), "statement"))
 
 
-def parse_xid(file: BinlogFile, offset: int, body_end: int, post_header_len: int) -> int:
-    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN + post_header_len, body_end, path=file.path, src=file, event_type="XID_EVENT")
+def query_at(src: EventSource, index: EventIndex, i: int) -> QueryEvent:
+    """Decode the QUERY_EVENT ``index[i]``."""
+    return parse_query(src, int(index.offset[i]), int(index.body_end[i]), int(index.post_header_len[i]))
+
+
+def query_bounds(src: EventSource, index: EventIndex, sel: np.ndarray,
+                 lenient: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Start and end (in ``src.buf``) of the statement text of QUERY events ``index[sel]``:
+    the vectorised :func:`parse_query`, for many events at once.
+
+    A malformed event raises, or with ``lenient`` gets an empty text and a warning.
+    """
+    off = index.offset[sel]
+    ph = index.post_header_len[sel]
+    body = off + COMMON_HEADER_LEN
+    end = index.body_end[sel]
+    short = body + np.maximum(ph, QUERY_POST_HEADER_LEN) > end
+    safe = np.where(short, off, body)
+    db_len = np.take(src.buf, safe + QUERY_DB_LEN_AT).astype(np.int64)
+    status = (np.take(src.buf, safe + QUERY_STATUS_LEN_AT).astype(np.int64)
+              | np.take(src.buf, safe + QUERY_STATUS_LEN_AT + 1).astype(np.int64) << 8)
+    start = body + ph + status + db_len + 1
+    bad = short | (start > end)
+    if bad.any():
+        i = int(sel[np.flatnonzero(bad)[0]])
+        why = "status variables and database name run past the end of the event"
+        if not lenient:
+            raise MalformedEventError(why, path=src.path, offset=int(index.pos[i]), event_type="QUERY_EVENT")
+        warnings.warn(
+            f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {why}; "
+            f"{int(bad.sum())} such event(s) taken as statements that neither start nor end a transaction",
+            MalformedEventWarning, stacklevel=5,
+        )
+        start = np.where(bad, end, start)
+    return start, end
+
+
+def parse_xid(src: EventSource, offset: int, body_end: int, post_header_len: int) -> int:
+    """The xid of the XID_EVENT at ``offset`` (after its post-header, empty in every server's
+    format, as the server reads it)."""
+    cur = Cursor(src.buf, offset + COMMON_HEADER_LEN + post_header_len, body_end, path=src.path, src=src,
+                 event_type="XID_EVENT")
     return XID.unpack(cur.take(XID.size, "xid"))[0]
 
 
-def parse_rotate(file: BinlogFile, offset: int, body_end: int, post_header_len: int) -> tuple[str, int]:
+def xid_values(src: EventSource, index: EventIndex, sel: np.ndarray) -> np.ndarray:
+    """The xid (uint64) of each XID_EVENT ``index[sel]``: the vectorised :func:`parse_xid`."""
+    at = index.offset[sel] + COMMON_HEADER_LEN + index.post_header_len[sel]
+    short = at + XID.size > index.body_end[sel]
+    if short.any():
+        i = int(sel[np.flatnonzero(short)[0]])
+        raise MalformedEventError("XID event shorter than its 8-byte xid", path=src.path,
+                                  offset=int(index.pos[i]), event_type="XID_EVENT")
+    raw = np.take(src.buf, at[:, None] + np.arange(XID.size))
+    return np.ascontiguousarray(raw).view("<u8").ravel()
+
+
+def annotated_statement(src: EventSource, index: EventIndex, i: int) -> bytes:
+    """The statement of the ROWS_QUERY_LOG_EVENT or ANNOTATE_ROWS_EVENT ``index[i]`` (empty
+    when the event is too short for one)."""
+    start = int(index.offset[i]) + COMMON_HEADER_LEN + int(index.post_header_len[i])
+    if index.type_code[i] == EventType.ROWS_QUERY_LOG_EVENT:
+        start += 1  # a length byte, ignored by the server itself (it is wrong for long statements)
+    return bytes(memoryview(src.buf)[start : max(int(index.body_end[i]), start)])
+
+
+def parse_rotate(src: EventSource, offset: int, body_end: int, post_header_len: int) -> tuple[str, int]:
     """(next file name, position in it) of the ROTATE_EVENT at ``offset``."""
-    cur = Cursor(file.buf, offset + COMMON_HEADER_LEN, body_end, path=file.path, src=file, event_type="ROTATE_EVENT")
+    cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, body_end, path=src.path, src=src, event_type="ROTATE_EVENT")
     position = ROTATE_POSITION.unpack(cur.take(ROTATE_POSITION.size, "rotate position"))[0] if post_header_len >= 8 else 4
     return _text(cur.take(cur.remaining(), "next file name")), position
+
+
+def rotate_at(src: EventSource, index: EventIndex, i: int) -> tuple[str, int]:
+    """(next file name, position in it) of the ROTATE_EVENT ``index[i]``."""
+    return parse_rotate(src, int(index.offset[i]), int(index.body_end[i]), int(index.post_header_len[i]))
 
 
 # ---------------------------------------------------------------------------------------
@@ -135,38 +204,37 @@ def parse_rotate(file: BinlogFile, offset: int, body_end: int, post_header_len: 
 class _Event:
     """One event to describe: where it is and what its format description says of it."""
 
-    file: BinlogFile
+    file: EventSource
     offset: int
     type_code: int
     fmt: int  #: which of the file's FORMAT_DESCRIPTION_EVENTs governs it
     body_end: int  #: end of the body (before the checksum)
     post_header_len: int
+    table_id_width: int  #: 4 or 6 (TABLE_MAP and rows events)
     flags: int
     server_id: int
     flavor: str  #: "mysql" or "mariadb"
     gtid: str | None  #: the GTID text of a MySQL GTID event (gtid.py), None otherwise
 
-    def body(self, what: str, after_post_header: bool = True) -> Cursor:
-        """A cursor at the body, after the post-header (or at the post-header: the events whose
-        fields the FDE counts as post-header, such as MariaDB's GTID_EVENT)."""
-        start = self.offset + COMMON_HEADER_LEN + (self.post_header_len if after_post_header else 0)
+    def body(self, what: str) -> Cursor:
+        """A cursor at the body, after the post-header."""
+        start = self.offset + COMMON_HEADER_LEN + self.post_header_len
         return Cursor(self.file.buf, start, self.body_end, path=self.file.path, src=self.file, event_type=what)
 
 
-def describe_events(file: BinlogFile, index: EventIndex) -> list[str | None]:
+def describe_events(file: EventSource, index: EventIndex) -> list[str | None]:
     """The ``Info`` text of each event of ``index`` (None for the types not described)."""
     gtids = _mysql_gtid_texts(file, index)
     out: list[str | None] = []
-    for i, (off, t, fmt, end, flags, sid) in enumerate(zip(
+    for i, (off, t, fmt, end, ph, id_len, flags, sid) in enumerate(zip(
         index.offset.tolist(), index.type_code.tolist(), index.fmt.tolist(), index.body_end.tolist(),
-        index.flags.tolist(), index.server_id.tolist(),
+        index.post_header_len.tolist(), index.table_id_width.tolist(), index.flags.tolist(), index.server_id.tolist(),
     )):
         describe = _DESCRIBE.get(t)
         if describe is None:
             out.append(None)
             continue
-        fde = file.formats[fmt]
-        event = _Event(file, off, t, fmt, end, fde.post_header_len(t), flags, sid, fde.flavor, gtids.get(i))
+        event = _Event(file, off, t, fmt, end, ph, id_len, flags, sid, file.formats[fmt].flavor, gtids.get(i))
         try:
             out.append(describe(event))
         except MalformedEventError:
@@ -174,7 +242,7 @@ def describe_events(file: BinlogFile, index: EventIndex) -> list[str | None]:
     return out
 
 
-def _mysql_gtid_texts(file: BinlogFile, index: EventIndex) -> dict[int, str | None]:
+def _mysql_gtid_texts(file: EventSource, index: EventIndex) -> dict[int, str | None]:
     """{event number: GTID text} of the MySQL GTID events (gtid.py; None for anonymous ones);
     a malformed one is left out (its info is None), the others are still described."""
     sel = np.flatnonzero(np.isin(index.type_code, list(_MYSQL_GTIDS)))
@@ -202,17 +270,9 @@ def _query(e: _Event) -> str:
 
 def _query_compressed(e: _Event) -> str:
     """Query_compressed_log_event is a Query_log_event whose statement is inflated first."""
-    plain = np.frombuffer(mariadb_plain_event(e.file, e.offset, e.body_end, e.type_code, e.fmt), np.uint8)
-    return _query(_Event(_Buffer(plain, e.file.path), 0, EventType.QUERY_EVENT, e.fmt, len(plain), e.post_header_len,
+    plain = mariadb_plain_event(e.file, e.offset, e.body_end, e.type_code, e.post_header_len)
+    return _query(_Event(plain, 0, EventType.QUERY_EVENT, e.fmt, len(plain.buf), e.post_header_len, e.table_id_width,
                          e.flags, e.server_id, e.flavor, None))
-
-
-@dataclass(frozen=True)
-class _Buffer:
-    """An unpacked event standing for the file it came from (Cursor reads ``buf``)."""
-
-    buf: np.ndarray
-    path: str
 
 
 def _xid(e: _Event) -> str:
@@ -230,9 +290,8 @@ def _format_description(e: _Event) -> str:
 
 
 def _table_map_or_rows(e: _Event) -> str:
-    id_len = table_id_width(e.post_header_len)
     cur = Cursor(e.file.buf, e.offset + COMMON_HEADER_LEN, e.body_end, path=e.file.path, src=e.file)
-    table_id = cur.uint(id_len, "table_id")
+    table_id = cur.uint(e.table_id_width, "table_id")
     ev_flags = cur.u16("flags")
     if e.type_code != EventType.TABLE_MAP_EVENT:
         return f"table_id: {table_id}" + (" flags: STMT_END_F" if ev_flags & STMT_END_F else "")
@@ -248,20 +307,16 @@ def _xid_text(format_id: int, gtrid: bytes, bqual: bytes) -> str:
 
 
 def _mariadb_gtid(e: _Event) -> str:
-    cur = e.body("GTID_EVENT", after_post_header=False)
-    seq = cur.uint(8, "seq_no")
-    domain = cur.u32("domain_id")
-    flags2 = cur.u8("flags2")
-    commit_id = cur.uint(8, "commit_id") if flags2 & FL_GROUP_COMMIT_ID else None
-    if flags2 & FL_STANDALONE:
+    g = parse_mariadb_gtid(e.file, e.offset, e.body_end)
+    if g.flags2 & FL_STANDALONE:
         head = "GTID "
-    elif flags2 & FL_PREPARED_XA:
-        format_id = struct.unpack("<i", cur.take(4, "xid format id"))[0]
-        gtrid_len, bqual_len = cur.u8("gtrid length"), cur.u8("bqual length")
-        head = f"XA START {_xid_text(format_id, cur.take(gtrid_len, 'gtrid'), cur.take(bqual_len, 'bqual'))} GTID "
+    elif g.flags2 & FL_PREPARED_XA:
+        if g.xa is None:
+            raise MalformedEventError("the XA transaction id runs past the end of the event")
+        head = f"XA START {_xid_text(*g.xa)} GTID "
     else:
         head = "BEGIN GTID "
-    return f"{head}{domain}-{e.server_id}-{seq}" + (f" cid={commit_id}" if commit_id is not None else "")
+    return f"{head}{g.domain_id}-{e.server_id}-{g.seq_no}" + (f" cid={g.commit_id}" if g.commit_id is not None else "")
 
 
 _MYSQL_GTIDS = frozenset({EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT})

@@ -4,6 +4,18 @@ A local file is mapped once and never copied; everything downstream works on vie
 A file in object storage, or a compressed one, is read a window at a time
 (:mod:`vecbinlog.sources`). Either way a file is read as a sequence of *segments* (runs of
 whole events of about a given byte size) so that memory stays bounded on files of any size.
+
+Every decoder reads a segment's events through one typed protocol, :class:`EventSource`:
+
+==========================  =====================================================  ============
+event source                its ``buf``                                            offsets
+==========================  =====================================================  ============
+:class:`BinlogFile`         the whole file (memory-mapped, or given as bytes)      the file's
+:class:`Window`             one window of a file read in windows (object storage,  file - base
+                            a compressed file: :mod:`vecbinlog.sources`)
+``compression.Unpacked``    a segment whose compressed events were unpacked        mapped back
+                                                                                   per event
+==========================  =====================================================  ============
 """
 
 from __future__ import annotations
@@ -13,7 +25,7 @@ import os
 import warnings
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, Protocol
 
 import numpy as np
 
@@ -47,7 +59,7 @@ from .layout import (
     version_tuple,
 )
 
-__all__ = ["BinlogFile", "FormatDescription", "Segment", "Window"]
+__all__ = ["BinlogFile", "EventSource", "FormatDescription", "Segment", "Window", "relocated"]
 
 #: Default segment size: large enough that NumPy calls are amortised over many events,
 #: small enough that a segment's index and decoded columns stay well under the 512 MB budget.
@@ -74,13 +86,6 @@ class FormatDescription:
     @property
     def has_checksum(self) -> bool:
         return self.checksum_alg == ChecksumAlg.BINLOG_CHECKSUM_ALG_CRC32
-
-    def post_header_len(self, type_code: int) -> int:
-        """Post-header length for an event type (0 for types this FDE does not list)."""
-        i = type_code - 1
-        if 0 <= i < len(self.post_header_lengths):
-            return self.post_header_lengths[i]
-        return 0
 
     @property
     def checksum_name(self) -> str:
@@ -165,6 +170,60 @@ def _is_pre_ga_tree(server_version: str) -> bool:
     )
 
 
+class EventSource(Protocol):
+    """The bytes of a run of events, as every decoder reads them (see the module docstring).
+
+    ``index.offset`` of the run's :class:`~vecbinlog.index.EventIndex` are positions in
+    ``buf``; an error found at such a position is reported at the file offset of what went
+    wrong through :meth:`file_offset` / :meth:`relocate`.
+    """
+
+    @property
+    def buf(self) -> np.ndarray:
+        """The events' bytes (uint8)."""
+        ...
+
+    @property
+    def path(self) -> str:
+        """The file as messages name it."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """The file's name."""
+        ...
+
+    @property
+    def formats(self) -> list[FormatDescription]:
+        """The file's FORMAT_DESCRIPTION_EVENTs met so far (``index.fmt`` indexes them)."""
+        ...
+
+    @property
+    def verify_checksums(self) -> bool:
+        """Whether the CRC32 of events is checked when they are decoded."""
+        ...
+
+    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
+        """Check the CRC32 of the events of ``index`` (those ``which``, a boolean mask, selects)."""
+        ...
+
+    def file_offset(self, offset: int) -> int:
+        """The file offset of ``buf[offset]``."""
+        ...
+
+    def relocate(self, exc: BinlogError) -> BinlogError:
+        """``exc``, raised with an offset in ``buf``, at the file offset of what went wrong."""
+        ...
+
+
+def relocated(exc: BinlogError, path: str, offset: int, note: str = "") -> BinlogError:
+    """``exc`` moved to ``offset`` of ``path`` (``note`` added to its message); errors that
+    carry no offset in a buffer (checksum, truncation...) are returned as they are."""
+    if exc.offset is None or type(exc) not in (MalformedEventError, UnsupportedError):
+        return exc
+    return type(exc)(exc.message + note, path=path, offset=offset, event_type=exc.event_type)
+
+
 @dataclass
 class Segment:
     """A run of whole events of one file, with their headers as columns.
@@ -175,7 +234,7 @@ class Segment:
     """
 
     file: BinlogFile
-    src: BinlogFile | Window
+    src: EventSource
     index: EventIndex
     start: int  #: file offset of the first event
     end: int  #: file offset after the last event
@@ -322,7 +381,7 @@ class BinlogFile:
             nxt += base
             if walk_stop is not None:
                 walk_stop = WalkStop(base + walk_stop.offset, walk_stop.reason, walk_stop.kind)
-            src: BinlogFile | Window = self if self.buf is not None else Window(self, buf, base)
+            src: EventSource = self if self.buf is not None else Window(self, buf, base)
             if base:
                 index.pos = index.offset + base
             fmt_id = self._assign_formats(src, index, fmt_id)
@@ -346,9 +405,9 @@ class BinlogFile:
                 fid = i
         return fid
 
-    def _assign_formats(self, src: BinlogFile | Window, index: EventIndex, fmt_id: int) -> int:
-        """Fill ``index.fmt`` and ``index.body_end``; parse FDEs met in this run of events."""
-        fde_pos = np.flatnonzero(index.type_code == EventType.FORMAT_DESCRIPTION_EVENT)
+    def _assign_formats(self, src: EventSource, index: EventIndex, fmt_id: int) -> int:
+        """Set the format of every event of ``index`` (:meth:`EventIndex.apply_formats`);
+        parse the FDEs met in this run of events."""
         enc = np.flatnonzero(index.type_code == EventType.START_ENCRYPTION_EVENT)
         if len(enc):
             raise EncryptedBinlogError(
@@ -356,8 +415,8 @@ class BinlogFile:
                 "(mariadb-binlog --read-from-remote-server) before decoding",
                 path=self.path, offset=int(index.pos[enc[0]]), event_type="START_ENCRYPTION_EVENT",
             )
-        index.fmt[:] = fmt_id
-        for i in fde_pos:
+        fmt = np.full(len(index), fmt_id, np.int32)
+        for i in np.flatnonzero(index.type_code == EventType.FORMAT_DESCRIPTION_EVENT):
             at = int(index.pos[i])
             known = [f.offset for f in self.formats]
             if at in known:
@@ -366,10 +425,9 @@ class BinlogFile:
                 fde = parse_format_description(src.buf, int(index.offset[i]), int(index.event_size[i]), self.path)
                 self.formats.append(dataclasses.replace(fde, offset=at))
                 fid = len(self.formats) - 1
-            index.fmt[i:] = fid  # an FDE describes itself and what follows it
+            fmt[i:] = fid  # an FDE describes itself and what follows it
             fmt_id = fid
-        has_crc = np.array([f.has_checksum for f in self.formats], dtype=bool)[index.fmt]
-        index.body_end = index.offset + index.event_size.astype(np.int64) - CHECKSUM_LEN * has_crc
+        index.apply_formats(self.formats, fmt)
         return fmt_id
 
     def _stopped(self, stop: WalkStop) -> None:
@@ -438,9 +496,7 @@ class Window:
 
     def relocate(self, exc: BinlogError) -> BinlogError:
         """The same error, at the file offset of what went wrong (not the window's)."""
-        if exc.offset is None or type(exc) not in (MalformedEventError, UnsupportedError):
-            return exc
-        return type(exc)(exc.message, path=self.path, offset=self.base + exc.offset, event_type=exc.event_type)
+        return relocated(exc, self.path, self.base + exc.offset if exc.offset is not None else 0)
 
 
 def _event_size_at(buf: np.ndarray, at: int) -> int:
@@ -450,11 +506,11 @@ def _event_size_at(buf: np.ndarray, at: int) -> int:
     return int(buf[at + 9 : at + 13].view("<u4")[0])
 
 
-def _verify(src: BinlogFile | Window, index: EventIndex, which: np.ndarray | None) -> None:
+def _verify(src: EventSource, index: EventIndex, which: np.ndarray | None) -> None:
     """Check the CRC32 of the events of ``index`` in ``src.buf`` (those ``which`` selects)."""
     if not src.verify_checksums or len(index) == 0:
         return
-    has_crc = np.array([f.has_checksum for f in src.formats], dtype=bool)[index.fmt]
+    has_crc = index.checksum.copy()
     if which is not None:
         has_crc &= which
     start = index.offset[has_crc]

@@ -13,9 +13,11 @@ Layouts (libs/mysql/binlog/event/control_events.h; MariaDB sql/log_event.h)::
     varlen (libs/mysql/serialization/variable_length_integers.h)
         the number n of trailing 1 bits of the first byte says n more bytes follow;
         value = the n + 1 bytes little-endian >> (n + 1); n = 8: the next 8 bytes
-    MariaDB GTID_EVENT (162)
+    MariaDB GTID_EVENT (162)   (the FDE counts these fields as its post-header)
         body  seq_no uint64, domain_id uint32, flags2 uint8 (1 = FL_STANDALONE: no
-              BEGIN/COMMIT around it, 64/128 XA), ...; server_id is the header's
+              BEGIN/COMMIT around it, 64/128 XA), [commit_id uint64 if flags2 &
+              FL_GROUP_COMMIT_ID], [formatID int32, gtrid_len uint8, bqual_len uint8, data
+              if flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA)]; server_id is the header's
         text  "domain-server-seq", e.g. "0-1-27"
     PREVIOUS_GTIDS_LOG_EVENT (35): the GTID set before this file
         n_sids uint64 (top byte 1 = tagged format: n_sids in bytes 1..6), then per sid:
@@ -29,6 +31,8 @@ Layouts (libs/mysql/binlog/event/control_events.h; MariaDB sql/log_event.h)::
 from __future__ import annotations
 
 import re
+import struct
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
@@ -36,17 +40,22 @@ import pyarrow.compute as pc
 
 from .constants import EventType
 from .errors import MalformedEventError
+from .file import EventSource
 from .index import EventIndex
 from .layout import COMMON_HEADER_LEN, Cursor
 
-__all__ = ["GTID_EVENTS", "gtid_texts", "mariadb_gtid_flags", "previous_gtids", "GtidSummary", "GtidSet"]
+__all__ = ["GTID_EVENTS", "MariadbGtid", "gtid_texts", "mariadb_gtid_flags", "parse_mariadb_gtid", "previous_gtids",
+           "GtidSummary", "GtidSet"]
 
 GTID_EVENTS = frozenset({
     EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT,
     EventType.GTID_EVENT,
 })
-#: MariaDB Gtid_log_event flags2
+# MariaDB Gtid_log_event flags2 (sql/log_event.h)
 FL_STANDALONE = 1
+FL_GROUP_COMMIT_ID = 2
+FL_PREPARED_XA = 64
+FL_COMPLETED_XA = 128
 
 _MYSQL_GTID_BODY = 1 + 16 + 8
 _MARIADB_GTID_BODY = 8 + 4 + 1
@@ -57,7 +66,7 @@ def _uuid_text(raw: bytes) -> str:
     return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
-def _need(src, index: EventIndex, sel: np.ndarray, size: int, name: str) -> None:
+def _need(src: EventSource, index: EventIndex, sel: np.ndarray, size: int, name: str) -> None:
     short = index.offset[sel] + COMMON_HEADER_LEN + size > index.body_end[sel]
     if short.any():
         i = int(sel[np.flatnonzero(short)[0]])
@@ -67,7 +76,7 @@ def _need(src, index: EventIndex, sel: np.ndarray, size: int, name: str) -> None
         )
 
 
-def gtid_texts(src, index: EventIndex, sel: np.ndarray) -> pa.Array:
+def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array:
     """The GTID text of each event ``index[sel]`` (GTID events); null for anonymous ones.
 
     Built with Arrow kernels per event type (one Python string per distinct server UUID),
@@ -116,10 +125,41 @@ def gtid_texts(src, index: EventIndex, sel: np.ndarray) -> pa.Array:
     return pa.concat_arrays(texts).take(pa.array(order))
 
 
-def mariadb_gtid_flags(src, index: EventIndex, sel: np.ndarray) -> np.ndarray:
+def mariadb_gtid_flags(src: EventSource, index: EventIndex, sel: np.ndarray) -> np.ndarray:
     """flags2 of MariaDB GTID events ``index[sel]`` (uint8)."""
     _need(src, index, sel, _MARIADB_GTID_BODY, "GTID_EVENT")
     return np.take(src.buf, index.offset[sel] + COMMON_HEADER_LEN + 12)
+
+
+@dataclass(frozen=True)
+class MariadbGtid:
+    """A MariaDB GTID_EVENT, one at a time (:func:`gtid_texts` reads many at once)."""
+
+    seq_no: int
+    domain_id: int
+    flags2: int
+    commit_id: int | None  #: with FL_GROUP_COMMIT_ID
+    #: (formatID, gtrid, bqual) of an XA transaction (FL_PREPARED_XA, FL_COMPLETED_XA);
+    #: None when there is none or it runs past the end of the event
+    xa: tuple[int, bytes, bytes] | None
+
+
+def parse_mariadb_gtid(src: EventSource, offset: int, body_end: int) -> MariadbGtid:
+    """Decode the MariaDB GTID_EVENT at ``offset`` of ``src.buf``."""
+    cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, body_end, path=src.path, src=src, event_type="GTID_EVENT")
+    seq = cur.uint(8, "seq_no")
+    domain = cur.u32("domain_id")
+    flags2 = cur.u8("flags2")
+    commit_id = cur.uint(8, "commit_id") if flags2 & FL_GROUP_COMMIT_ID else None
+    xa = None
+    if flags2 & (FL_PREPARED_XA | FL_COMPLETED_XA):
+        try:
+            format_id = struct.unpack("<i", cur.take(4, "xid format id"))[0]
+            gtrid_len, bqual_len = cur.u8("gtrid length"), cur.u8("bqual length")
+            xa = (format_id, cur.take(gtrid_len, "gtrid"), cur.take(bqual_len, "bqual"))
+        except MalformedEventError:
+            pass  # what comes before it is still read (the reader needs only flags2)
+    return MariadbGtid(seq, domain, flags2, commit_id, xa)
 
 
 def _varlen(cur: Cursor, what: str) -> int:
@@ -133,7 +173,7 @@ def _varlen(cur: Cursor, what: str) -> int:
     return (first | rest << 8) >> (n + 1)
 
 
-def _tagged_text(src, start: int, end: int, pos: int) -> str:
+def _tagged_text(src: EventSource, start: int, end: int, pos: int) -> str:
     """``uuid:tag:gno`` (or ``uuid:gno`` when the tag is empty) of a GTID_TAGGED_LOG_EVENT."""
     cur = Cursor(src.buf, start, end, path=src.path, src=src, event_type="GTID_TAGGED_LOG_EVENT")
     cur.u8("serialization version")
@@ -160,7 +200,7 @@ def _tagged_text(src, start: int, end: int, pos: int) -> str:
     return f"{_uuid_text(sid)}:{tag}:{gno}" if tag else f"{_uuid_text(sid)}:{gno}"
 
 
-def previous_gtids(src, offset: int, end: int, type_code: int) -> str:
+def previous_gtids(src: EventSource, offset: int, end: int, type_code: int) -> str:
     """The GTID set of a PREVIOUS_GTIDS (MySQL) or GTID_LIST (MariaDB) event, as the server prints it."""
     if type_code == EventType.GTID_LIST_EVENT:
         cur = Cursor(src.buf, offset + COMMON_HEADER_LEN, end, path=src.path, src=src, event_type="GTID_LIST_EVENT")

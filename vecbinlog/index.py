@@ -3,17 +3,24 @@
 Events form a chain (each header gives the size of its event, hence where the next one
 starts), so finding the boundaries is a walk over ``event_size`` fields, compiled
 (:mod:`vecbinlog.walk`). Everything else about the headers is then gathered for all events
-at once with NumPy.
+at once with NumPy. What an event's FORMAT_DESCRIPTION_EVENT says of it (its post-header
+length, whether it ends with a checksum, hence where its body ends and how wide a table id
+is) is computed here once per event (:meth:`EventIndex.apply_formats`): every decoder reads
+these columns instead of asking the formats again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
 from . import walk
-from .layout import COMMON_HEADER_LEN
+from .layout import CHECKSUM_LEN, COMMON_HEADER_LEN, table_id_width
+
+if TYPE_CHECKING:
+    from .file import FormatDescription
 
 __all__ = ["EventIndex", "WalkStop", "walk_headers"]
 
@@ -87,12 +94,46 @@ class EventIndex:
     pos: np.ndarray | None = None
     #: int64, offset inside the decompressed TRANSACTION_PAYLOAD_EVENT, -1 for other events
     inner: np.ndarray | None = None
+    #: int64, the post-header length the event's format gives its type (0 before
+    #: :meth:`apply_formats`)
+    post_header_len: np.ndarray | None = None
+    #: bool, the event ends with a CRC32 (``body_end`` is 4 bytes before its end)
+    checksum: np.ndarray | None = None
+    #: int8, bytes of the table id of a TABLE_MAP or rows event (4 or 6, :func:`layout.table_id_width`)
+    table_id_width: np.ndarray | None = None
 
     def __post_init__(self) -> None:
+        n = len(self.offset)
         if self.pos is None:
             self.pos = self.offset
         if self.inner is None:
-            self.inner = np.full(len(self.offset), -1, np.int64)
+            self.inner = np.full(n, -1, np.int64)
+        if self.post_header_len is None:
+            self.post_header_len = np.zeros(n, np.int64)
+        if self.checksum is None:
+            self.checksum = np.zeros(n, bool)
+        if self.table_id_width is None:
+            self.table_id_width = np.full(n, 6, np.int8)
+
+    def apply_formats(self, formats: Sequence[FormatDescription], fmt: np.ndarray,
+                      checksum: np.ndarray | None = None) -> None:
+        """Set which format governs each event (``fmt``, indices into ``formats``) and what
+        follows from it: ``post_header_len``, ``checksum``, ``table_id_width`` and ``body_end``.
+
+        ``checksum``: per event, when it is not the format's (events unpacked from a
+        compressed one carry none).
+        """
+        post_header = np.zeros((len(formats), 256), np.int64)  # (format, type code) -> length
+        for f, fde in enumerate(formats):
+            lengths = np.frombuffer(fde.post_header_lengths, np.uint8)[:255]  # entry i: type i + 1
+            post_header[f, 1 : 1 + len(lengths)] = lengths
+        self.fmt = np.asarray(fmt, np.int32)
+        self.post_header_len = post_header[self.fmt, self.type_code]
+        if checksum is None:
+            checksum = np.array([f.has_checksum for f in formats], bool)[self.fmt]
+        self.checksum = checksum
+        self.table_id_width = table_id_width(self.post_header_len).astype(np.int8)
+        self.body_end = self.offset + self.event_size.astype(np.int64) - CHECKSUM_LEN * self.checksum
 
     @classmethod
     def empty(cls) -> EventIndex:

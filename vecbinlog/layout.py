@@ -41,10 +41,14 @@ Packed integers (``net_field_length_ll``, the "length-encoded integer")::
 from __future__ import annotations
 
 import struct
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .errors import MalformedEventError
+
+if TYPE_CHECKING:
+    from .file import EventSource
 
 MAGIC = b"\xfebin"
 MAGIC_LEN = 4
@@ -69,12 +73,8 @@ assert COMMON_HEADER.itemsize == COMMON_HEADER_LEN
 #: Offset of event_size within the common header.
 EVENT_SIZE_OFFSET = 9
 
-# FORMAT_DESCRIPTION_EVENT body (after the common header).
-FDE_BINLOG_VERSION_OFFSET = 0
-FDE_SERVER_VERSION_OFFSET = 2
+# FORMAT_DESCRIPTION_EVENT body (after the common header; read field by field in file.py).
 FDE_SERVER_VERSION_LEN = 50  # ST_SERVER_VER_LEN
-FDE_CREATE_TIMESTAMP_OFFSET = 52
-FDE_HEADER_LENGTH_OFFSET = 56
 FDE_POST_HEADER_LENGTHS_OFFSET = 57
 #: checksum_alg byte + CRC32 at the end of a 5.6.1+ FDE.
 FDE_CHECKSUM_TRAILER_LEN = 1 + CHECKSUM_LEN
@@ -88,7 +88,12 @@ ROTATE_POSITION = struct.Struct("<Q")
 # QUERY_EVENT post-header (control_events.h, Query_event)::
 #   0 thread_id uint32, 4 exec_time uint32, 8 db_len uint8, 9 error_code uint16,
 #  11 status_vars_len uint16 (only when the post-header is 13 bytes, v4)
+# then status_vars, the db name, 0x00, the statement (events.py reads it)
 QUERY_POST_HEADER = struct.Struct("<IIBH")
+QUERY_DB_LEN_AT = 8
+QUERY_STATUS_LEN_AT = 11
+#: a v4 QUERY_EVENT's post-header (with status_vars_len)
+QUERY_POST_HEADER_LEN = 13
 
 # XID_EVENT body: the InnoDB transaction id.
 XID = struct.Struct("<Q")
@@ -100,7 +105,6 @@ XID = struct.Struct("<Q")
 ROWS_HEADER_LEN_V1 = 8
 ROWS_HEADER_LEN_V2 = 10
 # TABLE_MAP post-header: table_id uint48 (or uint32 when the post-header length is 6), flags uint16.
-TABLE_MAP_HEADER_LEN = 8
 
 #: the post-header length of TABLE_MAP/ROWS events that marks the old 4-byte table id
 #: (MySQL 5.1.x before 5.1.4 wrote 6-byte post-headers with a 4-byte id); every later
@@ -116,9 +120,7 @@ def table_id_width(post_header_len: int | np.ndarray) -> int | np.ndarray:
 
 
 _U16 = struct.Struct("<H")
-_U24_LO = struct.Struct("<HB")
 _U32 = struct.Struct("<I")
-_U64 = struct.Struct("<Q")
 
 
 class Cursor:
@@ -132,7 +134,8 @@ class Cursor:
 
     __slots__ = ("buf", "pos", "end", "base", "path", "event_type", "src")
 
-    def __init__(self, buf, start: int, end: int, *, base: int = 0, path=None, event_type=None, src=None):
+    def __init__(self, buf: np.ndarray | bytes, start: int, end: int, *, base: int = 0, path: str | None = None,
+                 event_type: str | None = None, src: EventSource | None = None) -> None:
         self.buf = buf
         self.pos = start
         self.end = end

@@ -48,7 +48,8 @@ import pyarrow.compute as pc
 
 from .errors import UnsupportedError
 from .logset import log_order_key
-from .reader import Binlog, PathLike, TableLayouts
+from .reader import Binlog, PathLike
+from .versions import TableLayouts
 
 __all__ = ["net_changes", "read_net_changes", "table_key", "checked_key", "mark_key", "ORDER_COLUMNS", "KEY_METADATA"]
 

@@ -20,9 +20,11 @@ import numpy as np
 
 from .constants import ROWS_EVENTS, ColumnType, EventType, RowsKind, event_type_name
 from .errors import MalformedEventError, UnsupportedError
-from .file import BinlogFile
+from .file import EventSource
 from .index import EventIndex
-from .layout import COMMON_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2, table_id_width, version_tuple
+from .layout import (
+    COMMON_HEADER_LEN, OLD_TABLE_ID_POST_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2, version_tuple,
+)
 from .table_map import TableMap, parse_table_map
 from . import walk
 
@@ -58,7 +60,7 @@ MAX_BATCH_IMAGES = 1 << 18
 MAX_BATCH_CELLS = 1 << 22
 
 
-def _raise_at(file: BinlogFile, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
+def _raise_at(file: EventSource, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
     """Raise for the first event where ``bad`` is True."""
     i = int(np.flatnonzero(bad)[0])
     raise cls(
@@ -86,8 +88,8 @@ class TableMaps:
     every transaction), so each distinct layout is parsed once.
     """
 
-    def __init__(self, file: BinlogFile):
-        self.file = file
+    def __init__(self, file: EventSource):
+        self.file = file  #: what the events are read from (the last segment's source: :meth:`resolve`)
         self.layouts: list[TableMap] = []  #: layout id -> TableMap
         self._by_bytes: dict[bytes, int] = {}
         self.current: dict[int, int] = {}  #: table id -> layout id, as of the end of the last segment
@@ -105,7 +107,7 @@ class TableMaps:
         if n == 0:
             return ids, lids
         ev = index.take(tm_pos)
-        ph = np.array([f.post_header_len(EventType.TABLE_MAP_EVENT) for f in self.file.formats], np.int64)[ev.fmt]
+        ph = ev.post_header_len
         start = ev.offset + COMMON_HEADER_LEN
         short = start + ph > ev.body_end
         if short.any():
@@ -114,7 +116,7 @@ class TableMaps:
                 f"event of {int(ev.event_size[k])} bytes is shorter than its {int(ph[k])}-byte post-header",
                 path=self.file.path, offset=int(ev.pos[k]), event_type="TABLE_MAP_EVENT",
             )
-        id_len = table_id_width(ph)
+        id_len = ev.table_id_width
         ids[:] = read_uint(self.file.buf, start, id_len).astype(np.int64)
         key_start = start + id_len
         key_end = ev.body_end
@@ -150,15 +152,15 @@ class TableMaps:
         except UnsupportedError as exc:
             if exc.offset is None:
                 exc = UnsupportedError(exc.message, path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT")
-            raise getattr(self.file, "relocate", lambda e: e)(exc) from exc
+            raise self.file.relocate(exc) from exc
         except MalformedEventError as exc:
-            raise getattr(self.file, "relocate", lambda e: e)(exc) from exc
+            raise self.file.relocate(exc) from exc
         lid = len(self.layouts)
         self.layouts.append(tm)
         self._by_bytes[key] = lid
         return lid
 
-    def resolve(self, index: EventIndex, src=None) -> tuple[np.ndarray, np.ndarray]:
+    def resolve(self, index: EventIndex, src: EventSource | None = None) -> tuple[np.ndarray, np.ndarray]:
         """For the rows events of a segment: their positions in ``index`` and their layout ids.
 
         Each rows event uses the last TABLE_MAP with its table id before it (in this segment,
@@ -192,23 +194,15 @@ class TableMaps:
 
     def table_ids(self, rows: EventIndex) -> np.ndarray:
         """The table id in the post-header of each rows event (4 or 6 bytes by format)."""
-        ph = self.post_header_lengths(rows)
-        if not np.isin(ph, (6, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2)).all():
-            bad = ~np.isin(ph, (6, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2))
+        ph = rows.post_header_len
+        bad = ~np.isin(ph, (OLD_TABLE_ID_POST_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2))
+        if bad.any():
             _raise_at(self.file, rows, bad, f"the FORMAT_DESCRIPTION_EVENT gives this rows event a {int(ph[bad][0])}-byte "
                       "post-header; rows events have 6, 8 or 10")
         if (rows.offset + COMMON_HEADER_LEN + ph > rows.body_end).any():
             _raise_at(self.file, rows, rows.offset + COMMON_HEADER_LEN + ph > rows.body_end,
                       "event is shorter than its post-header")
-        id_len = table_id_width(ph)
-        return read_uint(self.file.buf, rows.offset + COMMON_HEADER_LEN, id_len).astype(np.int64)
-
-    def post_header_lengths(self, rows: EventIndex) -> np.ndarray:
-        table = np.zeros((len(self.file.formats), 256), np.int64)
-        for f, fde in enumerate(self.file.formats):
-            lengths = np.frombuffer(fde.post_header_lengths, np.uint8)[:255]  # type codes are one byte
-            table[f, 1 : 1 + len(lengths)] = lengths
-        return table[rows.fmt, rows.type_code]
+        return read_uint(self.file.buf, rows.offset + COMMON_HEADER_LEN, rows.table_id_width).astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -264,7 +258,7 @@ class ColumnPlan:
 class _Events:
     """A run of rows events of one layout, as the walk takes them (one entry per event)."""
 
-    file: BinlogFile
+    file: EventSource
     rows: EventIndex
     table_map: TableMap
     plan: ColumnPlan
@@ -337,7 +331,7 @@ class RowImages:
     """
 
     table_map: TableMap
-    file: BinlogFile
+    file: EventSource
     event_pos: np.ndarray  #: int64 (n,) offset in the file of the rows event (or of its compressed event)
     event: np.ndarray  #: int64 (n,) which of the run's rows events the row is in
     image_number: np.ndarray  #: int64 (n,) the image's number within its event
@@ -383,7 +377,7 @@ class RowImages:
                                         int(self.image_start[row]), c)
 
 
-def place_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map: TableMap,
+def place_images(file: EventSource, maps: TableMaps, rows: EventIndex, table_map: TableMap,
                  tables: str | None = None, max_images: int = MAX_BATCH_IMAGES,
                  max_cells: int = MAX_BATCH_CELLS) -> Iterator[RowImages]:
     """The row images of ``rows`` (rows events of layout ``table_map``, in log order) in
@@ -401,7 +395,7 @@ def place_images(file: BinlogFile, maps: TableMaps, rows: EventIndex, table_map:
         present=np.zeros((len(rows), 2), np.int64), is_update=kind == RowsKind.UPDATE,
         partial=rows.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT,
     )
-    code, e, width = walk.walk_rows_headers(file.buf, rows.offset, maps.post_header_lengths(rows), rows.body_end,
+    code, e, width = walk.walk_rows_headers(file.buf, rows.offset, rows.post_header_len, rows.body_end,
                                             events.is_update, ncols, events.first, events.bitmaps, events.present)
     if code:
         raise events.fail(e, walk.ROWS_ERRORS[code].format(width=width, ncols=ncols))

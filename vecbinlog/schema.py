@@ -31,42 +31,16 @@ from .collations import collation_id
 from .constants import ColumnType as T, EventType
 from .ddl import Catalog, ColumnInfo, DdlError, TableDef, split_name
 from .errors import SchemaWarning
-from .events import parse_query
+from .events import query_at, query_bounds
 from .index import EventIndex
-from .table_map import ENUM_SET_TYPES, NUMERIC_TYPES, ColumnSpec, TableMap
-from .transactions import query_bounds
+from .table_map import ColumnSpec, TableMap
+from .types import CHARSET_TYPES, ENUM_SET_TYPES, LOGGED_AS, NUMERIC_TYPES
 
 __all__ = ["SchemaSource", "SchemaTracker", "load_schema", "apply_definition"]
 
 #: What ``schema=`` accepts: a path, SQL text, or ``{"db.table": columns}``.
 SchemaSource = str | os.PathLike[str] | Mapping[str, Any]
 
-#: SQL type (as ddl.ColumnInfo.type) -> the binlog types a column of it is logged as.
-_STRING = frozenset({T.MYSQL_TYPE_STRING})
-_VARCHAR = frozenset({T.MYSQL_TYPE_VARCHAR, T.MYSQL_TYPE_VAR_STRING, T.MYSQL_TYPE_VARCHAR_COMPRESSED})
-_BLOB = frozenset({T.MYSQL_TYPE_BLOB, T.MYSQL_TYPE_BLOB_COMPRESSED})
-_FLOATS = frozenset({T.MYSQL_TYPE_FLOAT, T.MYSQL_TYPE_DOUBLE})
-LOGGED_AS: dict[str, frozenset[int]] = {
-    "TINYINT": frozenset({T.MYSQL_TYPE_TINY}), "BOOLEAN": frozenset({T.MYSQL_TYPE_TINY}),
-    "SMALLINT": frozenset({T.MYSQL_TYPE_SHORT}), "MEDIUMINT": frozenset({T.MYSQL_TYPE_INT24}),
-    "INT": frozenset({T.MYSQL_TYPE_LONG}), "BIGINT": frozenset({T.MYSQL_TYPE_LONGLONG}),
-    "FLOAT": _FLOATS, "DOUBLE": _FLOATS,
-    "DECIMAL": frozenset({T.MYSQL_TYPE_NEWDECIMAL, T.MYSQL_TYPE_DECIMAL}),
-    "CHAR": _STRING, "NCHAR": _STRING, "BINARY": _STRING, "INET": _STRING, "UUID": _STRING,
-    "VARCHAR": _VARCHAR, "NVARCHAR": _VARCHAR, "VARBINARY": _VARCHAR,
-    **{t: _BLOB for t in ("TEXT", "TINYTEXT", "MEDIUMTEXT", "LONGTEXT", "BLOB", "TINYBLOB", "MEDIUMBLOB", "LONGBLOB")},
-    "JSON": frozenset({T.MYSQL_TYPE_JSON, T.MYSQL_TYPE_BLOB}),  # MariaDB's JSON is a LONGTEXT
-    "ENUM": frozenset({T.MYSQL_TYPE_ENUM}), "SET": frozenset({T.MYSQL_TYPE_SET}),
-    "DATE": frozenset({T.MYSQL_TYPE_DATE, T.MYSQL_TYPE_NEWDATE}),
-    "TIME": frozenset({T.MYSQL_TYPE_TIME, T.MYSQL_TYPE_TIME2}),
-    "DATETIME": frozenset({T.MYSQL_TYPE_DATETIME, T.MYSQL_TYPE_DATETIME2}),
-    "TIMESTAMP": frozenset({T.MYSQL_TYPE_TIMESTAMP, T.MYSQL_TYPE_TIMESTAMP2}),
-    "TIMESTAMPTZ": frozenset({T.MYSQL_TYPE_TIMESTAMP, T.MYSQL_TYPE_TIMESTAMP2}),
-    "YEAR": frozenset({T.MYSQL_TYPE_YEAR}), "BIT": frozenset({T.MYSQL_TYPE_BIT}),
-    "GEOMETRY": frozenset({T.MYSQL_TYPE_GEOMETRY}), "VECTOR": frozenset({T.MYSQL_TYPE_VECTOR}),
-}
-#: Types with a character set in the TABLE_MAP's charset metadata (text and blobs, ENUM/SET).
-_CHARSET_TYPES = frozenset({*_STRING, *_VARCHAR, *_BLOB, T.MYSQL_TYPE_ENUM, T.MYSQL_TYPE_SET})
 #: utf8mb4_general_ci: the collation of ENUM/SET labels taken from DDL text (kept as UTF-8).
 _UTF8MB4 = 45
 
@@ -190,7 +164,7 @@ def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str, problems: list[str]) 
             # (which, for ENUM/SET, only says how the labels are decoded).
             changes[key] = tuple(v.encode("utf-8") for v in labels)
             changes["collation"] = _UTF8MB4
-    elif spec.collation is None and spec.type in _CHARSET_TYPES | {T.MYSQL_TYPE_BLOB}:
+    elif spec.collation is None and spec.type in CHARSET_TYPES:
         cid = collation_id(info.collation, info.charset, flavor)
         if cid is not None:
             changes["collation"] = cid
@@ -251,8 +225,7 @@ class SchemaTracker:
         return gen
 
     def _replay(self, src: Any, index: EventIndex, i: int) -> bool:
-        fmt = src.formats[int(index.fmt[i])]
-        q = parse_query(src, int(index.offset[i]), int(index.body_end[i]), fmt.post_header_len(EventType.QUERY_EVENT))
+        q = query_at(src, index, i)
         if q.error_code:
             return False  # the statement failed on the server
         sql = q.query.decode("utf-8", "replace")

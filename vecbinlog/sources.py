@@ -49,7 +49,7 @@ from .errors import CorruptArchiveError, SourceError, SourceNotFoundError, Sourc
     SourceUnreachableError
 
 __all__ = ["ByteSource", "MappedSource", "MemorySource", "RangedSource", "StreamSource", "open_source", "resolve",
-           "is_uri", "redact", "strip_compression", "COMPRESSION_SUFFIXES"]
+           "is_uri", "name_of", "redact", "strip_compression", "COMPRESSION_SUFFIXES"]
 
 #: file name endings -> pyarrow codec
 COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".lz4": "lz4"}
@@ -105,12 +105,14 @@ def redact(uri: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
-def _name_of(path: str) -> str:
+def name_of(path: str) -> str:
     """The binlog's name: the last path component of a path or URI (query left out), less a
     compression suffix (``mysql-bin.000042.gz`` is the binlog ``mysql-bin.000042``)."""
     if is_uri(path):
         path = urlsplit(path).path
     return strip_compression(path.rstrip("/").rsplit("/", 1)[-1])
+
+
 
 
 def strip_compression(name: str) -> str:
@@ -195,7 +197,7 @@ def _codec_by_magic(head: bytes) -> str | None:
 def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ahead: bool = True) -> ByteSource:
     """The source of one binlog file (see the module docstring)."""
     fs, inner, shown = resolve(path, filesystem)
-    name = _name_of(inner)
+    name = name_of(inner)
     raw_name = inner.rstrip("/").rsplit("/", 1)[-1]
     if fs is None:
         try:

@@ -32,13 +32,16 @@ import pyarrow as pa
 from .file import BinlogFile
 from .layout import MAGIC_LEN
 from .logset import binlog_files
-from .reader import Binlog, PathLike, RowsFilter, TableLayouts
+from .batches import RowsFilter
+from .reader import Binlog, PathLike
+from .versions import TableLayouts
 from .errors import SchemaWarning, SourceNotFoundError
 from .sources import is_uri
 from .schema import SchemaTracker, ddl_candidates
 from .transactions import BEGIN, GTID, classify
 
-__all__ = ["Split", "plan_splits", "read_split", "with_layouts", "DEFAULT_SPLIT_BYTES", "transaction_starts"]
+__all__ = ["Split", "plan_splits", "read_split", "with_layouts", "DEFAULT_SPLIT_BYTES",
+           "transaction_starts", "cut_bounds", "split_paths"]
 
 #: Default split size: a Spark task decodes about this much binlog.
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
@@ -158,7 +161,7 @@ def plan_splits(
                 )
             if len(f.formats) > 1:  # a relay log: no cut after its second FDE
                 cuts = cuts[cuts < f.formats[1].offset]
-            bounds = _cut(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
+            bounds = cut_bounds(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
         out.extend(Split(path, int(a), int(b), _state_at(ddl, int(a))) for a, b in zip(bounds[:-1], bounds[1:]))
     return out
 
@@ -196,8 +199,9 @@ def _state_at(states: list[tuple[int, Any]], offset: int) -> Any:
     return states[k][1]
 
 
-def _cut(candidates: np.ndarray, lo: int, hi: int, split_bytes: int) -> list[int]:
-    """Split boundaries: lo, then the first candidate at least split_bytes after the last one, ..., hi."""
+def cut_bounds(candidates: np.ndarray, lo: int, hi: int, split_bytes: int) -> list[int]:
+    """Split boundaries of ``[lo, hi)``: lo, then the first of ``candidates`` (sorted offsets
+    where a transaction starts) at least ``split_bytes`` after the last one, ..., hi."""
     bounds = [lo]
     while True:
         i = int(np.searchsorted(candidates, bounds[-1] + split_bytes, side="left"))
@@ -218,12 +222,16 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, **option
     **options : the options of :class:`~vecbinlog.Binlog` (``signedness``, ``since``,
         ``change_types``...), except ``start``/``stop``, which the split gives.
     """
-    for bad in ("start", "stop", "tables", "seek", "ddl_state", "layout_state"):
+    for bad in _RANGE_OPTIONS:
         if bad in options:
             raise ValueError(f"read_split takes {bad!r} from the split and its own arguments, not as an option")
-    with Binlog(split.path, start=split.start, stop=split.stop, tables=tables, seek=True, ddl_state=split.ddl,
-                layout_state=split.layouts, **options) as log:
-        yield from log._batches(lambda name: True)
+    with Binlog.over_range(split.path, split.start, split.stop, ddl=split.ddl, layouts=split.layouts,
+                           tables=tables, **options) as log:
+        yield from log.iter_tables()
+
+
+#: the options of :class:`~vecbinlog.Binlog` that a range read sets itself
+_RANGE_OPTIONS = ("start", "stop", "tables")
 
 
 def split_paths(paths: str | Iterable[str], filesystem: Any = None) -> list[str]:

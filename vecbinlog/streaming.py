@@ -46,17 +46,19 @@ from urllib.parse import urlsplit
 import numpy as np
 import pyarrow.fs as pafs
 
-from .compression import unpack_segment
 from .constants import EventType
 from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
+from .gtid import FL_STANDALONE, mariadb_gtid_flags
 from .layout import MAGIC_LEN
+from .loginfo import gtid_offset
 from .logset import log_order_key
-from .reader import Binlog, LayoutState, TableLayouts
-from .sources import _name_of, is_uri, open_source, redact, resolve
-from .splits import DEFAULT_SPLIT_BYTES, Split, _cut, split_paths, transaction_starts
+from .logwalk import unpacked
+from .reader import Binlog
+from .sources import is_uri, name_of, open_source, redact, resolve
+from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, split_paths, transaction_starts
 from .tableplan import TablePlan
+from .versions import LayoutState, TableLayouts
 from .transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
 
 __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamLayouts",
@@ -64,7 +66,6 @@ __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archiv
 
 #: control kinds that end a transaction (OTHER ends one only when no BEGIN opened it)
 _ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q], np.int8)
-_GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
 #: a binlog's name (compression suffix left out): a base and a number after its last dot
 _BINLOG_NAME = re.compile(r"^.+\.\d+$")
 
@@ -137,8 +138,7 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncatedWarning)
         for seg in f.segments(segment_bytes, start=start):
-            unpacked = unpack_segment(seg.src, seg.index)
-            src, index = unpacked if unpacked is not None else (seg.src, seg.index)
+            src, index = unpacked(seg)
             kind = classify(src, index)
             after_gtid = np.concatenate([[prev_gtid], kind[:-1] == GTID])
             is_start = (kind == GTID) | ((kind == BEGIN) & ~after_gtid)
@@ -179,7 +179,7 @@ def archive_files(spec: str | Sequence[str], filesystem: Any = None) -> list[str
         every = _folder_glob(part, filesystem)
         found = split_paths(part if every is None else every, filesystem)
         if every is not None:  # a folder's binlogs only
-            found = [p for p in found if _BINLOG_NAME.match(_name_of(p))]
+            found = [p for p in found if _BINLOG_NAME.match(name_of(p))]
             if not found:
                 raise SourceNotFoundError("no binlog file (NAME.NUMBER) in the folder", uri=redact(part))
         out.extend(found)
@@ -239,7 +239,7 @@ class Archive:
     # -- listing ------------------------------------------------------------------------
     def files(self) -> list[tuple[str, str]]:
         """``(name, path)`` of every file, in log order (listed now)."""
-        out = [(_name_of(p), p) for p in archive_files(self.spec, self.filesystem)]
+        out = [(name_of(p), p) for p in archive_files(self.spec, self.filesystem)]
         names = [n for n, _ in out]
         twice = sorted({n for n in names if names.count(n) > 1})
         if twice:
@@ -432,14 +432,9 @@ class Archive:
         for k, (name, path) in enumerate(files):
             with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
                 warnings.simplefilter("ignore", TruncatedWarning)
-                for seg in f.segments(self.segment_bytes):
-                    sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
-                    hit = gtid_texts(seg.src, seg.index, sel).to_pylist() if len(sel) else []
-                    if gtid in hit:
-                        at = int(seg.index.pos[sel[hit.index(gtid)]])
-                        break
-                else:
-                    continue
+                at = gtid_offset(f, self.segment_bytes, gtid)
+            if at is None:
+                continue
             newest = k == len(files) - 1
             scan = self.scan(name, path, MAGIC_LEN, newest)
             later = scan.starts[scan.starts > at] if scan is not None else np.zeros(0)
@@ -490,7 +485,7 @@ class Archive:
                 cuts = transaction_starts(f, lo, stop)
                 if len(f.formats) > 1:  # a relay log: no cut after its second FORMAT_DESCRIPTION_EVENT
                     cuts = cuts[cuts < f.formats[1].offset]
-            bounds = _cut(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
+            bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
             out.extend(Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:]))
         return out
 
@@ -537,7 +532,7 @@ class StreamLayouts:
     The first stretch is walked from the archive's first file (so that ``_schema_version``
     and ``_incarnation`` count as a batch read of the archive counts them, and the DDL of
     every file names the columns); each later stretch from where the last one ended, given
-    the states there (``Binlog(seek=True, ddl_state=, layout_state=)``): a file is walked
+    the states there (:meth:`vecbinlog.Binlog.over_range`): a file is walked
     once. ``options`` are those of :class:`~vecbinlog.Binlog` (``tables``, ``names``,
     ``schema``, ``signedness``...).
     """
@@ -557,11 +552,11 @@ class StreamLayouts:
             raise SourceNotFoundError(f"{begin.file} or {end.file} is no longer in the archive", uri=archive.shown)
         chosen = files[names.index(begin.file): names.index(end.file) + 1]
         ddl, layouts = self.state_at(begin) if self.known is not None else (None, {})
-        opts = {k: v for k, v in self.options.items() if k not in ("start", "stop", "seek", "ddl_state", "layout_state")}
+        opts = {k: v for k, v in self.options.items() if k not in ("start", "stop")}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
-            with Binlog([p for _, p in chosen], start=begin.pos, stop=end.pos, seek=True, ddl_state=ddl,
-                        layout_state=layouts, filesystem=archive.filesystem, **opts) as log:
+            with Binlog.over_range([p for _, p in chosen], begin.pos, end.pos, ddl=ddl, layouts=layouts,
+                                   filesystem=archive.filesystem, **opts) as log:
                 found = log.layouts()
         return _Chunk(begin, end, dict(chosen), ddl, dict(layouts), found)
 
@@ -602,7 +597,7 @@ class StreamLayouts:
         """The splits, each with the DDL and layout states where it starts."""
         out = []
         for s in splits:
-            ddl, layouts = self.state_at(Position(_name_of(s.path), s.start))
+            ddl, layouts = self.state_at(Position(name_of(s.path), s.start))
             out.append(Split(s.path, s.start, s.stop, ddl, layouts))
         return out
 

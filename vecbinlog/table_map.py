@@ -29,81 +29,9 @@ from .constants import (
 )
 from .errors import MalformedEventError, UnsupportedError
 from .layout import Cursor, table_id_width
+from .types import CHARACTER_TYPES_BASE, ENUM_SET_TYPES, FIELD_METADATA_LEN, NUMERIC_TYPES, type_info
 
 __all__ = ["ColumnSpec", "TableMap", "parse_table_map", "FIELD_METADATA_LEN"]
-
-#: Bytes of field metadata each column type writes (Field::do_save_field_metadata in
-#: sql/field.cc). Types not listed write none.
-FIELD_METADATA_LEN: dict[int, int] = {
-    T.MYSQL_TYPE_FLOAT: 1,  # pack length (4)
-    T.MYSQL_TYPE_DOUBLE: 1,  # pack length (8)
-    T.MYSQL_TYPE_BLOB: 1,  # bytes of the length prefix, 1-4
-    T.MYSQL_TYPE_GEOMETRY: 1,
-    T.MYSQL_TYPE_JSON: 1,
-    T.MYSQL_TYPE_VECTOR: 1,
-    T.MYSQL_TYPE_BLOB_COMPRESSED: 1,
-    T.MYSQL_TYPE_TIME2: 1,  # fractional-second precision, 0-6
-    T.MYSQL_TYPE_DATETIME2: 1,
-    T.MYSQL_TYPE_TIMESTAMP2: 1,
-    T.MYSQL_TYPE_VARCHAR: 2,  # uint16 LE: max length in bytes
-    T.MYSQL_TYPE_VAR_STRING: 2,
-    T.MYSQL_TYPE_VARCHAR_COMPRESSED: 2,
-    T.MYSQL_TYPE_BIT: 2,  # bits % 8, bytes
-    T.MYSQL_TYPE_NEWDECIMAL: 2,  # precision, scale
-    T.MYSQL_TYPE_STRING: 2,  # real type and length, packed (see ColumnSpec.real_type)
-    T.MYSQL_TYPE_ENUM: 2,
-    T.MYSQL_TYPE_SET: 2,
-}
-_NO_METADATA = frozenset(
-    {
-        T.MYSQL_TYPE_DECIMAL, T.MYSQL_TYPE_TINY, T.MYSQL_TYPE_SHORT, T.MYSQL_TYPE_LONG,
-        T.MYSQL_TYPE_NULL, T.MYSQL_TYPE_TIMESTAMP, T.MYSQL_TYPE_LONGLONG, T.MYSQL_TYPE_INT24,
-        T.MYSQL_TYPE_DATE, T.MYSQL_TYPE_TIME, T.MYSQL_TYPE_DATETIME, T.MYSQL_TYPE_YEAR,
-        T.MYSQL_TYPE_NEWDATE, T.MYSQL_TYPE_BOOL,
-    }
-)
-
-#: Fixed value sizes in a row image (calc_field_size in sql/log_event.cc).
-FIXED_WIDTH: dict[int, int] = {
-    T.MYSQL_TYPE_TINY: 1,
-    T.MYSQL_TYPE_SHORT: 2,
-    T.MYSQL_TYPE_INT24: 3,
-    T.MYSQL_TYPE_LONG: 4,
-    T.MYSQL_TYPE_LONGLONG: 8,
-    T.MYSQL_TYPE_YEAR: 1,
-    T.MYSQL_TYPE_DATE: 3,
-    T.MYSQL_TYPE_NEWDATE: 3,
-    T.MYSQL_TYPE_TIME: 3,
-    T.MYSQL_TYPE_TIMESTAMP: 4,
-    T.MYSQL_TYPE_DATETIME: 8,
-    T.MYSQL_TYPE_NULL: 0,
-}
-
-#: Types whose SIGNEDNESS bit is written (is_numeric_type in sql/log_event.cc).
-NUMERIC_TYPES = frozenset(
-    {
-        T.MYSQL_TYPE_TINY, T.MYSQL_TYPE_SHORT, T.MYSQL_TYPE_INT24, T.MYSQL_TYPE_LONG,
-        T.MYSQL_TYPE_LONGLONG, T.MYSQL_TYPE_NEWDECIMAL, T.MYSQL_TYPE_FLOAT, T.MYSQL_TYPE_DOUBLE,
-    }
-)
-#: Types counted as "character columns" by DEFAULT_CHARSET / COLUMN_CHARSET
-#: (is_character_type in sql/log_event.cc). MySQL 8.0 and MariaDB count GEOMETRY (its base
-#: class is the blob); MySQL 9 counts VECTOR instead. COLUMN_CHARSET's length tells which.
-CHARACTER_TYPES_BASE = frozenset(
-    {T.MYSQL_TYPE_STRING, T.MYSQL_TYPE_VAR_STRING, T.MYSQL_TYPE_VARCHAR, T.MYSQL_TYPE_BLOB,
-     T.MYSQL_TYPE_VARCHAR_COMPRESSED, T.MYSQL_TYPE_BLOB_COMPRESSED}
-)
-ENUM_SET_TYPES = frozenset({T.MYSQL_TYPE_ENUM, T.MYSQL_TYPE_SET})
-
-# decimal_bin_size (strings/decimal.cc): bytes for 0..9 leftover digits.
-_DIG2BYTES = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-
-
-def decimal_bin_size(precision: int, scale: int) -> int:
-    """Bytes of a NEWDECIMAL(precision, scale) value (9 digits per 4 bytes)."""
-    intg = precision - scale
-    return (intg // 9) * 4 + _DIG2BYTES[intg % 9] + (scale // 9) * 4 + _DIG2BYTES[scale % 9]
-
 
 @dataclass(frozen=True)
 class ColumnSpec:
@@ -151,40 +79,15 @@ class ColumnSpec:
         return column_type_name(self.real_type)
 
     def storage(self) -> tuple[str, int]:
-        """How a value sits in a row image: ``("fixed", n)`` or ``("prefixed", bytes_of_length)``.
+        """How a value sits in a row image: ``("fixed", n)`` or ``("prefixed", bytes_of_length)``
+        (the type's ``storage`` in :data:`vecbinlog.types.TYPES`).
 
         Raises UnsupportedError for column types whose size is unknown.
         """
-        t, meta = self.type, self.meta
-        if t in FIXED_WIDTH:
-            return ("fixed", FIXED_WIDTH[t])
-        if t in (T.MYSQL_TYPE_FLOAT, T.MYSQL_TYPE_DOUBLE):
-            return ("fixed", meta or (4 if t == T.MYSQL_TYPE_FLOAT else 8))
-        if t == T.MYSQL_TYPE_TIME2:
-            return ("fixed", 3 + (meta + 1) // 2)
-        if t == T.MYSQL_TYPE_TIMESTAMP2:
-            return ("fixed", 4 + (meta + 1) // 2)
-        if t == T.MYSQL_TYPE_DATETIME2:
-            return ("fixed", 5 + (meta + 1) // 2)
-        if t == T.MYSQL_TYPE_NEWDECIMAL:
-            return ("fixed", decimal_bin_size(meta >> 8, meta & 0xFF))
-        if t == T.MYSQL_TYPE_BIT:
-            bits, nbytes = meta & 0xFF, meta >> 8
-            return ("fixed", nbytes + (1 if bits else 0))
-        if t in (T.MYSQL_TYPE_ENUM, T.MYSQL_TYPE_SET):
-            return ("fixed", meta & 0xFF)
-        if t == T.MYSQL_TYPE_STRING:
-            if self.real_type in (T.MYSQL_TYPE_ENUM, T.MYSQL_TYPE_SET):
-                return ("fixed", meta & 0xFF)
-            return ("prefixed", 2 if self.max_length > 255 else 1)
-        if t in (T.MYSQL_TYPE_VARCHAR, T.MYSQL_TYPE_VAR_STRING, T.MYSQL_TYPE_VARCHAR_COMPRESSED):
-            return ("prefixed", 2 if meta > 255 else 1)
-        if t in (T.MYSQL_TYPE_BLOB, T.MYSQL_TYPE_GEOMETRY, T.MYSQL_TYPE_JSON, T.MYSQL_TYPE_VECTOR,
-                 T.MYSQL_TYPE_BLOB_COMPRESSED):
-            if not 1 <= meta <= 4:
-                raise UnsupportedError(f"column {self.index + 1}: {self.type_name} length prefix of {meta} bytes")
-            return ("prefixed", meta)
-        raise UnsupportedError(f"column {self.index + 1}: type {self.type_name} has no known size in a row image")
+        info = type_info(self.type)
+        if info is None or info.storage is None:
+            raise UnsupportedError(f"column {self.index + 1}: type {self.type_name} has no known size in a row image")
+        return info.storage(self)
 
 
 @dataclass(frozen=True)
@@ -210,30 +113,14 @@ class TableMap:
         return [c.name if c.name is not None else f"@{c.index + 1}" for c in self.columns]
 
 
-#: Server limits the field metadata must respect (my_decimal.h DECIMAL_MAX_PRECISION and
-#: DECIMAL_MAX_SCALE, my_time.h DATETIME_MAX_DECIMALS, MySQL 9's 16383-entry VECTOR).
-DECIMAL_MAX_PRECISION = 65
-#: DECIMAL_MAX_SCALE per server family: MySQL 30, MariaDB 38 (since 10.2.1, MDEV-10138)
-DECIMAL_MAX_SCALE = {"mysql": 30, "mariadb": 38}
-DATETIME_MAX_DECIMALS = 6
+#: MySQL 9's 16383-entry VECTOR
 VECTOR_MAX_DIMENSIONALITY = 16383
 
 
 def _check_metadata(t: int, meta: int, flavor: str = "mysql") -> str | None:
     """Why a column's field metadata is impossible for a server of ``flavor``, or None."""
-    if t == T.MYSQL_TYPE_NEWDECIMAL:
-        precision, scale = meta >> 8, meta & 0xFF
-        max_scale = DECIMAL_MAX_SCALE.get(flavor, DECIMAL_MAX_SCALE["mysql"])
-        if not 1 <= precision <= DECIMAL_MAX_PRECISION or scale > min(precision, max_scale):
-            return (f"DECIMAL({precision},{scale}) is beyond what a {flavor} server writes (precision "
-                    f"1-{DECIMAL_MAX_PRECISION}, scale 0-{max_scale} and <= precision)")
-    elif t in (T.MYSQL_TYPE_TIME2, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP2) and meta > DATETIME_MAX_DECIMALS:
-        return f"{column_type_name(t)} with {meta} fractional digits (at most 6)"
-    elif t == T.MYSQL_TYPE_BIT and (meta & 0xFF > 7 or (meta >> 8) > 8 or (meta >> 8) * 8 + (meta & 0xFF) > 64):
-        return f"BIT of {meta >> 8} bytes and {meta & 0xFF} bits (at most 64 bits)"
-    elif t in (T.MYSQL_TYPE_FLOAT, T.MYSQL_TYPE_DOUBLE) and meta not in (0, 4, 8):
-        return f"{column_type_name(t)} of {meta} bytes"
-    return None
+    info = type_info(t)
+    return info.check(t, meta, flavor) if info is not None and info.check is not None else None
 
 
 def _without_metadata(db: str, tbl: str, flags: int, types: bytes, path: str | None, offset: int,
@@ -242,7 +129,8 @@ def _without_metadata(db: str, tbl: str, flags: int, types: bytes, path: str | N
     metadata (integers, old temporals, FLOAT and DOUBLE of their usual 4 and 8 bytes) decode;
     nullability is not said, so every column may be NULL (each row image has its null bits)."""
     for i, t in enumerate(types):
-        if t not in _NO_METADATA and t not in (T.MYSQL_TYPE_FLOAT, T.MYSQL_TYPE_DOUBLE):
+        info = type_info(t)
+        if info is None or (info.meta_len and not info.sized_alone):
             raise UnsupportedError(
                 f"{db}.{tbl}: the TABLE_MAP has no field metadata, the pre-GA layout of MySQL 5.1.15-5.1.17 "
                 f"(this file's server: {server_version or 'unknown'}), and column {i + 1} is "
@@ -302,70 +190,37 @@ def _str_values(cur: Cursor, end: int) -> list[tuple[bytes, ...]]:
     return out
 
 
-def parse_table_map(
-    buf, offset: int, body_start: int, body_end: int, post_header_len: int, *, path: str | None = None,
-    flavor: str = "mysql", server_major: int = 8, server_version: str | None = None,
-) -> tuple[int, TableMap]:
-    """Decode the TABLE_MAP event at ``offset``; returns ``(table_id, TableMap)``.
-
-    ``body_start`` is the offset after the common header, ``body_end`` the end of the
-    event without its checksum. An event that ends after its column types is the layout of
-    MySQL 5.1.15-5.1.17 (field metadata and null bitmap came in 5.1.18; the server reads them
-    only "if (bytes_read < event_len)", Table_map_log_event in sql/log_event.cc): its columns
-    are read without metadata when their types need none, otherwise UnsupportedError names
-    ``server_version`` (the FDE's).
-    """
-    cur = Cursor(buf, body_start, body_end, path=path, event_type="TABLE_MAP_EVENT")
-    id_len = table_id_width(post_header_len)
-    table_id = cur.uint(id_len, "table_id")
-    flags = cur.u16("flags")
-    if post_header_len > id_len + 2:
-        cur.take(post_header_len - id_len - 2, "post-header")
-    db = _ident(cur.take(cur.u8("db name length"), "db name"))
-    cur.u8("db name terminator")
-    tbl = _ident(cur.take(cur.u8("table name length"), "table name"))
-    cur.u8("table name terminator")
-    ncols = cur.packed("column count")
-    if ncols > cur.remaining():
-        raise cur.error(f"column count {ncols} but only {cur.remaining()} bytes left for the column types")
-    types = cur.take(ncols, "column types")
-    if cur.pos == body_end and ncols:
-        return table_id, _without_metadata(db, tbl, flags, types, path, offset, server_version)
+def _field_metadata(cur: Cursor, types: bytes, table: str, flavor: str, path: str | None, offset: int) -> list[int]:
+    """Each column's field metadata as an integer (size and byte order from the type registry),
+    checked against the limits of a server of ``flavor``."""
     meta_len = cur.packed("field metadata length")
     meta_start = cur.pos
-    metas = []
+    metas: list[int] = []
     for i, t in enumerate(types):
-        n = FIELD_METADATA_LEN.get(t)
-        if n is None:
-            if t not in _NO_METADATA:
-                raise UnsupportedError(
-                    f"column {i + 1} of {db}.{tbl} has type code {t} ({column_type_name(t)}), "
-                    "whose metadata size is unknown", path=path, offset=offset, event_type="TABLE_MAP_EVENT",
-                )
-            metas.append(0)
-            continue
-        raw = cur.take(n, f"field metadata of column {i + 1}")
-        if t in (T.MYSQL_TYPE_VARCHAR, T.MYSQL_TYPE_VAR_STRING, T.MYSQL_TYPE_VARCHAR_COMPRESSED, T.MYSQL_TYPE_BIT):
-            metas.append(raw[0] | (raw[1] << 8))  # little-endian
-        elif n == 2:
-            metas.append((raw[0] << 8) | raw[1])  # NEWDECIMAL, STRING, ENUM, SET: byte0 high
-        else:
-            metas.append(raw[0])
+        info = type_info(t)
+        if info is None:
+            raise UnsupportedError(
+                f"column {i + 1} of {table} has type code {t} ({column_type_name(t)}), "
+                "whose metadata size is unknown", path=path, offset=offset, event_type="TABLE_MAP_EVENT",
+            )
+        raw = cur.take(info.meta_len, f"field metadata of column {i + 1}")
+        metas.append(int.from_bytes(raw, "big" if info.meta_order == "be" else "little"))
     for i, (t, m) in enumerate(zip(types, metas)):
         problem = _check_metadata(t, m, flavor)
         if problem:
             raise MalformedEventError(
-                f"column {i + 1} of {db}.{tbl}: {problem}", path=path, offset=offset, event_type="TABLE_MAP_EVENT"
+                f"column {i + 1} of {table}: {problem}", path=path, offset=offset, event_type="TABLE_MAP_EVENT"
             )
     if cur.pos - meta_start != meta_len:
         cur.pos = meta_start
         raise cur.error(
             f"field metadata block says {meta_len} bytes, the column types need {sum(FIELD_METADATA_LEN.get(t, 0) for t in types)}"
         )
-    null_bits = cur.take((ncols + 7) // 8, "null bitmap")
-    nullable = [bool(null_bits[i // 8] & (1 << (i % 8))) for i in range(ncols)]
+    return metas
 
-    # optional metadata TLVs
+
+def _optional_tlvs(cur: Cursor, body_end: int) -> tuple[list[tuple[int, bytes]], list[int]]:
+    """The optional metadata TLVs up to the body's end, and where each value starts."""
     tlvs: list[tuple[int, bytes]] = []
     tlv_starts: list[int] = []
     while cur.pos < body_end:
@@ -373,8 +228,14 @@ def parse_table_map(
         length = cur.packed("optional metadata length")
         tlv_starts.append(cur.pos)
         tlvs.append((kind, cur.take(length, f"optional metadata {kind} value")))
+    return tlvs, tlv_starts
 
-    cols = [dict(index=i, type=t, meta=m, nullable=nullable[i]) for i, (t, m) in enumerate(zip(types, metas))]
+
+def _apply_optional(cols: list[dict], tlvs: list[tuple[int, bytes]], tlv_starts: list[int], flavor: str,
+                    server_major: int, path: str | None) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
+    """Set what each optional metadata TLV says on the columns (``cols``, ColumnSpec fields);
+    returns the primary key and its prefixes. Unknown TLV types are kept raw only."""
+    ncols = len(cols)
     specs_tmp = [ColumnSpec(**c) for c in cols]
     real = [s.real_type for s in specs_tmp]
     numeric = [i for i, t in enumerate(real) if t in NUMERIC_TYPES]
@@ -460,7 +321,45 @@ def parse_table_map(
                     raise vcur.error(f"VECTOR dimensionality {dims[-1]} (at most {VECTOR_MAX_DIMENSIONALITY})")
             for i, d in zip(vectors, dims):
                 cols[i]["vector_dimensionality"] = d
-        # unknown TLV types are kept raw in optional_metadata
+    return primary_key, prefixes
+
+
+def parse_table_map(
+    buf, offset: int, body_start: int, body_end: int, post_header_len: int, *, path: str | None = None,
+    flavor: str = "mysql", server_major: int = 8, server_version: str | None = None,
+) -> tuple[int, TableMap]:
+    """Decode the TABLE_MAP event at ``offset``; returns ``(table_id, TableMap)``.
+
+    ``body_start`` is the offset after the common header, ``body_end`` the end of the
+    event without its checksum. An event that ends after its column types is the layout of
+    MySQL 5.1.15-5.1.17 (field metadata and null bitmap came in 5.1.18; the server reads them
+    only "if (bytes_read < event_len)", Table_map_log_event in sql/log_event.cc): its columns
+    are read without metadata when their types need none, otherwise UnsupportedError names
+    ``server_version`` (the FDE's).
+    """
+    cur = Cursor(buf, body_start, body_end, path=path, event_type="TABLE_MAP_EVENT")
+    id_len = table_id_width(post_header_len)
+    table_id = cur.uint(id_len, "table_id")
+    flags = cur.u16("flags")
+    if post_header_len > id_len + 2:
+        cur.take(post_header_len - id_len - 2, "post-header")
+    db = _ident(cur.take(cur.u8("db name length"), "db name"))
+    cur.u8("db name terminator")
+    tbl = _ident(cur.take(cur.u8("table name length"), "table name"))
+    cur.u8("table name terminator")
+    ncols = cur.packed("column count")
+    if ncols > cur.remaining():
+        raise cur.error(f"column count {ncols} but only {cur.remaining()} bytes left for the column types")
+    types = cur.take(ncols, "column types")
+    if cur.pos == body_end and ncols:
+        return table_id, _without_metadata(db, tbl, flags, types, path, offset, server_version)
+    metas = _field_metadata(cur, types, f"{db}.{tbl}", flavor, path, offset)
+    null_bits = cur.take((ncols + 7) // 8, "null bitmap")
+    nullable = [bool(null_bits[i // 8] & (1 << (i % 8))) for i in range(ncols)]
+
+    tlvs, tlv_starts = _optional_tlvs(cur, body_end)
+    cols = [dict(index=i, type=t, meta=m, nullable=nullable[i]) for i, (t, m) in enumerate(zip(types, metas))]
+    primary_key, prefixes = _apply_optional(cols, tlvs, tlv_starts, flavor, server_major, path)
     if primary_key is not None and any(k >= ncols for k in primary_key):
         raise cur.error(f"primary key names column {max(primary_key) + 1} of a {ncols}-column table")
     columns = tuple(ColumnSpec(**c) for c in cols)

@@ -39,7 +39,7 @@ from .arrow import ABSENT_TYPE, JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD
 from .decoders.strings import UTF8_CHARSETS
 from .errors import UnsupportedError
 
-__all__ = ["TablePlan", "widen_type", "own_bytes_type", "METADATA_NAMES"]
+__all__ = ["TablePlan", "concat_batches", "widen_type", "own_bytes_type", "METADATA_NAMES"]
 
 #: Metadata columns, in their order (every other column is a column of the table).
 METADATA_ORDER = [f.name for f in METADATA_FIELDS] + [JSON_DIFFS_FIELD.name, QUERY_FIELD.name]
@@ -291,6 +291,15 @@ class TablePlan:
                 col = _renamed_diffs(col, [batch.schema.field(i).name for i in data], [names[k] for k in mine])
             arrays.append(col if col.type == f.type else col.cast(f.type, safe=True))
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+def concat_batches(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[str, str]) -> pa.Table:
+    """One table of batches whose layouts may differ (ALTER TABLE, a table created again), in
+    the plan's schema, widened first with what the batches' data changed (text that fell back
+    to binary). ``paths``: ``_log_file`` -> the file's path, for the errors."""
+    for b in batches:
+        plan.widen(b, paths.get(b.column("_log_file")[0].as_py()) if b.num_rows else None)
+    return pa.Table.from_batches([plan.conform(b) for b in batches], schema=plan.schema)
 
 
 def _common_type(a: pa.Field, b: pa.Field) -> pa.DataType | None:

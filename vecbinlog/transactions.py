@@ -23,7 +23,6 @@ it up to its end (once per transaction; the walk keeps no index).
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -31,12 +30,14 @@ import pyarrow as pa
 
 from .compression import unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
-from .errors import MalformedEventError, MalformedEventWarning
+from .errors import MalformedEventError
+from .events import annotated_statement, parse_xid, query_bounds, xid_values
+from .file import BinlogFile, EventSource
 from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
 from .index import EventIndex
-from .layout import COMMON_HEADER_LEN
 
 __all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify"]
+
 
 #: ``_outcome`` values, in the order of their codes.
 OUTCOMES = ("commit", "rollback", "prepare", "incomplete")
@@ -68,37 +69,7 @@ _STATEMENTS = (
 _PEEK = max(len(s) for s, _, _ in _STATEMENTS)
 
 
-def query_bounds(src, index: EventIndex, sel: np.ndarray, lenient: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Start and end of the statement text of QUERY events ``index[sel]`` (see events.py for the layout).
-
-    A malformed event raises, or with ``lenient`` gets an empty text and a warning.
-    """
-    off = index.offset[sel]
-    ph_table = np.array([f.post_header_len(EventType.QUERY_EVENT) for f in src.formats], np.int64)
-    ph = ph_table[index.fmt[sel]]
-    body = off + COMMON_HEADER_LEN
-    end = index.body_end[sel]
-    short = body + np.maximum(ph, 13) > end
-    safe = np.where(short, off, body)
-    db_len = np.take(src.buf, safe + 8).astype(np.int64)
-    status = np.take(src.buf, safe + 11).astype(np.int64) | np.take(src.buf, safe + 12).astype(np.int64) << 8
-    start = body + ph + status + db_len + 1
-    bad = short | (start > end)
-    if bad.any():
-        i = int(sel[np.flatnonzero(bad)[0]])
-        why = "status variables and database name run past the end of the event"
-        if not lenient:
-            raise MalformedEventError(why, path=src.path, offset=int(index.pos[i]), event_type="QUERY_EVENT")
-        warnings.warn(
-            f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {why}; "
-            f"{int(bad.sum())} such event(s) taken as statements that neither start nor end a transaction",
-            MalformedEventWarning, stacklevel=5,
-        )
-        start = np.where(bad, end, start)
-    return start, end
-
-
-def classify(src, index: EventIndex) -> np.ndarray:
+def classify(src: EventSource, index: EventIndex) -> np.ndarray:
     """The control kind (int8) of every event: GTID, BEGIN, XID, COMMIT, ... or NONE."""
     tc = index.type_code
     kind = np.zeros(len(index), np.int8)
@@ -164,6 +135,16 @@ class TxnContext:
     queries: pa.Array | None
 
 
+def _savepoint_names(src: EventSource, index: EventIndex, kind: np.ndarray, sp: np.ndarray) -> dict[int, str]:
+    """{event number: savepoint name} of the SAVEPOINT / ROLLBACK TO statements ``index[sp]``."""
+    if not len(sp):
+        return {}
+    start, end = query_bounds(src, index, sp)
+    mem = memoryview(src.buf)
+    return {i: _savepoint_name(bytes(mem[a:b]), 10 if kind[i] == SAVEPOINT else 12)
+            for i, a, b in zip(sp.tolist(), start.tolist(), end.tolist())}
+
+
 def _savepoint_name(raw: bytes, prefix_len: int) -> str:
     name = raw[prefix_len:].strip()
     if name.upper().startswith(b"SAVEPOINT "):
@@ -176,14 +157,14 @@ def _savepoint_name(raw: bytes, prefix_len: int) -> str:
 class TransactionTracker:
     """Follows the transactions of one file, segment after segment, in order."""
 
-    def __init__(self, file, *, queries: bool = False):
+    def __init__(self, file: BinlogFile, *, queries: bool = False):
         self.file = file
         self.queries = queries
         self.open: _Open | None = None
         self.after_gtid = False  #: the last event of the previous segment was a GTID event
         self._ahead: dict[int, _Ahead] = {}
 
-    def assign(self, src, index: EventIndex, seg_end: int) -> TxnContext:
+    def assign(self, src: EventSource, index: EventIndex, seg_end: int) -> TxnContext:
         """Classify the events of a segment (``src``/``index``, unpacked) ending at file offset ``seg_end``."""
         E = len(index)
         idx = np.arange(E)
@@ -241,15 +222,8 @@ class TransactionTracker:
             outcome[ended] = _OUTCOME_OF_KIND[kind[e]]
             is_xid = kind[e] == XID
             if is_xid.any():
-                xe = e[is_xid]
-                short = index.offset[xe] + COMMON_HEADER_LEN + 8 > index.body_end[xe]
-                if short.any():
-                    i = int(xe[np.flatnonzero(short)[0]])
-                    raise MalformedEventError("XID event shorter than its 8-byte xid", path=src.path,
-                                              offset=int(index.pos[i]), event_type="XID_EVENT")
-                raw = np.take(src.buf, (index.offset[xe] + COMMON_HEADER_LEN)[:, None] + np.arange(8))
                 slots = np.flatnonzero(ended)[is_xid]
-                xid[slots] = np.ascontiguousarray(raw).view("<u8").ravel()
+                xid[slots] = xid_values(src, index, e[is_xid])
                 has_xid[slots] = True
         # the last slot may still be open at the end of the segment
         open_slot = n_slots - 1 if n_slots and not ended[-1] and nxt[-1] >= E else None
@@ -286,7 +260,8 @@ class TransactionTracker:
         self.after_gtid = bool(E and kind[-1] == GTID) or (not E and self.after_gtid)
         return TxnContext(txn.astype(np.int32), undone, query, start_pos, gtid, xid, has_xid, outcome, queries)
 
-    def _savepoints(self, src, index, kind, txn, carry, open_slot, ahead, undone) -> list[str]:
+    def _savepoints(self, src: EventSource, index: EventIndex, kind: np.ndarray, txn: np.ndarray,
+                    carry: _Open | None, open_slot: int | None, ahead: _Ahead | None, undone: np.ndarray) -> list[str]:
         """Mark changes undone by ROLLBACK TO; returns the open transaction's savepoints."""
         sp = np.flatnonzero(((kind == SAVEPOINT) | (kind == ROLLBACK_TO)) & (txn >= 0))
         slots = set(txn[sp].tolist())
@@ -297,13 +272,7 @@ class TransactionTracker:
         carried: list[str] = []
         if not slots:
             return carried
-        texts = {}
-        if len(sp):
-            start, end = query_bounds(src, index, sp)
-            mem = memoryview(src.buf)
-            for i, a, b in zip(sp.tolist(), start.tolist(), end.tolist()):
-                raw = bytes(mem[a:b])
-                texts[i] = _savepoint_name(raw, 10 if kind[i] == SAVEPOINT else 12)
+        texts = _savepoint_names(src, index, kind, sp)
         E = len(index)
         for slot in sorted(slots):
             ops = [(-1, SAVEPOINT, n) for n in (carry.savepoints if slot == 0 and carry is not None else [])]
@@ -328,19 +297,14 @@ class TransactionTracker:
                 carried = []
         return carried
 
-    def _queries(self, src, index, kind, txn, carry, last_start, inside):
+    def _queries(self, src: EventSource, index: EventIndex, kind: np.ndarray, txn: np.ndarray, carry: _Open | None,
+                 last_start: np.ndarray, inside: np.ndarray) -> tuple[np.ndarray, pa.Array, str | None]:
         """The statement (ROWS_QUERY / ANNOTATE_ROWS) each event's changes came from."""
         E = len(index)
         idx = np.arange(E)
         ann = np.flatnonzero(kind == ANNOTATE)
         texts: list[str | None] = [carry.query if carry is not None else None]
-        mem = memoryview(src.buf)
-        for i in ann.tolist():
-            a = int(index.offset[i]) + COMMON_HEADER_LEN
-            if index.type_code[i] == EventType.ROWS_QUERY_LOG_EVENT:
-                a += 1  # a length byte, ignored by the server itself (it is wrong for long statements)
-            raw = bytes(mem[a : int(index.body_end[i])])
-            texts.append(raw.decode("utf-8", "replace"))
+        texts += [annotated_statement(src, index, i).decode("utf-8", "replace") for i in ann.tolist()]
         slot_of = np.full(E, -1, np.int64)
         slot_of[ann] = 1 + np.arange(len(ann))
         last_ann = np.maximum.accumulate(np.where(kind == ANNOTATE, idx, -1)) if E else idx
@@ -375,20 +339,17 @@ class TransactionTracker:
             first = int(stop[0]) if len(stop) else len(index)
             sp = np.flatnonzero((kind == SAVEPOINT) | (kind == ROLLBACK_TO))
             sp = sp[sp < first]
-            if len(sp):
-                start, end = query_bounds(src, index, sp)
-                mem = memoryview(src.buf)
-                for i, a, b in zip(sp.tolist(), start.tolist(), end.tolist()):
-                    k = int(kind[i])
-                    ops.append((k, _savepoint_name(bytes(mem[a:b]), 10 if k == SAVEPOINT else 12)))
+            ops += [(int(kind[i]), name) for i, name in _savepoint_names(src, index, kind, sp).items()]
             if len(stop):
                 k = int(kind[first])
                 if k in _OUTCOME_OF_END:  # else a new transaction starts: this one never ended
                     result.outcome = _OUTCOME_OF_END[k]
                 if k == XID:
-                    a = int(index.offset[first]) + COMMON_HEADER_LEN
-                    if a + 8 <= int(index.body_end[first]):
-                        result.xid = int.from_bytes(bytes(src.buf[a : a + 8]), "little")
+                    try:
+                        result.xid = parse_xid(src, int(index.offset[first]), int(index.body_end[first]),
+                                               int(index.post_header_len[first]))
+                    except MalformedEventError:
+                        pass  # a short XID event: the outcome is known, not the xid
                 break
         self._ahead = {start_pos: result}
         return result

@@ -38,6 +38,8 @@ from llvmlite import ir as llvm_ir
 from numba import njit, types
 from numba.extending import intrinsic
 
+from .layout import COMMON_HEADER_LEN, EVENT_SIZE_OFFSET
+
 __all__ = [
     "HEADER_OK", "HEADER_TRUNCATED", "HEADER_TOO_SMALL", "EVENT_TRUNCATED", "walk_event_headers",
     "ROWS_ERRORS", "IMAGE_ERRORS", "FIXED", "PREFIXED", "PADDING", "walk_rows_headers", "walk_row_images",
@@ -48,8 +50,8 @@ __all__ = [
 
 #: status of :func:`walk_event_headers`
 HEADER_OK, HEADER_TRUNCATED, HEADER_TOO_SMALL, EVENT_TRUNCATED = 0, 1, 2, 3
-_HEADER_LEN = 19  # layout.COMMON_HEADER_LEN
-_EVENT_SIZE_AT = 9  # layout.EVENT_SIZE_OFFSET
+_HEADER_LEN = COMMON_HEADER_LEN
+_EVENT_SIZE_AT = EVENT_SIZE_OFFSET
 
 
 @njit(nogil=True, cache=True, inline="always")
@@ -260,6 +262,23 @@ FIXED, PREFIXED = 0, 1
 PADDING = 8
 
 
+@njit(nogil=True, cache=True, inline="always")
+def _value_options(buf, p, stop, n_json):  # pragma: no cover - compiled
+    """The value_options of a PARTIAL_UPDATE_ROWS_EVENT after image at ``p`` (inlined into
+    :func:`walk_row_images`): (where its null bits start, where its partial-JSON bits are or
+    -1, 0 or a key of IMAGE_ERRORS)."""
+    options, used = _packed_int(buf, p, stop)
+    if used == 0:
+        return p, np.int64(-1), 6 if p + 1 > stop else (7 if options == -1 else 8)
+    p += used
+    if options & 1:  # PARTIAL_JSON_UPDATES
+        jbytes = (n_json + 7) // 8
+        if p + jbytes > stop:
+            return p, np.int64(-1), 9
+        return p + jbytes, np.int64(p), 0
+    return p, np.int64(-1), 0
+
+
 @njit(nogil=True, cache=True)
 def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  # per event
                     how, width, at, json_slot,  # per column
@@ -313,23 +332,17 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
         start = p
         part_at = np.int64(-1)  # where the partial-JSON bits are
         if partial_ev[e] and side == 1:
-            options, used = _packed_int(buf, p, stop)
-            if used == 0:
-                return n, e, start, k, 6 if p + 1 > stop else (7 if options == -1 else 8), k, 0
-            p += used
-            if options & 1:  # PARTIAL_JSON_UPDATES
-                jbytes = (n_json + 7) // 8
-                if p + jbytes > stop:
-                    return n, e, start, k, 9, k, 0
-                part_at = p
-                p += jbytes
+            p, part_at, code = _value_options(buf, p, stop, n_json)
+            if code:
+                return n, e, start, k, code, k, 0
         null_at = p
         p += (present[e, side] + 7) // 8
         if p > stop:
             return n, e, start, k, 1, k, 0
         full = present[e, side] == ncols
         if full and all_fixed and not with_at and _all_zero(buf, null_at, p):
-            # the usual image of a table of fixed-width columns: every column, no NULL
+            # the usual image of a table of fixed-width columns: every column, no NULL (written
+            # here, not as an inlined helper: that measured 15-20 ms slower on 1.6 M narrow images)
             for c in range(ncols):
                 w = width[c]
                 dest = at[c] + n * w

@@ -15,6 +15,14 @@ Entry points
                                    table_maps, rows_events, stop, CRC results)
 ``decode_event(buf, fmt, pos, table_maps)``  one stand-alone event buffer
 ``RefFormat.synthetic()``       a v4 format (MySQL >= 5.6 defaults) for that
+``walk_events(data)``           the lenient header walk: every complete event's
+                                   (offset, size, type), where and why it stopped
+``format_of(data)``             the file's first FORMAT_DESCRIPTION_EVENT
+``read_table_map(data, fmt, e)`` / ``read_rows_header(data, fmt, e)``
+                                one event's structure with absolute offsets (what
+                                the fuzz tests mutate), no row image decoded
+``value_storage(type, meta)``   how a value is stored: ("fixed", n) / ("prefixed", n)
+``read_packed(buf, pos)``       a packed integer: (value, position after it)
 ``decode_int(raw, signed)``, ``decode_float(raw)``, and for tests that want
 values: ``decode_decimal``, ``decode_timestamp2``, ``decode_datetime2``,
 ``decode_time2`` (checked against mariadb-binlog's output).
@@ -40,7 +48,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 __all__ = [
@@ -54,6 +62,14 @@ __all__ = [
     "RefRowsEvent",
     "RefStop",
     "RefBinlog",
+    "EventBounds",
+    "RefRowsHeader",
+    "walk_events",
+    "format_of",
+    "read_table_map",
+    "read_rows_header",
+    "value_storage",
+    "read_packed",
     "decode_file",
     "decode_bytes",
     "decode_event",
@@ -307,6 +323,15 @@ class RefEvent:
 
 
 @dataclass(frozen=True)
+class EventBounds:
+    """Where an event is: what the 19-byte header walk alone tells."""
+
+    offset: int
+    size: int
+    type: int
+
+
+@dataclass(frozen=True)
 class RefFormat:
     """What a FORMAT_DESCRIPTION_EVENT says about the events after it."""
 
@@ -373,6 +398,11 @@ class RefTableMap:
     optional_metadata: tuple[tuple[int, bytes], ...]
     column_names: tuple[str, ...] | None  # from COLUMN_NAME optional metadata
     field_metadata_raw: bytes = b""
+    column_meta_raw: tuple[bytes, ...] = ()  # each column's field metadata bytes
+    null_bits: bytes = b""                   # the nullability bitmap as stored
+    column_count_at: int = -1     # absolute offset of the packed column count
+    column_count_end: int = -1    # and of the byte after it
+    event: EventBounds | None = None  # the whole event (read_table_map only)
 
 
 @dataclass
@@ -401,6 +431,25 @@ class RefRowsEvent:
         if self.kind == "update":
             return [tuple(self.images[i:i + 2]) for i in range(0, len(self.images), 2)]
         return [(img,) for img in self.images]
+
+
+@dataclass(frozen=True)
+class RefRowsHeader:
+    """A rows event up to its first row image, offsets absolute (no TABLE_MAP needed)."""
+
+    event: EventBounds | None
+    table_id: int
+    table_id_at: int      # where the table id is
+    table_id_len: int     # 6, or 4 for a 6-byte post-header
+    flags: int
+    extra_data: bytes | None   # v2 extra row info (without its length)
+    width: int            # the column count
+    width_at: int         # where the packed column count is
+    width_end: int        # and the byte after it
+    present_before: list[bool]
+    present_after: list[bool]
+    images_at: int        # the first row image
+    body_end: int         # end of the rows (before the CRC32)
 
 
 @dataclass(frozen=True)
@@ -457,6 +506,12 @@ def _packed_int(buf: bytes, off: int, base: int = 0, what: str = "packed int") -
     if first == 253:
         return _uint(buf, off + 1, 3, base, what), 4
     return _uint(buf, off + 1, 8, base, what), 9
+
+
+def read_packed(buf: bytes, pos: int) -> tuple[int, int]:
+    """A packed integer at ``pos``: (value, position after it)."""
+    value, used = _packed_int(buf, pos, 0)
+    return value, pos + used
 
 
 def _bits(data: bytes, n: int) -> list[bool]:
@@ -694,8 +749,10 @@ def _parse_table_map(body: bytes, body_pos: int, post_header_len: int, pos: int)
     _need(body, off, tbllen + 1, body_pos, "table name")
     table = body[off:off + tbllen].decode("utf-8", "surrogateescape")
     off += tbllen + 1
+    count_at = off
     ncols, n = _packed_int(body, off, body_pos, "column count")
     off += n
+    count_end = off
     _need(body, off, ncols, body_pos, "column types")
     column_types = tuple(body[off:off + ncols])
     off += ncols
@@ -716,7 +773,7 @@ def _parse_table_map(body: bytes, body_pos: int, post_header_len: int, pos: int)
         off += nbytes
     else:
         meta_base = body_pos + off
-    metas, reals = [], []
+    metas, reals, metas_raw = [], [], []
     moff = 0
     for ctype in column_types:
         if meta_raw:
@@ -725,6 +782,7 @@ def _parse_table_map(body: bytes, body_pos: int, post_header_len: int, pos: int)
             value, used, real = 0, 0, ctype
         metas.append(value)
         reals.append(real)
+        metas_raw.append(bytes(meta_raw[moff:moff + used]))
         moff += used
     if moff != len(meta_raw):
         raise RefDecodeError(f"field metadata: used {moff} of {len(meta_raw)} bytes", meta_base)
@@ -752,7 +810,9 @@ def _parse_table_map(body: bytes, body_pos: int, post_header_len: int, pos: int)
                        ncols=ncols, column_types=column_types, real_types=tuple(reals),
                        column_meta=tuple(metas), nullable=tuple(_bits(null_raw, ncols)),
                        optional_metadata=tuple(opt), column_names=column_names,
-                       field_metadata_raw=bytes(meta_raw))
+                       field_metadata_raw=bytes(meta_raw), column_meta_raw=tuple(metas_raw),
+                       null_bits=bytes(null_raw), column_count_at=body_pos + count_at,
+                       column_count_end=body_pos + count_end)
 
 
 # --------------------------------------------------------------------------
@@ -774,48 +834,59 @@ _FIXED_SIZES = {
 }
 
 
+def value_storage(ctype: int, meta: int, at: int = -1) -> tuple[str, int]:
+    """How a value of this column is stored in a row image (calc_field_size):
+    ``("fixed", bytes)``, or ``("prefixed", bytes of its length prefix)``. ``at`` (the
+    value's offset) is only for errors."""
+    if ctype in _FIXED_SIZES:
+        return "fixed", _FIXED_SIZES[ctype]
+    if ctype == T_TIME2:
+        return "fixed", 3 + (meta + 1) // 2
+    if ctype == T_TIMESTAMP2:
+        return "fixed", 4 + (meta + 1) // 2
+    if ctype == T_DATETIME2:
+        return "fixed", 5 + (meta + 1) // 2
+    if ctype == T_NEWDECIMAL:
+        precision, scale = meta >> 8, meta & 0xFF
+        if precision == 0 or scale > precision:
+            raise RefDecodeError(f"bad DECIMAL({precision},{scale}) metadata", at)
+        return "fixed", decimal_bin_size(precision, scale)
+    if ctype == T_BIT:
+        nbytes, nbits = meta >> 8, meta & 0xFF
+        return "fixed", nbytes + (1 if nbits else 0)
+    if ctype in (T_STRING, T_ENUM, T_SET):
+        byte0, byte1 = meta >> 8, meta & 0xFF
+        if byte0 in (T_ENUM, T_SET):
+            return "fixed", byte1
+        if ctype == T_STRING and (byte0 & 0x30) != 0x30:
+            max_len = byte1 | (((byte0 & 0x30) ^ 0x30) << 4)
+        else:
+            max_len = byte1
+        return "prefixed", 2 if max_len > 255 else 1
+    if ctype in (T_VARCHAR, T_VAR_STRING):
+        return "prefixed", 2 if meta > 255 else 1
+    if ctype in _BLOB_LIKE:
+        if meta not in (1, 2, 3, 4):
+            raise RefDecodeError(f"BLOB-like column with length-bytes metadata {meta}", at)
+        return "prefixed", meta
+    raise RefDecodeError(f"no size rule for column type {ctype} "
+                         f"({COLUMN_TYPE_NAMES.get(ctype, '?')})", at)
+
+
+_BLOB_LIKE = (T_TINY_BLOB, T_MEDIUM_BLOB, T_LONG_BLOB, T_BLOB, T_JSON, T_GEOMETRY, T_VECTOR)
+_PREFIX_NAMES = {T_STRING: "CHAR length", T_ENUM: "CHAR length", T_SET: "CHAR length",
+                 T_VARCHAR: "VARCHAR length", T_VAR_STRING: "VARCHAR length"}
+
+
 def value_size(ctype: int, meta: int, buf: bytes, off: int, base: int = 0) -> tuple[int, int]:
     """Size of one stored value (calc_field_size), split as (prefix, data).
 
     ``prefix`` is the length prefix of variable-length types (0 otherwise);
     ``data`` the number of value bytes after it."""
-    if ctype in _FIXED_SIZES:
-        return 0, _FIXED_SIZES[ctype]
-    if ctype == T_TIME2:
-        return 0, 3 + (meta + 1) // 2
-    if ctype == T_TIMESTAMP2:
-        return 0, 4 + (meta + 1) // 2
-    if ctype == T_DATETIME2:
-        return 0, 5 + (meta + 1) // 2
-    if ctype == T_NEWDECIMAL:
-        precision, scale = meta >> 8, meta & 0xFF
-        if precision == 0 or scale > precision:
-            raise RefDecodeError(f"bad DECIMAL({precision},{scale}) metadata", base + off)
-        return 0, decimal_bin_size(precision, scale)
-    if ctype == T_BIT:
-        nbytes, nbits = meta >> 8, meta & 0xFF
-        return 0, nbytes + (1 if nbits else 0)
-    if ctype in (T_STRING, T_ENUM, T_SET):
-        byte0, byte1 = meta >> 8, meta & 0xFF
-        if byte0 in (T_ENUM, T_SET):
-            return 0, byte1
-        if ctype == T_STRING and (byte0 & 0x30) != 0x30:
-            max_len = byte1 | (((byte0 & 0x30) ^ 0x30) << 4)
-        else:
-            max_len = byte1
-        plen = 2 if max_len > 255 else 1
-        return plen, _uint(buf, off, plen, base, "CHAR length")
-    if ctype in (T_VARCHAR, T_VAR_STRING):
-        plen = 2 if meta > 255 else 1
-        return plen, _uint(buf, off, plen, base, "VARCHAR length")
-    if ctype in (T_TINY_BLOB, T_MEDIUM_BLOB, T_LONG_BLOB, T_BLOB, T_JSON, T_GEOMETRY,
-                 T_VECTOR):
-        if meta not in (1, 2, 3, 4):
-            raise RefDecodeError(f"BLOB-like column with length-bytes metadata {meta}",
-                                 base + off)
-        return meta, _uint(buf, off, meta, base, "BLOB length")
-    raise RefDecodeError(f"no size rule for column type {ctype} "
-                         f"({COLUMN_TYPE_NAMES.get(ctype, '?')})", base + off)
+    how, n = value_storage(ctype, meta, base + off)
+    if how == "fixed":
+        return 0, n
+    return n, _uint(buf, off, n, base, _PREFIX_NAMES.get(ctype, "BLOB length"))
 
 
 def _read_image(data: bytes, off: int, tm: RefTableMap, present: list[bool],
@@ -861,8 +932,10 @@ def _read_image(data: bytes, off: int, tm: RefTableMap, present: list[bool],
     return image, off
 
 
-def _parse_rows(body: bytes, body_pos: int, logical_type: int, post_header_len: int,
-                pos: int, table_maps: dict[int, RefTableMap]) -> RefRowsEvent:
+def _rows_header(body: bytes, body_pos: int, logical_type: int,
+                 post_header_len: int) -> RefRowsHeader:
+    """A rows event's post-header, extra data, column count and bitmaps (``body``: the
+    event after its common header, without CRC32, starting at file offset ``body_pos``)."""
     kind, version = ROWS_EVENTS[logical_type]
     table_id, flags = _table_id_and_flags(body, body_pos, post_header_len, "rows flags")
     off = post_header_len
@@ -875,8 +948,10 @@ def _parse_rows(body: bytes, body_pos: int, logical_type: int, post_header_len: 
         _need(body, off + 2, var_len - 2, body_pos, "extra data")
         extra = bytes(body[off + 2:off + var_len])
         off += var_len
+    width_at = off
     width, n = _packed_int(body, off, body_pos, "column count")
     off += n
+    width_end = off
     if width == 0:
         raise RefDecodeError("rows event with 0 columns", body_pos + off)
     nbytes = (width + 7) // 8
@@ -889,13 +964,24 @@ def _parse_rows(body: bytes, body_pos: int, logical_type: int, post_header_len: 
         off += nbytes
     else:
         after = list(before)
+    return RefRowsHeader(None, table_id, body_pos, 4 if post_header_len == 6 else 6, flags, extra,
+                         width, body_pos + width_at, body_pos + width_end, before, after,
+                         body_pos + off, body_pos + len(body))
+
+
+def _parse_rows(body: bytes, body_pos: int, logical_type: int, post_header_len: int,
+                pos: int, table_maps: dict[int, RefTableMap]) -> RefRowsEvent:
+    kind, version = ROWS_EVENTS[logical_type]
+    head = _rows_header(body, body_pos, logical_type, post_header_len)
+    table_id, width, off = head.table_id, head.width, head.images_at - body_pos
     tm = table_maps.get(table_id)
     if tm is None:
         raise RefDecodeError(f"rows event for unmapped table id {table_id}", pos)
+    before, after = head.present_before, head.present_after
     ev = RefRowsEvent(pos=pos, table_id=table_id, db=tm.db, table=tm.table, kind=kind,
                       ncols=width, present_before=before, present_after=after,
-                      images=None, type=logical_type, version=version, flags=flags,
-                      extra_data=extra, rows_data=bytes(body[off:]))
+                      images=None, type=logical_type, version=version, flags=head.flags,
+                      extra_data=head.extra_data, rows_data=bytes(body[off:]))
     if version == 0:
         # PRE_GA rows carry rows in the storage-engine record format (the
         # table's own null bytes, then Field::pack() data): the layout depends
@@ -995,6 +1081,50 @@ def _decode_header_only(event: bytes, pos: int, fmt: RefFormat | None) -> RefEve
                     crc_stored, crc_ok)
 
 
+def walk_events(data: bytes, start: int = 4) -> tuple[list[EventBounds], int, str | None]:
+    """The lenient header walk: every complete event by its event_size, where the walk
+    stopped and why (None at the end of the data, "truncated" or "malformed")."""
+    events, pos = [], start
+    while pos < len(data):
+        if pos + COMMON_HEADER_LEN > len(data):
+            return events, pos, "truncated"
+        size = _header(data, pos)[3]
+        if size < COMMON_HEADER_LEN:
+            return events, pos, "malformed"
+        if pos + size > len(data):
+            return events, pos, "truncated"
+        events.append(EventBounds(pos, size, data[pos + 4]))
+        pos += size
+    return events, pos, None
+
+
+def format_of(data: bytes) -> RefFormat:
+    """The FORMAT_DESCRIPTION_EVENT right after the magic."""
+    size = _uint(data, 4 + 9, 4, 0, "FDE event_size")
+    _need(data, 4, size, 0, "FDE")
+    return _parse_fde(data[4:4 + size], 4)[0]
+
+
+def _body(data: bytes, fmt: RefFormat, e: EventBounds) -> tuple[bytes, int]:
+    """The event's bytes after its common header, without CRC32, and where they start."""
+    start = e.offset + fmt.header_length
+    return data[start:e.offset + e.size - (CHECKSUM_LEN if fmt.has_crc32 else 0)], start
+
+
+def read_table_map(data: bytes, fmt: RefFormat, e: EventBounds) -> RefTableMap:
+    """The TABLE_MAP ``e`` of ``data``, with ``event`` set."""
+    body, start = _body(data, fmt, e)
+    tm = _parse_table_map(body, start, fmt.post_header(TABLE_MAP_EVENT), e.offset)
+    return replace(tm, event=e)
+
+
+def read_rows_header(data: bytes, fmt: RefFormat, e: EventBounds) -> RefRowsHeader:
+    """The rows event ``e`` of ``data`` up to its first image (no TABLE_MAP needed)."""
+    logical = fmt.logical_type(e.type)
+    body, start = _body(data, fmt, e)
+    return replace(_rows_header(body, start, logical, fmt.post_header(logical)), event=e)
+
+
 def decode_bytes(data: bytes, strict: bool = True) -> RefBinlog:
     """Walk a whole binlog file held in memory.
 
@@ -1011,19 +1141,9 @@ def decode_bytes(data: bytes, strict: bool = True) -> RefBinlog:
         raise RefDecodeError("not a binlog: bad magic", 0)
     fmt: RefFormat | None = None
     by_id: dict[int, RefTableMap] = {}
-    pos = 4
-    while pos < len(data):
-        left = len(data) - pos
-        if left < COMMON_HEADER_LEN:
-            out.stop = RefStop(pos, f"truncated event header ({left} bytes)", left)
-            break
-        size = _header(data, pos)[3]
-        if size < COMMON_HEADER_LEN:
-            raise RefDecodeError(f"event_size {size} < 19", pos + 9)
-        if size > left:
-            out.stop = RefStop(pos, f"truncated event: event_size {size}, {left} bytes left",
-                               left)
-            break
+    bounds, end, why = walk_events(data)
+    for b in bounds:
+        pos, size = b.offset, b.size
         event = data[pos:pos + size]
         try:
             ev, payload, fmt = _decode_one(event, pos, fmt, by_id)
@@ -1056,7 +1176,13 @@ def decode_bytes(data: bytes, strict: bool = True) -> RefBinlog:
             by_id[payload.table_id] = payload
         elif isinstance(payload, RefRowsEvent):
             out.rows_events.append(payload)
-        pos += size
+    left = len(data) - end
+    if why == "malformed":
+        raise RefDecodeError(f"event_size {_header(data, end)[3]} < 19", end + 9)
+    if why == "truncated" and left < COMMON_HEADER_LEN:
+        out.stop = RefStop(end, f"truncated event header ({left} bytes)", left)
+    elif why == "truncated":
+        out.stop = RefStop(end, f"truncated event: event_size {_header(data, end)[3]}, {left} bytes left", left)
     return out
 
 

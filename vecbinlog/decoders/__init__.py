@@ -10,46 +10,20 @@ from types import ModuleType
 
 import pyarrow as pa
 
-from ..constants import ColumnType as T
 from ..table_map import ColumnSpec
-from . import bits, compressed, decimal, enums, floats, geometry, ints, raw, strings, temporal, vector
-from . import mysqljson
+from ..types import TYPES
+from . import bits, compressed_columns, decimal, enums, floats, geometry, ints, mysqljson, raw, strings, temporal, vector
 from .common import ColumnData, DecodeOptions
 
 __all__ = ["ColumnData", "DecodeOptions", "decoder_for", "arrow_field", "decode_column"]
 
-#: real type -> decoder module
-DECODERS: dict[int, ModuleType] = {
-    T.MYSQL_TYPE_TINY: ints,
-    T.MYSQL_TYPE_SHORT: ints,
-    T.MYSQL_TYPE_INT24: ints,
-    T.MYSQL_TYPE_LONG: ints,
-    T.MYSQL_TYPE_LONGLONG: ints,
-    T.MYSQL_TYPE_YEAR: ints,
-    T.MYSQL_TYPE_FLOAT: floats,
-    T.MYSQL_TYPE_DOUBLE: floats,
-    T.MYSQL_TYPE_VARCHAR: strings,
-    T.MYSQL_TYPE_VAR_STRING: strings,
-    T.MYSQL_TYPE_STRING: strings,
-    T.MYSQL_TYPE_BLOB: strings,
-    T.MYSQL_TYPE_NEWDECIMAL: decimal,
-    T.MYSQL_TYPE_VARCHAR_COMPRESSED: compressed,
-    T.MYSQL_TYPE_BLOB_COMPRESSED: compressed,
-    T.MYSQL_TYPE_BIT: bits,
-    T.MYSQL_TYPE_ENUM: enums,
-    T.MYSQL_TYPE_SET: enums,
-    T.MYSQL_TYPE_GEOMETRY: geometry,
-    T.MYSQL_TYPE_VECTOR: vector,
-    T.MYSQL_TYPE_JSON: mysqljson,
-    T.MYSQL_TYPE_DATE: temporal,
-    T.MYSQL_TYPE_NEWDATE: temporal,
-    T.MYSQL_TYPE_TIME: temporal,
-    T.MYSQL_TYPE_TIME2: temporal,
-    T.MYSQL_TYPE_DATETIME: temporal,
-    T.MYSQL_TYPE_DATETIME2: temporal,
-    T.MYSQL_TYPE_TIMESTAMP: temporal,
-    T.MYSQL_TYPE_TIMESTAMP2: temporal,
+#: decoder modules by the name :data:`vecbinlog.types.TYPES` gives them
+_MODULES: dict[str, ModuleType] = {
+    m.__name__.rsplit(".", 1)[1]: m
+    for m in (bits, compressed_columns, decimal, enums, floats, geometry, ints, mysqljson, raw, strings, temporal, vector)
 }
+#: real type -> decoder module (``raw`` for the types no decoder knows)
+DECODERS: dict[int, ModuleType] = {t: _MODULES[info.decoder] for t, info in TYPES.items()}
 
 
 def decoder_for(spec: ColumnSpec) -> ModuleType:
@@ -60,7 +34,7 @@ def arrow_field(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.Field
     """The Arrow field a column decodes to (before any data-driven fallback)."""
     module = decoder_for(spec)
     metadata = {b"mysql_type": spec.type_name.encode()}
-    if module in (strings, compressed):
+    if module in (strings, compressed_columns):
         cs = strings.column_charset(spec, name, options)
         metadata[b"mysql_charset"] = (cs or "unknown").encode()
     if module is geometry and spec.geometry_type is not None:

@@ -11,17 +11,8 @@ import pyarrow as pa
 
 from ..constants import ColumnType as T
 from ..table_map import ColumnSpec
+from ..types import TYPES
 from .common import ColumnData, DecodeOptions, validity
-
-#: type -> (bytes in the row image, signed Arrow type, unsigned Arrow type)
-INT_LAYOUT: dict[int, tuple[int, pa.DataType, pa.DataType]] = {
-    T.MYSQL_TYPE_TINY: (1, pa.int8(), pa.uint8()),
-    T.MYSQL_TYPE_SHORT: (2, pa.int16(), pa.uint16()),
-    T.MYSQL_TYPE_INT24: (3, pa.int32(), pa.uint32()),
-    T.MYSQL_TYPE_LONG: (4, pa.int32(), pa.uint32()),
-    T.MYSQL_TYPE_LONGLONG: (8, pa.int64(), pa.uint64()),
-}
-
 
 def is_unsigned(spec: ColumnSpec, name: str, options: DecodeOptions) -> bool:
     """User override by column name or ``@N``, else SIGNEDNESS, else signed."""
@@ -32,9 +23,7 @@ def is_unsigned(spec: ColumnSpec, name: str, options: DecodeOptions) -> bool:
 
 
 def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
-    if spec.type == T.MYSQL_TYPE_YEAR:
-        return pa.uint16()
-    _, signed, unsigned = INT_LAYOUT[spec.type]
+    signed, unsigned = TYPES[spec.type].arrow
     return unsigned if is_unsigned(spec, name, options) else signed
 
 

@@ -1,0 +1,413 @@
+"""Batches: the rows events a read keeps, placed in runs of one layout and decoded in log order.
+
+For each step of the walk (:mod:`vecbinlog.logwalk`) a read
+
+1. refuses rows events it cannot decode (of the tables it reads): :class:`~vecbinlog.UnsupportedError`;
+2. finds the effective layout, ``_schema_version`` and ``_incarnation`` of every rows event of
+   the tables it reads (:mod:`vecbinlog.versions`), before any filter;
+3. applies the per-event filters (:class:`RowsFilter`: offsets, times, change types) and
+   checks the CRC32 of the events kept and of the TABLE_MAPs;
+4. cuts the rows events into runs of one table, layout, version and incarnation, locates their
+   row images (``place_images``, at most ``batch_rows`` per batch), and leaves out the rows of
+   changes that did not take effect (``rolled_back``) or of transactions outside ``gtids``;
+5. decodes each batch (:func:`~vecbinlog.arrow.build_batch`), here or on the ``batch`` thread
+   (:mod:`vecbinlog.pools`) while the next one is placed (:func:`decode_in_order`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import functools
+import warnings
+from collections import Counter
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from . import arrow
+from .arrow import RowTransactions, build_batch, table_schema
+from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
+from .decoders import DecodeOptions
+from .errors import DecodeWarning, MalformedEventError, UnsupportedError
+from .gtid import GtidSet
+from .index import EventIndex
+from .logwalk import LogWalk, Step
+from .options import ProgressBar, WhenLike, byte_offset, change_kinds, epoch
+from .pools import pool
+from .rows import TableMaps, place_images
+from .table_map import TableMap
+from .types import MARIADB_OLD_TEMPORAL
+from .tableplan import TablePlan
+from .transactions import INCOMPLETE, ROLLBACK, TxnContext
+from .versions import SchemaVersions, TableLayouts, Versioned, versioned
+
+__all__ = ["RowsFilter", "TableOptions", "BatchReader", "PendingBatch", "decode_in_order", "placed"]
+
+#: a batch decoded: (table, record batch)
+Batch = tuple[str, pa.RecordBatch]
+
+_UNDECODED_ROWS = np.array(sorted(UNDECODED_ROWS_EVENTS), np.uint8)
+_NOT_TAKEN_EFFECT = np.array([ROLLBACK, INCOMPLETE], np.int8)
+
+#: event type code -> RowsKind, -1 for events that are not (decoded) rows events
+_KIND_OF_CODE = np.full(256, -1, np.int64)
+for _code, (_kind, _) in ROWS_EVENTS.items():
+    _KIND_OF_CODE[_code] = _kind
+
+
+@dataclass(frozen=True)
+class RowsFilter:
+    """Which rows events to decode; everything else is walked over, never decoded.
+
+    * ``tables``: ``db.table`` glob patterns (``"shop.*"``); a table matching any is kept.
+    * ``start``/``stop``: byte offsets, as ``mysqlbinlog --start-position/--stop-position``:
+      ``start`` applies to the first file, ``stop`` to the last; a rows event is kept when it
+      starts at or after ``start`` and before ``stop``.
+    * ``since``/``until``: datetimes (naive ones are UTC): rows events whose header timestamp
+      is at or after ``since`` and before ``until``, as ``--start-datetime/--stop-datetime``.
+    * ``change_types``: some of ``"insert"``, ``"update"``, ``"delete"``.
+    """
+
+    tables: tuple[str, ...] | None = None
+    start: int | None = None
+    stop: int | None = None
+    since: int | None = None  #: seconds since the epoch
+    until: int | None = None
+    kinds: frozenset[int] | None = None
+
+    @classmethod
+    def make(cls, tables: str | Iterable[str] | None = None, start: int | None = None, stop: int | None = None,
+             since: WhenLike | None = None, until: WhenLike | None = None,
+             change_types: str | Iterable[str] | None = None) -> RowsFilter:
+        """The filter of the options of :class:`~vecbinlog.Binlog`, checked and normalised."""
+        if isinstance(tables, str):
+            tables = (tables,)
+        if tables is not None and not all(isinstance(t, str) for t in tables):
+            raise TypeError(f"tables: db.table glob patterns (str), not {tables!r}")
+        return cls(
+            tables=None if tables is None else tuple(tables), start=byte_offset(start, "start"), stop=byte_offset(stop, "stop"),
+            since=epoch(since, "since"), until=epoch(until, "until"), kinds=change_kinds(change_types),
+        )
+
+    def table(self, name: str) -> bool:
+        """Whether the ``tables`` patterns keep table ``name``."""
+        return self.tables is None or any(fnmatch.fnmatchcase(name, pat) for pat in self.tables)
+
+    def events(self, index: EventIndex, *, first: bool, last: bool, at: np.ndarray | None = None) -> np.ndarray:
+        """Boolean mask of the events (rows events, in practice) the filter keeps: of every
+        event of ``index``, or of those at positions ``at``."""
+        def col(name: str) -> np.ndarray:
+            values = getattr(index, name)
+            return values if at is None else values[at]
+
+        keep = np.ones(len(index) if at is None else len(at), bool)
+        if first and self.start is not None:
+            keep &= col("pos") >= self.start  # file offsets (of the compressed event, for unpacked ones)
+        if last and self.stop is not None:
+            keep &= col("pos") < self.stop
+        if self.since is not None:
+            keep &= col("timestamp").astype(np.int64) >= self.since
+        if self.until is not None:
+            keep &= col("timestamp").astype(np.int64) < self.until
+        if self.kinds is not None:
+            kind = _KIND_OF_CODE[col("type_code")]
+            keep &= np.isin(kind, list(self.kinds)) | (kind < 0)
+        return keep
+
+
+def _unsigned_flag(column: str, value: bool | str) -> bool:
+    """``signedness=`` values: True/"unsigned" or False/"signed"; anything else is a mistake."""
+    if isinstance(value, bool):
+        return value
+    if str(value).lower() in ("unsigned", "signed"):
+        return str(value).lower() == "unsigned"
+    raise ValueError(f"signedness for {column!r} must be 'unsigned', 'signed', True or False, not {value!r}")
+
+
+class TableOptions:
+    """The decoding options of each table: ``signedness``, ``charsets`` and ``names`` by
+    ``db.table`` (``"*"``: every table), and ``invalid_dates``."""
+
+    def __init__(self, signedness: Mapping[str, Mapping[str, Any]] | None = None,
+                 charsets: Mapping[str, Mapping[str, str]] | None = None,
+                 names: Mapping[str, Sequence[str]] | None = None, invalid_dates: str = "null",
+                 queries: bool = False) -> None:
+        if invalid_dates not in ("null", "string"):
+            raise ValueError(f"invalid_dates must be 'null' or 'string', not {invalid_dates!r}")
+        self.signedness = signedness or {}
+        self.charsets = charsets or {}
+        self.names = {k: tuple(v) for k, v in (names or {}).items()}
+        self.invalid_dates = invalid_dates
+        self.queries = queries
+
+    def of(self, table: str, flavor: str) -> DecodeOptions:
+        """The DecodeOptions of ``table`` in a file of server ``flavor``."""
+        def pick(d: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+            return {**d.get("*", {}), **d.get(table, {})}
+
+        sign = {k: _unsigned_flag(k, v) for k, v in pick(self.signedness).items()}
+        return DecodeOptions(
+            signedness=sign, charsets=pick(self.charsets), names=self.names.get(table), flavor=flavor,
+            invalid_dates=self.invalid_dates,
+        )
+
+    def schema(self, table_map: TableMap, flavor: str) -> pa.Schema:
+        """The declared Arrow schema of a layout (before any text falls back to binary)."""
+        return table_schema(table_map, self.of(table_map.name, flavor), self.queries)
+
+
+class PendingBatch:
+    """A batch of ``table`` to decode: here (:meth:`result`), or in the background (:meth:`start`)."""
+
+    def __init__(self, path: str, table: str, cells: int, make: Callable[[], tuple[pa.RecordBatch, list[str]]]):
+        self.path, self.table, self.cells = path, table, cells
+        self.make: Callable[[], tuple[pa.RecordBatch, list[str]]] | None = make
+        self.future: Future | None = None
+
+    def start(self) -> None:
+        self.future = pool("batch").submit(self.make)  # the thread that decodes batches in the background
+
+    def result(self) -> Batch:
+        """(table, batch), its decoding warnings issued; the row images are let go."""
+        made = self.future.result() if self.future is not None else self.make()
+        self.make = self.future = None
+        batch, notes = made
+        del made
+        for note in notes:
+            warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=5)
+        return self.table, batch
+
+
+def decode_in_order(jobs: Iterable[PendingBatch], threads: int) -> Iterator[Batch]:
+    """The batches of ``jobs``, decoded, in their order.
+
+    With ``threads`` > 1 each batch large enough is decoded in the background while the next
+    one is placed (the compiled walk releases the GIL: on two cores they overlap); batches
+    still come, and fail, in order."""
+    pending: PendingBatch | None = None  # the batch being decoded in the background
+    try:
+        for job in jobs:
+            background = threads > 1 and job.cells >= arrow.THREADED_CELLS
+            if background:
+                job.start()
+            if pending is not None:
+                done, pending = pending, None
+                yield done.result()
+                del done
+            if background:
+                pending = job
+            else:
+                yield job.result()
+            job = None
+        if pending is not None:
+            done, pending = pending, None
+            yield done.result()
+    except GeneratorExit:  # the caller stopped reading: the batch in the background is not wanted
+        if pending is not None and pending.future is not None:
+            pending.future.cancel()
+        raise
+    except BaseException:
+        if pending is not None:  # it comes first in the log: its error, or its batch, first
+            done, pending = pending, None
+            yield done.result()
+        raise
+
+
+def placed(src: Any, maps: TableMaps, events: EventIndex, tm: TableMap, flavor: str, max_images: int):
+    """``place_images``, with the cause named when MariaDB's pre-10.1 temporal columns make the
+    row images not add up: such a column of the TABLE_MAP (TIME 11, DATETIME 12, TIMESTAMP 7,
+    no metadata) is larger than its type code says when it has fractional seconds."""
+    try:
+        yield from place_images(src, maps, events, tm, max_images=max_images)
+    except MalformedEventError as exc:
+        old = [c for c in tm.columns if c.type in MARIADB_OLD_TEMPORAL]
+        if flavor != "mariadb" or not old:
+            raise
+        names = ", ".join(f"{n} ({c.type_name})" for c, n in zip(old, (tm.column_names[c.index] for c in old)))
+        raise MalformedEventError(
+            f"{exc.message}: {tm.name} has {names} in MariaDB's pre-10.1 temporal format "
+            "(mysql56_temporal_format=OFF, or a table made by MariaDB 5.3-10.0), whose size the binlog "
+            "does not give: with fractional seconds (TIME(n), DATETIME(n), TIMESTAMP(n), n > 0) the values "
+            "are larger than the type says, so the row images cannot be read (mariadb-binlog cannot print "
+            "them either); ALTER TABLE ... FORCE with mysql56_temporal_format=ON converts the table",
+            path=exc.path, offset=exc.offset, event_type=exc.event_type,
+        ) from exc
+
+
+@dataclass
+class _Run:
+    """Consecutive rows events of one table, effective layout, version and incarnation."""
+
+    table: str
+    rows_pos: np.ndarray  #: positions in the step's index
+    layout: TableMap
+    version: int
+    incarnation: int
+
+
+def _runs(found: Versioned, rows_pos: np.ndarray, keep: np.ndarray) -> list[_Run]:
+    """The runs of the rows events ``rows_pos`` (those of ``found`` that ``keep`` keeps), per
+    table, in log order."""
+    code, version, incarnation, table = found.code[keep], found.version[keep], found.incarnation[keep], found.table[keep]
+    runs: list[_Run] = []
+    for t in dict.fromkeys(table.tolist()):
+        mine = table == t
+        pos, run_code, run_version, run_inc = rows_pos[mine], code[mine], version[mine], incarnation[mine]
+        cuts = np.flatnonzero((np.diff(run_code) != 0) | (np.diff(run_version) != 0) | (np.diff(run_inc) != 0)) + 1
+        for run_pos, c, v, i in zip(np.split(pos, cuts), np.split(run_code, cuts), np.split(run_version, cuts),
+                                    np.split(run_inc, cuts)):
+            runs.append(_Run(found.tables[t], run_pos, found.resolved[int(c[0])], int(v[0]), int(i[0])))
+    return runs
+
+
+def _row_transactions(ctx: TxnContext | None, run_pos: np.ndarray, event: np.ndarray) -> RowTransactions | None:
+    if ctx is None:
+        return None
+    ev = run_pos[event]
+    return RowTransactions(ctx, ctx.txn[ev], ctx.undone[ev], ctx.query[ev])
+
+
+class BatchReader:
+    """The batches of a walk: of the tables a read asks for, filtered, placed and decoded.
+
+    ``rolled_back``, ``non_transactional``, ``gtids``, ``threads``, ``batch_rows``,
+    ``layout_state`` and ``progress`` are the options of :class:`~vecbinlog.Binlog`.
+    """
+
+    def __init__(self, walk: LogWalk, filter: RowsFilter, options: TableOptions, *, rolled_back: str = "exclude",
+                 non_transactional: Sequence[str] = (), gtids: GtidSet | None = None, threads: int = 1,
+                 batch_rows: int, layout_state: Mapping[str, Any] | None = None,
+                 progress: bool | Mapping[str, Any] = False) -> None:
+        self.walk, self.filter, self.options = walk, filter, options
+        self.rolled_back, self.non_transactional, self.gtids = rolled_back, tuple(non_transactional), gtids
+        self.threads, self.batch_rows = threads, batch_rows
+        self.layout_state = dict(layout_state) if layout_state is not None else None
+        self.progress = progress
+
+    def versions(self, history: bool = False) -> SchemaVersions:
+        """An empty count of versions, from the layout states where the walk starts."""
+        return SchemaVersions(self.layout_state, history=history)
+
+    def batches(self, wanted: Callable[[str], bool], versions: SchemaVersions | None = None, *, desc: str = ""
+                ) -> Iterator[Batch]:
+        """Decoded batches of the tables ``wanted(name)`` accepts (and the ``tables`` filter), in
+        log order per table. ``versions`` (filled on the way) has each table's layouts afterwards."""
+        bar = ProgressBar(self.walk.files, desc, self.progress) if self.progress is not False else None
+        try:
+            yield from decode_in_order(self._jobs(wanted, versions, bar), self.threads)
+            if bar is not None:
+                bar.done()
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def layouts(self, history: bool = False, ddl: list | None = None) -> SchemaVersions:
+        """Every table's layouts (the ``tables`` filter applies), versions and incarnations, from
+        a walk of the headers, TABLE_MAPs and DDL; no row is decoded."""
+        versions = self.versions(history)
+        for step in self.walk.steps(ddl_states=ddl):
+            versioned(step, self.filter.table, versions, self.walk.files.index(step.file))
+        return versions
+
+    def plans(self) -> dict[str, TablePlan]:
+        """Each table's TablePlan, from a walk of the layouts (no row decoded)."""
+        versions = self.layouts()
+        return {name: self.plan(name, versions) for name in versions.layouts}
+
+    def table_layouts(self) -> TableLayouts:
+        """Each table's TablePlan, and where each table's layouts and the DDL stand at any
+        offset (see :meth:`vecbinlog.Binlog.layouts`)."""
+        ddl: list[tuple[tuple[str, int], Any]] = []
+        versions = self.layouts(history=True, ddl=ddl)
+        files = self.walk.files
+        number = {f.path: k for k, f in enumerate(files)}
+        plans = {name: self.plan(name, versions) for name in versions.layouts}
+        return TableLayouts([f.path for f in files], plans, versions.history or {},
+                            [((number[path], pos), state) for (path, pos), state in ddl])
+
+    def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions | None, bar: ProgressBar | None
+              ) -> Iterator[PendingBatch]:
+        """The batches of :meth:`batches`, placed, each with what decodes it."""
+        dropped: Counter[str] = Counter()
+        versions = versions if versions is not None else self.versions()
+        walk = self.walk
+        for step in walk.steps(transactions=True, progress=bar):
+            f, index = step.file, step.index
+            self._check_undecoded(step, wanted)
+            found = versioned(step, lambda n: wanted(n) and self.filter.table(n), versions, walk.files.index(f))
+            if found is None:
+                continue
+            keep = self.filter.events(index, first=walk.first(f), last=walk.last(f), at=step.rows_pos[found.sel])
+            if not keep.any():
+                continue
+            rows_pos = step.rows_pos[found.sel[keep]]
+            checked = index.type_code == EventType.TABLE_MAP_EVENT
+            checked[rows_pos] = True
+            step.src.verify_checksums_of(index, checked)
+            gtid_ok = self.gtids.contains(step.txn.gtid) if self.gtids is not None else None  # per transaction
+            for run in _runs(found, rows_pos, keep):
+                yield from self._run_jobs(step, run, gtid_ok, dropped)
+        self._warn_dropped(dropped)
+
+    def _run_jobs(self, step: Step, run: _Run, gtid_ok: np.ndarray | None, dropped: Counter[str]
+                  ) -> Iterator[PendingBatch]:
+        """The batches of one run: its row images placed, the rows that the outcome and GTID
+        filters leave out taken out (counted in ``dropped``), each with what decodes it."""
+        f, name, tm = step.file, run.table, run.layout
+        effective = self.rolled_back == "keep" or any(fnmatch.fnmatchcase(name, p) for p in self.non_transactional)
+        flavor = f.formats[0].flavor
+        for images in placed(step.src, step.maps, step.index.take(run.rows_pos), tm, flavor, self.batch_rows):
+            txn = _row_transactions(step.txn, run.rows_pos, images.event)
+            keep_rows = np.ones(len(images), bool)
+            if not effective:
+                took_effect = ~np.isin(txn.outcome(), _NOT_TAKEN_EFFECT)
+                dropped[name] += int((~took_effect).sum())
+                keep_rows &= took_effect
+            if gtid_ok is not None:
+                keep_rows &= (txn.txn >= 0) & gtid_ok[np.maximum(txn.txn, 0)] if len(gtid_ok) else False
+            if not keep_rows.all():
+                images = images.take(keep_rows)
+                txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
+            job = PendingBatch(f.path, name, len(images) * len(tm.columns), functools.partial(
+                build_batch, images, self.options.of(name, flavor), f.name, txn, self.options.queries,
+                schema_version=run.version, incarnation=run.incarnation, threads=self.threads))
+            del images, txn  # held by the job only, which lets go of them once decoded
+            yield job
+            del job
+
+    def _check_undecoded(self, step: Step, wanted: Callable[[str], bool]) -> None:
+        """Refuse the rows events this version cannot decode, of the tables read (or of no
+        known table): their rows would be missing."""
+        f, index = step.file, step.index
+        bad = np.isin(index.type_code, _UNDECODED_ROWS)
+        bad &= self.filter.events(index, first=self.walk.first(f), last=self.walk.last(f))
+        for i in np.flatnonzero(bad).tolist():
+            code = int(index.type_code[i])
+            tid = int(step.maps.table_ids(index.take(np.array([i])))[0])
+            lid = step.maps.current.get(tid)
+            table = step.maps.layouts[lid].name if lid is not None else None
+            if table is None or (wanted(table) and self.filter.table(table)):
+                raise UnsupportedError(
+                    f"{event_type_name(code)} is not decoded by this version of vecbinlog; "
+                    "its rows would be missing, so reading stops here",
+                    path=f.path, offset=int(index.pos[i]), event_type=event_type_name(code),
+                )
+
+    @staticmethod
+    def _warn_dropped(dropped: Counter[str]) -> None:
+        for name, n in dropped.items():
+            if not n:
+                continue
+            warnings.warn(
+                f"{name}: {n} row images left out: their transaction rolled back (or was undone by ROLLBACK TO "
+                "SAVEPOINT, or has no end in the files), so they did not take effect; rolled_back='keep' keeps "
+                "them, marked by _outcome",
+                DecodeWarning, stacklevel=6,
+            )
+
+    def plan(self, table: str, versions: SchemaVersions) -> TablePlan:
+        """The TablePlan of ``table`` from the layouts a walk met (their declared schemas)."""
+        return versions.plan(table, self.options.schema)

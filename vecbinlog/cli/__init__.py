@@ -1,0 +1,106 @@
+"""The ``vecbinlog`` command line: look into binlogs and export their change logs.
+
+Commands: ``info``, ``tables``, ``cat``, ``snapshot``, ``to-parquet``, ``events``, ``verify``.
+Run ``vecbinlog COMMAND --help``; every command and option is in ``docs/cli.md``.
+
+Exit codes: 0 success, 1 a file could not be read (a :class:`vecbinlog.BinlogError`, or an
+OS error such as a missing file), 2 bad usage. Errors are one line on stderr,
+``vecbinlog: error: <file>, offset N, EVENT: message``; ``--debug`` adds the traceback.
+
+The package: :mod:`~vecbinlog.cli.parser` (the arguments), :mod:`~vecbinlog.cli.commands` (one
+function per command), :mod:`~vecbinlog.cli.writers` (output files),
+:mod:`~vecbinlog.cli.progress` (the progress bar), and how values are printed (``cat``,
+``to-parquet --format csv``, ``snapshot OUT.csv``): :mod:`~vecbinlog.cli.text` (a whole column's
+values as text), :mod:`~vecbinlog.cli.buffers` (string arrays as NumPy buffers),
+:mod:`~vecbinlog.cli.widths` (terminal widths of table cells) and :mod:`~vecbinlog.cli.lines` (one
+compiled loop writes the lines).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+import warnings
+from typing import Sequence
+
+from ..errors import BinlogError, TableNotFoundError
+from .commands import COMMANDS, UsageError
+from .parser import PROG, build_parser
+
+__all__ = ["main"]
+
+
+def _warn_line(msg: str) -> None:
+    """A warning as one line on stderr, above the progress bar."""
+    line = f"{PROG}: warning: {' '.join(msg.split())}"
+    try:
+        from tqdm import tqdm
+
+        tqdm.write(line, file=sys.stderr)
+    except ImportError:  # pragma: no cover
+        print(line, file=sys.stderr)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code (``sys.exit(main())``)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    args.debug = getattr(args, "debug", False)
+    args.quiet = getattr(args, "quiet", False)
+    seen: set[str] = set()
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        text = str(message)
+        if args.quiet or text in seen:
+            return
+        seen.add(text)
+        _warn_line(text)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("always")
+            warnings.showwarning = show
+            return int(COMMANDS[args.command](args) or 0)
+    except (UsageError, TableNotFoundError) as exc:  # found after parsing: one line, as the errors of the files
+        if args.debug:
+            traceback.print_exc()
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except BinlogError as exc:
+        if args.debug:
+            traceback.print_exc()
+        print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        if isinstance(exc, BrokenPipeError):
+            _silence_stdout()
+            return 0
+        if args.debug:
+            traceback.print_exc()
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"{PROG}: error: {where}{_one_line(exc.strerror or exc)}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so, in one line unless --debug
+        if args.debug:
+            traceback.print_exc()
+        print(f"{PROG}: internal error: {type(exc).__name__}: {_one_line(exc)}"
+              + ("" if args.debug else " (run with --debug for the traceback)"), file=sys.stderr)
+        return 1
+    return 0  # pragma: no cover
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (``vecbinlog cat ... | head``): no second error at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass

@@ -1,0 +1,63 @@
+"""String and binary Arrow arrays as NumPy buffers (offsets from 0, data bytes) and back, and
+byte tables: what the text formatting of :mod:`vecbinlog.cli.text`, :mod:`~vecbinlog.cli.widths`
+and :mod:`~vecbinlog.cli.lines` works on, a whole column at a time."""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import pyarrow as pa
+from numba import njit
+
+__all__ = ["string_parts", "string_array", "gather_ranges", "contains_any", "any_marked", "byte_table"]
+
+
+def string_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """(offsets int64 of n + 1, data uint8) of a string/binary array, offsets from 0."""
+    if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type):
+        odt = np.int64
+    else:
+        odt = np.int32
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], odt, count=len(arr) + 1, offset=arr.offset * np.dtype(odt).itemsize)
+    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    start, end = int(offsets[0]), int(offsets[-1])
+    return offsets.astype(np.int64) - start, data[start:end]
+
+
+def string_array(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
+    """A string array of ``offsets`` (n + 1, from 0) into ``data``."""
+    n = len(offsets) - 1
+    large = len(data) > np.iinfo(np.int32).max
+    typ = pa.large_string() if large else pa.string()
+    off = offsets.astype(np.int64 if large else np.int32, copy=False)
+    return pa.Array.from_buffers(typ, n, [None, pa.py_buffer(off), pa.py_buffer(np.ascontiguousarray(data))])
+
+
+def gather_ranges(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The bytes ``data[starts[i] : starts[i] + lengths[i]]`` back to back: (offsets, data)."""
+    offsets = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    idx = np.arange(offsets[-1], dtype=np.int64) - np.repeat(offsets[:-1] - starts, lengths)
+    return offsets, data[idx]
+
+
+def contains_any(arr: pa.Array, table: np.ndarray) -> bool:
+    """Whether any byte of the string array's values is marked in ``table`` (256 bools)."""
+    _, data = string_parts(arr)
+    return bool(len(data)) and any_marked(data, table)
+
+
+@njit(nogil=True, cache=True)
+def any_marked(data, table):  # pragma: no cover - compiled
+    for b in data:
+        if table[b]:
+            return True
+    return False
+
+
+def byte_table(chars: Iterable[int]) -> np.ndarray:
+    t = np.zeros(256, bool)
+    t[list(chars)] = True
+    return t

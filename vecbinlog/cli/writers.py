@@ -1,0 +1,152 @@
+"""Output files of the command line: a table's part files (Parquet, Arrow IPC or CSV; a new part
+when the schema or an IPC dictionary changes), the writers of every table of a one-pass export,
+and a CSV file as ``cat --format csv`` prints it.
+"""
+
+from __future__ import annotations
+
+import urllib.parse
+from collections import OrderedDict
+from pathlib import Path
+
+import pyarrow as pa
+
+from .lines import CsvText
+
+ROW_GROUP_ROWS = 128 * 1024  #: rows per Parquet row group (bounded row groups)
+
+
+#: Dictionary columns whose dictionary is made per batch (one entry per transaction or
+#: statement of the batch): an Arrow IPC file cannot change a dictionary, so there they are
+#: written as plain strings instead of starting a new part file at every batch.
+PER_BATCH_DICTIONARIES = ("_gtid", "_query")
+
+
+def plain_per_batch_dictionaries(batch: pa.RecordBatch) -> pa.RecordBatch:
+    """``batch`` with its :data:`PER_BATCH_DICTIONARIES` columns as plain strings."""
+    names = [n for n in PER_BATCH_DICTIONARIES if n in batch.schema.names]
+    if not names:
+        return batch
+    schema = batch.schema
+    for n in names:
+        i = schema.get_field_index(n)
+        schema = schema.set(i, schema.field(i).with_type(schema.field(i).type.value_type))
+    return batch.cast(schema)
+
+
+class PartWriter:
+    """The part files of one table: a new part whenever the schema (or, for Arrow IPC files,
+    a dictionary) changes."""
+
+    def __init__(self, folder: Path, fmt: str) -> None:
+        self.folder = folder
+        self.fmt = fmt
+        self.parts = 0
+        self.rows = 0
+        self.writer = None
+        self.schema: pa.Schema | None = None
+        self.dicts: dict[int, pa.Array] = {}
+        self.files: list[Path] = []
+
+    def _fits(self, batch: pa.RecordBatch) -> bool:
+        if self.writer is None or not batch.schema.equals(self.schema, check_metadata=True):
+            return False
+        if self.fmt == "arrow":  # the IPC file format cannot replace a dictionary
+            for i, d in self.dicts.items():
+                if not batch.column(i).dictionary.equals(d):
+                    return False
+        return True
+
+    def write(self, batch: pa.RecordBatch) -> None:
+        if self.fmt == "arrow":
+            batch = plain_per_batch_dictionaries(batch)
+        if not self._fits(batch):
+            self.close()
+            self._open(batch)
+        if self.fmt == "parquet":
+            self.writer.write_batch(batch, row_group_size=ROW_GROUP_ROWS)
+        else:
+            self.writer.write_batch(batch)
+        self.rows += batch.num_rows
+
+    def _open(self, batch: pa.RecordBatch) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        ext = {"parquet": "parquet", "arrow": "arrow", "csv": "csv"}[self.fmt]
+        path = self.folder / f"part-{self.parts:05d}.{ext}"
+        self.parts += 1
+        self.files.append(path)
+        self.schema = batch.schema
+        if self.fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            self.writer = pq.ParquetWriter(path, batch.schema, compression="zstd", use_compliant_nested_type=False)
+        elif self.fmt == "arrow":
+            self.dicts = {i: batch.column(i).dictionary for i, f in enumerate(batch.schema)
+                          if pa.types.is_dictionary(f.type)}
+            self.writer = pa.ipc.new_file(path, batch.schema, options=pa.ipc.IpcWriteOptions(compression="zstd"))
+        else:
+            self.writer = CsvFile(path, batch.schema)
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            self.writer = None
+
+
+class CsvFile:
+    """A CSV file as ``cat --format csv`` prints it: a header, then each batch's lines."""
+
+    def __init__(self, path: str | Path, schema: pa.Schema) -> None:
+        self.text = CsvText()
+        self.fh = open(path, "wb")
+        self.fh.write(self.text.header(schema.names))
+
+    def write_batch(self, batch: pa.RecordBatch) -> None:
+        self.text.write(batch, self.fh)
+
+    def close(self) -> None:
+        self.fh.close()
+
+    def __enter__(self) -> CsvFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class TableWriters:
+    """The part writers of every table of a one-pass export. At most ``MAX_OPEN`` are open at
+    a time (a binlog may hold thousands of tables): the least recently written is closed, and
+    its table's next batch starts a new part file."""
+
+    MAX_OPEN = 64
+
+    def __init__(self, outdir: Path, fmt: str) -> None:
+        self.outdir, self.fmt = outdir, fmt
+        self.writers: dict[str, PartWriter] = {}
+        self.open: OrderedDict[str, None] = OrderedDict()
+
+    def write(self, table: str, batch: pa.RecordBatch) -> None:
+        pw = self.writers.get(table)
+        if pw is None:
+            pw = self.writers[table] = PartWriter(table_folder(self.outdir, table), self.fmt)
+        self.open[table] = None
+        self.open.move_to_end(table)
+        if len(self.open) > self.MAX_OPEN:
+            oldest, _ = self.open.popitem(last=False)
+            self.writers[oldest].close()
+        pw.write(batch)
+
+    def done(self, table: str) -> tuple[int, list[Path]]:
+        """Rows written and part files of ``table``."""
+        pw = self.writers.get(table)
+        return (pw.rows, pw.files) if pw is not None else (0, [])
+
+    def close(self) -> None:
+        for pw in self.writers.values():
+            pw.close()
+
+
+def table_folder(outdir: Path, table: str) -> Path:
+    """``OUTDIR/table=db.table``, the name percent-encoded as hive partitioning expects."""
+    return outdir / f"table={urllib.parse.quote(table, safe='')}"

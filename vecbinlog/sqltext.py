@@ -1,0 +1,130 @@
+"""SQL text as the DDL tracker reads it: sqlglot's MySQL dialect (imported at first use, with
+the column types it lacks), executable comments unwrapped as the server runs them.
+
+sqlglot is imported lazily, so that ``import vecbinlog`` does not import it (~70 ms): a log
+without DDL never needs it.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import logging
+import threading
+from typing import Any
+
+__all__ = ["LazyModule", "dialect", "exp", "parse_one", "sql_errors", "sqltokens", "unwrap_versioned_comments"]
+
+
+class LazyModule:
+    """A module imported at its first use (see the module docstring)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self._name), attr)
+
+
+exp: Any = LazyModule("sqlglot.expressions")
+sqltokens: Any = LazyModule("sqlglot.tokens")
+sql_errors: Any = LazyModule("sqlglot.errors")
+
+
+@functools.cache
+def dialect() -> Any:
+    """sqlglot's MySQL dialect plus the column types of MySQL and MariaDB it does not know."""
+    from sqlglot.dialects.mysql import MySQL
+
+    TokenType = sqltokens.TokenType
+
+    class _Dialect(MySQL):  # type: ignore[misc, valid-type]
+        class Tokenizer(MySQL.Tokenizer):
+            KEYWORDS = {
+                **MySQL.Tokenizer.KEYWORDS,
+                **{g: TokenType.GEOMETRY for g in (
+                    "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
+                    "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
+                "INET4": TokenType.INET,
+                "INET6": TokenType.INET,
+                "MIDDLEINT": TokenType.MEDIUMINT,
+            }
+
+    return _Dialect
+
+
+class _Quiet(logging.Filter):
+    """Drops sqlglot's "falling back to a Command" log records while we parse (we warn ourselves)."""
+
+    active = threading.local()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not getattr(self.active, "on", False)
+
+
+_QUIET = _Quiet()
+logging.getLogger("sqlglot").addFilter(_QUIET)
+
+
+def parse_one(text: str) -> Any:
+    """``text`` parsed with :func:`dialect` (sqlglot's logged complaints silenced: the caller
+    warns itself); raises ``sqlglot.errors.SqlglotError``."""
+    _Quiet.active.on = True
+    try:
+        return importlib.import_module("sqlglot").parse_one(text, read=dialect())
+    finally:
+        _Quiet.active.on = False
+
+
+def unwrap_versioned_comments(sql: str) -> str:
+    """The statement as the server runs it: the content of ``/*!NNNNN ... */`` and MariaDB's
+    ``/*M!NNNNNN ... */`` executable comments kept, their markers dropped.
+
+    sqlglot (like any SQL parser) takes them for comments, but mysqldump writes e.g.
+    ``CREATE DATABASE d /*!40100 DEFAULT CHARACTER SET latin1 */``. Quotes are followed so
+    that a ``/*!`` inside a string literal or a quoted identifier is left alone.
+    """
+    if "/*" not in sql:
+        return sql
+    out: list[str] = []
+    i, n, quote, depth = 0, len(sql), "", 0
+    while i < n:
+        ch = sql[i]
+        if quote:
+            out.append(ch)
+            if ch == "\\" and quote != "`" and i + 1 < n:
+                out.append(sql[i + 1])
+                i += 2
+                continue
+            if ch == quote:
+                quote = ""
+            i += 1
+            continue
+        if ch in "'\"`":
+            quote = ch
+            out.append(ch)
+            i += 1
+        elif (sql.startswith("/*!", i) or sql.startswith("/*M!", i)) and not _client_only(sql, i):
+            j = i + (3 if sql[i + 2] == "!" else 4)
+            while j < n and sql[j].isdigit():
+                j += 1
+            out.append(" ")
+            depth += 1
+            i = j
+        elif depth and sql.startswith("*/", i):
+            out.append(" ")
+            depth -= 1
+            i += 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _client_only(sql: str, i: int) -> bool:
+    """``/*M!999999\\- enable the sandbox mode */`` (mariadb-dump 10.11+): a command for the
+    client, not SQL; left as a comment."""
+    j = i + 4
+    while j < len(sql) and sql[j].isdigit():
+        j += 1
+    return sql.startswith("/*M!", i) and sql.startswith("\\", j)
