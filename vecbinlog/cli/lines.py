@@ -20,10 +20,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
+from ..arrowbuild import numbers, strings, to_numpy, valid_mask
 from ..pools import pool
 from ..walk import load_word, store_word
 from .buffers import string_parts
-from .text import NULL_TEXT, RUN_SHARE, column_text, csv_escape, csv_quote, hex_text, json_escape, run_friendly, values_text
+from .text import (NULL_TEXT, RUN_SHARE, column_text, csv_escape, csv_quote, fill_nulls, hex_text, json_escape,
+                   run_friendly, values_text)
 from .widths import fit_cells
 
 __all__ = ["CsvText", "JsonLinesText", "TableText"]
@@ -48,28 +50,29 @@ def _cells(col: pa.Array, style: str) -> _Cells:
     t = col.type
     null = NULL_TEXT[style]
     if pa.types.is_integer(t) and col.null_count < n:
-        valid = None if col.null_count == 0 else col.is_valid().to_numpy(zero_copy_only=False)
+        valid = None if col.null_count == 0 else valid_mask(col)
+        values = to_numpy(fill_nulls(col, 0))
         if pa.types.is_uint64(t):
-            return _Cells(_UINT, col.fill_null(0).to_numpy().astype(np.uint64, copy=False), valid)
-        return _Cells(_INT, col.fill_null(0).to_numpy().astype(np.int64), valid)
+            return _Cells(_UINT, values, valid)
+        return _Cells(_INT, values.astype(np.int64), valid)
     if pa.types.is_dictionary(t) and len(col.dictionary) and col.null_count < n:
-        entries = pc.fill_null(values_text(col.dictionary, style), null)
-        codes = col.indices.cast(pa.int64()).fill_null(-1).to_numpy()  # a null in the dictionary: its null text
+        entries = fill_nulls(values_text(col.dictionary, style), null)
+        codes = to_numpy(fill_nulls(col.indices.cast(pa.int64()), -1))  # a null in the dictionary: its null text
         return _Cells(_TEXT, entries=entries, codes=codes)
     if run_friendly(t) and n >= 2 * RUN_SHARE and col.null_count < n:
         ree = pc.run_end_encode(col)
         if len(ree.values) * RUN_SHARE <= n:
-            ends = np.asarray(ree.run_ends).astype(np.int64)
-            entries = pc.fill_null(values_text(ree.values, style), null)
+            ends = to_numpy(ree.run_ends).astype(np.int64)
+            entries = fill_nulls(values_text(ree.values, style), null)
             return _Cells(_TEXT, entries=entries, codes=np.repeat(np.arange(len(ends)), np.diff(ends, prepend=0)))
     if style != "table" and col.null_count < n and (_is_text(t) or _is_binary(t)):  # quoted by the line writer
         entries = hex_text(col) if _is_binary(t) else col.cast(pa.large_string()) if pa.types.is_string_view(t) else col
         entries = json_escape(entries) if style == "json" else csv_escape(entries)
-        codes = None if col.null_count == 0 else np.where(col.is_valid().to_numpy(zero_copy_only=False), np.arange(n), -1)
+        codes = None if col.null_count == 0 else np.where(valid_mask(col), np.arange(n), -1)
         return _Cells(_TEXT, entries=entries, codes=codes, quote=True)
     text = column_text(col, style)
     if isinstance(text, pa.Scalar):
-        return _Cells(_TEXT, entries=pa.array([text.as_py()], pa.string()), codes=np.zeros(n, np.int64))
+        return _Cells(_TEXT, entries=strings([text.as_py()]), codes=np.zeros(n, np.int64))
     return _Cells(_TEXT, entries=text)
 
 
@@ -406,9 +409,9 @@ class TableText(_Lines):
         self.widths = []
         k = min(batch.num_rows, self.SAMPLE)
         for name, c, right in zip(self.names, cells, self.right):
-            _, w = fit_cells(pa.array([name], pa.string()), None)
+            _, w = fit_cells(strings([name]), None)
             if c.kind != _TEXT:
-                sample = pc.cast(pa.array(c.ints[:k]), pa.string())
+                sample = pc.cast(numbers(c.ints[:k]), pa.string())
                 _, ws = fit_cells(sample, None)
                 if c.valid is not None:
                     ws = np.where(c.valid[:k], ws, len(NULL_TEXT["table"]))
@@ -417,14 +420,14 @@ class TableText(_Lines):
                 codes = np.arange(k) if c.codes is None else c.codes[:k]
                 ws = np.where(codes >= 0, ew[np.maximum(codes, 0)] if len(ew) else 0, len(NULL_TEXT["table"]))
                 if c.codes is None and c.entries.null_count:
-                    ws = np.where(pc.is_valid(c.entries.slice(0, k)).to_numpy(zero_copy_only=False), ws, 4)
+                    ws = np.where(valid_mask(c.entries.slice(0, k)), ws, 4)
             wd = int(max(w.max(), ws.max() if len(ws) else 0))
             self.widths.append(min(wd, self.max_width) if self.max_width and not right else wd)
         if not self.cut and not self.right[-1]:  # nothing follows the last column: no wider than its name
-            self.widths[-1] = int(fit_cells(pa.array([self.names[-1]], pa.string()), None)[1][0])
+            self.widths[-1] = int(fit_cells(strings([self.names[-1]]), None)[1][0])
         heads = []
         for name, wd in zip(self.names, self.widths):
-            h, hw = fit_cells(pa.array([name], pa.string()), wd)
+            h, hw = fit_cells(strings([name]), wd)
             heads.append(h[0].as_py() + " " * (wd - int(hw[0])))
         line = "  ".join(heads).rstrip()
         rule = "  ".join("-" * wd for wd in self.widths)
