@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.peers import _run_child  # noqa: E402
+from bench.peers import CHILD_ENV, _run_child  # noqa: E402
 
 FORMATS = ("table", "csv", "jsonl")
 TABLES = {"narrow": "b.narrow", "strings": "b.strings"}
@@ -45,7 +45,7 @@ def commands(path: Path, table: str) -> dict[str, list[str]]:
 def first_line(argv: list[str]) -> float:
     """Seconds until the command's first line of output (the rest is read and dropped)."""
     t0 = time.perf_counter()
-    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL) as proc:
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=CHILD_ENV) as proc:
         proc.stdout.readline()
         first = time.perf_counter() - t0
         while proc.stdout.read(1 << 20):

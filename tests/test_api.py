@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -26,6 +28,70 @@ def test_import_does_not_load_pandas_or_sqlglot():
     out = subprocess.run([sys.executable, "-c", code, str(SAMPLE)], capture_output=True, text=True, check=True).stdout
     assert out.splitlines() == ["[]", "True"]
     assert vecbinlog.read_pandas(SAMPLE, "shop.orders")["id"].tolist() == [1001, 1002, 1003, 1004, 1001, 1001, 1003]
+
+
+#: files with GTIDs: MariaDB GTID_EVENT (the sample), MySQL GTID_LOG_EVENT (inside
+#: TRANSACTION_PAYLOAD events) and GTID_TAGGED_LOG_EVENT
+GTID_FILES = {"payload": "apecloud__mysql-binlog-connector-rust/mysql-bin.000057",
+              "tagged": "blackbeam__rust_mysql_common/binlog_transaction_with_GTID_TAG.000001"}
+
+_READ_EVERYTHING = """
+import json, sys, vecbinlog
+out = {}
+for path in sys.argv[1:]:
+    with vecbinlog.open(path) as log:
+        tables = log.read_all()
+        events = log.events()
+        log.layouts()
+        out[path] = {
+            "tables": {name: [log.schema(name).names == t.schema.names, t.column("_log_pos").to_pylist(),
+                              t.column("_gtid").to_pylist(), t.column(0).to_pylist()]
+                       for name, t in tables.items() if name in log.tables},
+            "events": events.column("pos").to_pylist(),
+            "gtids": log.info()["files"][0]["gtids"],
+        }
+print(json.dumps({"pandas": "pandas" in sys.modules, "out": out}))
+"""
+
+
+def test_reading_does_not_load_pandas(corpus):
+    """read_all, events, tables and layouts (and info) never call what makes pyarrow import
+    pandas (0.3 s: pa.array, pa.scalar, to_numpy, compute functions given Python values), and
+    give what the servers wrote: the sample's events, rows and GTIDs as mariadb-binlog lists
+    them, the MySQL files' GTIDs as tests/test_transactions.py knows them."""
+    paths = [SAMPLE, corpus(GTID_FILES["payload"]), corpus(GTID_FILES["tagged"])]
+    done = subprocess.run([sys.executable, "-c", _READ_EVERYTHING, *map(str, paths)], capture_output=True,
+                          text=True, check=True)
+    got = json.loads(done.stdout)
+    assert got["pandas"] is False
+    sample, payload, tagged = (got["out"][str(p)] for p in paths)
+
+    # the sample: every event at the position mariadb-binlog gives, each row in its group's GTID
+    listing = (DATA / "sample" / "mariadb-binlog-vv.txt").read_text()
+    gtid_of, gtid = {}, None
+    for line in listing.splitlines():
+        if m := re.match(r"# at (\d+)$", line):
+            pos = int(m.group(1))
+        elif m := re.search(r"\tGTID (\d+-\d+-\d+)", line):
+            gtid = m.group(1)
+        elif re.search(r"\t(Write|Update|Delete)_rows", line):
+            gtid_of[pos] = gtid
+    assert sample["events"] == [int(p) for p in re.findall(r"^# at (\d+)$", listing, re.M)]
+    assert sorted(sample["tables"]) == ["shop.customers", "shop.orders"]
+    for name, (same_schema, log_pos, gtids, _) in sample["tables"].items():
+        assert same_schema
+        assert gtids == [gtid_of[p] for p in log_pos], name
+    assert sample["tables"]["shop.orders"][3] == [1001, 1002, 1003, 1004, 1001, 1001, 1003]
+    assert sample["gtids"]["set"] == "0-1-9"
+
+    uuid = "76f3e7be-6720-11ed-9cad-0242ac110002"
+    assert payload["tables"]["a.b"][2] == [f"{uuid}:12"]
+    assert payload["tables"]["a.test_table_3"][2] == [f"{uuid}:13"] * 3
+    assert (payload["gtids"]["previous"], payload["gtids"]["set"]) == (f"{uuid}:1-10", f"{uuid}:11-13")
+    uuid = "55778904-0299-11f1-b1b8-4ef0c4956feb"
+    ((_, _, gtids, _),) = tagged["tables"].values()
+    assert gtids == [f"{uuid}:mytag:3"] * len(gtids) and gtids
+    assert tagged["gtids"]["previous"] == f"{uuid}:1-13:mytag:1-2"
 
 
 # -- inputs -----------------------------------------------------------------------------------

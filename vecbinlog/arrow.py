@@ -70,6 +70,7 @@ from typing import Callable
 import numpy as np
 import pyarrow as pa
 
+from .arrowbuild import numbers, strings, valid_mask
 from .constants import ColumnType
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
 from .errors import BinlogError
@@ -111,8 +112,8 @@ JSON_DIFF = pa.struct(
      pa.field("path", pa.string(), nullable=False), pa.field("value", pa.string())]
 )
 JSON_DIFFS_FIELD = pa.field("_json_diffs", pa.list_(pa.field("item", JSON_DIFF, nullable=False)), nullable=False)
-_CHANGE_DICT = pa.StringArray.from_buffers(len(CHANGE_TYPES), pa.py_buffer(np.cumsum([0, *map(len, CHANGE_TYPES)], dtype=np.int32)), pa.py_buffer("".join(CHANGE_TYPES).encode()))  # not pa.array(): it imports pandas
-_OUTCOME_DICT = pa.StringArray.from_buffers(len(OUTCOMES), pa.py_buffer(np.cumsum([0, *map(len, OUTCOMES)], dtype=np.int32)), pa.py_buffer("".join(OUTCOMES).encode()))
+_CHANGE_DICT = strings(CHANGE_TYPES)
+_OUTCOME_DICT = strings(OUTCOMES)
 
 
 def column_names(table_map: TableMap, options: DecodeOptions) -> list[str]:
@@ -175,7 +176,7 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
     dtype = index_type.to_pandas_dtype()
     ok = codes >= 0
     if values.null_count and ok.any():
-        ok[ok] = values.is_valid().to_numpy(zero_copy_only=False)[codes[ok]]
+        ok[ok] = valid_mask(values)[codes[ok]]
     every = bool(ok.all())  # the usual case: no row without a value, no boolean selections
     kept = codes if every else codes[ok]
     if len(kept) and bool((kept[1:] >= kept[:-1]).all()):  # in log order: no sort needed
@@ -187,12 +188,12 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
     else:
         used, inverse = np.unique(kept, return_inverse=True)
     if every:
-        indices = pa.array(inverse.ravel().astype(dtype, copy=False), index_type)
+        indices = numbers(inverse.ravel().astype(dtype, copy=False), index_type)
     else:
         idx = np.zeros(len(codes), dtype)
         idx[ok] = inverse.ravel()
-        indices = pa.array(idx, index_type, mask=~ok)
-    return pa.DictionaryArray.from_arrays(indices, values.take(pa.array(used, pa.int64())))
+        indices = numbers(idx, index_type, valid=ok)
+    return pa.DictionaryArray.from_arrays(indices, values.take(numbers(used, pa.int64())))
 
 
 #: Rows x columns under which a batch's columns are decoded one after the other, and the
@@ -294,12 +295,12 @@ def build_batch(
 
     # metadata columns
     # (the dictionaries' codes are made here, in range: from_arrays does not check them again)
-    arrays.append(pa.DictionaryArray.from_arrays(pa.array(images.change, pa.int8()), _CHANGE_DICT, safe=False))
+    arrays.append(pa.DictionaryArray.from_arrays(numbers(images.change, pa.int8()), _CHANGE_DICT, safe=False))
     micros = images.timestamp.astype(np.int64) * 1_000_000
-    arrays.append(pa.array(micros, COMMIT_TIMESTAMP))
-    arrays.append(pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([log_file]), safe=False))
-    arrays.append(pa.array(images.event_pos, pa.int64()))
-    arrays.append(pa.array(images.event_row, pa.int32()))
+    arrays.append(numbers(micros, COMMIT_TIMESTAMP))
+    arrays.append(pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), strings([log_file]), safe=False))
+    arrays.append(numbers(images.event_pos, pa.int64()))
+    arrays.append(numbers(images.event_row, pa.int32()))
     arrays.append(_absent_lists(absent, names) if absent is not None else _no_absent(n, names))
     arrays.append(_masked(images.inner, pa.int64(), images.inner < 0))
     if txn is None:  # no transaction context: every row outside a transaction
@@ -311,13 +312,13 @@ def build_batch(
     arrays.append(_masked(ctx.start_pos[safe] if len(ctx.start_pos) else np.zeros(n, np.int64), pa.int64(), outside))
     has_xid = ~outside & (ctx.has_xid[safe] if len(ctx.has_xid) else False)
     arrays.append(_masked(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), ~has_xid))
-    arrays.append(pa.DictionaryArray.from_arrays(pa.array(txn.outcome(), pa.int8()), _OUTCOME_DICT, safe=False))
-    arrays.append(pa.array(np.full(n, schema_version, np.int32), pa.int32()))
-    arrays.append(pa.array(np.full(n, incarnation, np.int32), pa.int32()))
+    arrays.append(pa.DictionaryArray.from_arrays(numbers(txn.outcome(), pa.int8()), _OUTCOME_DICT, safe=False))
+    arrays.append(numbers(np.full(n, schema_version, np.int32), pa.int32()))
+    arrays.append(numbers(np.full(n, incarnation, np.int32), pa.int32()))
     if has_json(tm):
         arrays.append(_json_diff_lists(diffs, n))
     if queries:
-        texts = ctx.queries if ctx.queries is not None else pa.array([], pa.string())
+        texts = ctx.queries if ctx.queries is not None else pa.nulls(0, pa.string())
         arrays.append(_dictionary(texts, txn.query.astype(np.int64), pa.int32()))
     fields.extend(metadata_fields(tm, queries))
     schema = pa.schema(fields, metadata={b"vecbinlog.table": tm.name.encode()})
@@ -351,7 +352,7 @@ class _SharedNulls:
         n = self.n
         if pa.types.is_list(t) or pa.types.is_large_list(t):
             z = self._buffer((4 if pa.types.is_list(t) else 8) * (n + 1))
-            return pa.Array.from_buffers(t, n, [z, z], null_count=n, children=[pa.array([], t.value_type)])
+            return pa.Array.from_buffers(t, n, [z, z], null_count=n, children=[pa.nulls(0, t.value_type)])
         if pa.types.is_binary(t) or pa.types.is_string(t):
             return pa.Array.from_buffers(t, n, [self._buffer(4 * (n + 1))] * 2 + [pa.py_buffer(b"")], null_count=n)
         if pa.types.is_large_binary(t) or pa.types.is_large_string(t):
@@ -366,16 +367,16 @@ def _masked(values: np.ndarray, type_: pa.DataType, null: np.ndarray) -> pa.Arra
     """``values`` as an Arrow array, null where ``null``: no validity bitmap (and no copy of the
     values) when nothing is null, and no values read when everything is."""
     if not null.any():
-        return pa.array(values, type_)
+        return numbers(values, type_)
     if null.all():
         return pa.nulls(len(values), type_)
-    return pa.array(values, type_, mask=null)
+    return numbers(values, type_, valid=~null)
 
 
 def _no_absent(n: int, names: list[str]) -> pa.Array:
     """``_absent`` of ``n`` rows that hold every column: empty lists."""
-    values = pa.DictionaryArray.from_arrays(pa.array([], pa.int16()), pa.array(names, pa.string()))
-    return pa.ListArray.from_arrays(pa.array(np.zeros(n + 1, np.int32)), values, type=ABSENT_TYPE)
+    values = pa.DictionaryArray.from_arrays(pa.nulls(0, pa.int16()), strings(names))
+    return pa.ListArray.from_arrays(numbers(np.zeros(n + 1, np.int32)), values, type=ABSENT_TYPE)
 
 
 def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
@@ -387,8 +388,8 @@ def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
         np.cumsum(np.count_nonzero(by_row, axis=1), out=offsets[1:])
     # row-major boolean selection from a broadcast row of column numbers: no index arrays
     cols = np.broadcast_to(np.arange(by_row.shape[1], dtype=np.int16), by_row.shape)[by_row]
-    values = pa.DictionaryArray.from_arrays(pa.array(cols, pa.int16()), pa.array(names, pa.string()))
-    return pa.ListArray.from_arrays(pa.array(offsets), values, type=ABSENT_TYPE)
+    values = pa.DictionaryArray.from_arrays(numbers(cols, pa.int16()), strings(names))
+    return pa.ListArray.from_arrays(numbers(offsets), values, type=ABSENT_TYPE)
 
 
 def _json_diff_lists(diffs: dict[int, list[tuple[str, JsonDiff]]], n: int) -> pa.Array:
@@ -400,8 +401,8 @@ def _json_diff_lists(diffs: dict[int, list[tuple[str, JsonDiff]]], n: int) -> pa
     np.cumsum(counts, out=offsets[1:])
     flat = [pair for r in sorted(diffs) for pair in diffs[r]]
     values = pa.StructArray.from_arrays(
-        [pa.array([c for c, _ in flat], pa.string()), pa.array([d.operation for _, d in flat], pa.string()),
-         pa.array([d.path for _, d in flat], pa.string()), pa.array([d.value for _, d in flat], pa.string())],
+        [strings([c for c, _ in flat]), strings([d.operation for _, d in flat]),
+         strings([d.path for _, d in flat]), strings([d.value for _, d in flat])],
         fields=list(JSON_DIFF),
     )
-    return pa.ListArray.from_arrays(pa.array(offsets), values, type=JSON_DIFFS_FIELD.type)
+    return pa.ListArray.from_arrays(numbers(offsets), values, type=JSON_DIFFS_FIELD.type)

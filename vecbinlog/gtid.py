@@ -38,6 +38,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrowbuild import numbers, scalar, strings, to_numpy, valid_mask
 from .constants import EventType
 from .errors import MalformedEventError
 from .file import EventSource
@@ -57,6 +58,7 @@ FL_GROUP_COMMIT_ID = 2
 FL_PREPARED_XA = 64
 FL_COMPLETED_XA = 128
 
+_NO_SEP, _DASH = scalar("", pa.string()), scalar("-", pa.string())  # (a str separator imports pandas)
 _MYSQL_GTID_BODY = 1 + 16 + 8
 _MARIADB_GTID_BODY = 8 + 4 + 1
 
@@ -94,9 +96,9 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array
         raw = np.take(buf, body[mysql, None] + np.arange(1, _MYSQL_GTID_BODY))
         sids, codes = np.unique(raw[:, :16], axis=0, return_inverse=True)
         gno = np.ascontiguousarray(raw[:, 16:24]).view("<i8").ravel()
-        prefix = pa.array([_uuid_text(s.tobytes()) + ":" for s in sids], pa.string())
+        prefix = strings([_uuid_text(s.tobytes()) + ":" for s in sids])
         positions.append(mysql)
-        texts.append(pc.binary_join_element_wise(prefix.take(pa.array(codes.ravel())), pc.cast(pa.array(gno), pa.string()), ""))
+        texts.append(pc.binary_join_element_wise(prefix.take(numbers(codes.ravel())), pc.cast(numbers(gno), pa.string()), _NO_SEP))
 
     maria = np.flatnonzero(tc == EventType.GTID_EVENT)
     if len(maria):
@@ -106,15 +108,15 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array
         domain = np.ascontiguousarray(raw[:, 8:12]).view("<u4").ravel()
         server = index.server_id[sel[maria]]
         positions.append(maria)
-        texts.append(pc.binary_join_element_wise(*[pc.cast(pa.array(a), pa.string()) for a in (domain, server, seq)], "-"))
+        texts.append(pc.binary_join_element_wise(*[pc.cast(numbers(a), pa.string()) for a in (domain, server, seq)], _DASH))
 
     tagged = np.flatnonzero(tc == EventType.GTID_TAGGED_LOG_EVENT)
     if len(tagged):  # MySQL 8.3+ only for tagged transactions: one Python parse each
         positions.append(tagged)
-        texts.append(pa.array([
+        texts.append(strings([
             _tagged_text(src, int(index.offset[i]) + COMMON_HEADER_LEN, int(index.body_end[i]), int(index.pos[i]))
             for i in sel[tagged].tolist()
-        ], pa.string()))
+        ]))
 
     rest = np.setdiff1d(np.arange(len(sel)), np.concatenate(positions)) if positions else np.arange(len(sel))
     positions.append(rest)
@@ -122,7 +124,7 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array
     where = np.concatenate(positions)
     order = np.empty(len(sel), np.int64)
     order[where] = np.arange(len(where))
-    return pa.concat_arrays(texts).take(pa.array(order))
+    return pa.concat_arrays(texts).take(numbers(order))
 
 
 def mariadb_gtid_flags(src: EventSource, index: EventIndex, sel: np.ndarray) -> np.ndarray:
@@ -262,7 +264,7 @@ def _mariadb_set(texts: pa.Array) -> str:
     """The last sequence number of each domain and server, as ``domain-server-seq`` items."""
     if not len(texts):
         return ""
-    parts = pc.split_pattern(texts, "-").flatten().to_numpy(zero_copy_only=False).reshape(-1, 3)
+    parts = np.array(pc.split_pattern(texts, "-").flatten().to_pylist(), object).reshape(-1, 3)
     dom, srv, seq = (parts[:, j].astype(np.uint64) for j in range(3))
     order = np.lexsort((seq, srv, dom))
     dom, srv, seq = dom[order], srv[order], seq[order]
@@ -276,7 +278,7 @@ def _mysql_set(texts: pa.Array) -> str:
     if not len(texts):
         return ""
     parts = pc.split_pattern(texts, ":", max_splits=1, reverse=True).flatten()
-    pairs = parts.to_numpy(zero_copy_only=False).reshape(-1, 2)
+    pairs = np.array(parts.to_pylist(), object).reshape(-1, 2)
     key, gno = pairs[:, 0], pairs[:, 1].astype(np.int64)
     out: dict[str, list[str]] = {}
     for k in dict.fromkeys(key.tolist()):
@@ -330,22 +332,22 @@ class GtidSet:
         """bool per GTID text (null: False)."""
         n = len(texts)
         out = np.zeros(n, bool)
-        valid = texts.is_valid().to_numpy(zero_copy_only=False)
+        valid = valid_mask(texts)
         if not valid.any():
             return out
         idx = np.flatnonzero(valid)
-        t = texts.filter(pa.array(valid))
-        colon = pc.match_substring(t, ":").to_numpy(zero_copy_only=False)
+        t = texts.filter(numbers(valid))
+        colon = to_numpy(pc.match_substring(t, ":"))
         key = np.empty(len(t), object)
         seq = np.zeros(len(t), np.int64)
         if colon.any():  # MySQL: the number after the last colon
-            pairs = pc.split_pattern(t.filter(pa.array(colon)), ":", max_splits=1, reverse=True).flatten()
-            kv = pairs.to_numpy(zero_copy_only=False).reshape(-1, 2)
+            pairs = pc.split_pattern(t.filter(numbers(colon)), ":", max_splits=1, reverse=True).flatten()
+            kv = np.array(pairs.to_pylist(), object).reshape(-1, 2)
             key[colon] = np.char.lower(kv[:, 0].astype(str))
             seq[colon] = kv[:, 1].astype(np.int64)
         if (~colon).any():  # MariaDB d-s-n
-            parts = pc.split_pattern(t.filter(pa.array(~colon)), "-", max_splits=2).flatten()
-            dsn = parts.to_numpy(zero_copy_only=False).reshape(-1, 3)
+            parts = pc.split_pattern(t.filter(numbers(~colon)), "-", max_splits=2).flatten()
+            dsn = np.array(parts.to_pylist(), object).reshape(-1, 3)
             key[~colon] = np.char.add(np.char.add(dsn[:, 0].astype(str), "-"), dsn[:, 1].astype(str))
             seq[~colon] = dsn[:, 2].astype(np.int64)
         hit = np.zeros(len(t), bool)

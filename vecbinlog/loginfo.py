@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrowbuild import numbers, scalar, strings
 from .batches import placed
 from .compression import COMPRESSED_EVENTS
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
@@ -155,18 +156,19 @@ def events_table(f: BinlogFile, segment_bytes: int) -> pa.Table:
     names = [event_type_name(int(c)) for c in codes]
     return pa.table(
         {
-            "file": pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int32)), pa.array([f.name])),
-            "pos": pa.array(idx.pos, pa.int64()),
-            "type_code": pa.array(idx.type_code, pa.uint8()),
+            "file": pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), strings([f.name])),
+            "pos": numbers(idx.pos, pa.int64()),
+            "type_code": numbers(idx.type_code, pa.uint8()),
             "type": pa.DictionaryArray.from_arrays(
-                pa.array(np.searchsorted(codes, idx.type_code).astype(np.int32)), pa.array(names, pa.string())
+                numbers(np.searchsorted(codes, idx.type_code).astype(np.int32)), strings(names)
             ),
-            "size": pa.array(idx.event_size, pa.uint32()),
-            "timestamp": pa.array(idx.timestamp.astype(np.int64), pa.timestamp("s", tz="UTC")),
-            "server_id": pa.array(idx.server_id, pa.uint32()),
-            "end_log_pos": pa.array(idx.log_pos, pa.uint32()),
-            "flags": pa.array(idx.flags, pa.uint16()),
-            "info": pa.array([text for part in infos for text in part], pa.string()),
+            "size": numbers(idx.event_size, pa.uint32()),
+            "timestamp": numbers(idx.timestamp.astype(np.int64), pa.timestamp("s", tz="UTC")),
+            "server_id": numbers(idx.server_id, pa.uint32()),
+            "end_log_pos": numbers(idx.log_pos, pa.uint32()),
+            "flags": numbers(idx.flags, pa.uint16()),
+            # a chunk a segment: the texts of a whole file may outgrow a string array's 2 GB
+            "info": pa.chunked_array([strings(part) for part in infos], pa.string()),
         }
     )
 
@@ -190,7 +192,7 @@ def gtid_offset(f: BinlogFile, segment_bytes: int, gtid: str) -> int | None:
     for seg in f.segments(segment_bytes):
         sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
         if len(sel):
-            hit = pc.index(gtid_texts(seg.src, seg.index, sel), gtid).as_py()
+            hit = pc.index(gtid_texts(seg.src, seg.index, sel), scalar(gtid, pa.string())).as_py()
             if hit >= 0:
                 return int(seg.index.pos[sel[hit]])
     return None

@@ -46,6 +46,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrowbuild import numbers, scalar, strings
 from .errors import UnsupportedError
 from .logset import log_order_key
 from .reader import Binlog, PathLike
@@ -83,9 +84,9 @@ def _log_order(changes: pa.Table) -> pa.Array:
     files = changes.column("_log_file")
     names = pc.unique(files.cast(pa.string())).to_pylist()
     rank = {n: k for k, n in enumerate(sorted((n for n in names if n is not None), key=log_order_key))}
-    file_rank = pc.index_in(files.cast(pa.string()), value_set=pa.array(list(rank), pa.string()))
+    file_rank = pc.index_in(files.cast(pa.string()), value_set=strings(list(rank)))
     # index_in gives the place in the value set, which is in log order
-    after = pc.equal(changes.column("_change_type").cast(pa.string()), "update_postimage")
+    after = pc.equal(changes.column("_change_type").cast(pa.string()), scalar("update_postimage", pa.string()))
     keys = pa.table({"f": file_rank, "p": changes.column("_log_pos"), "r": changes.column("_event_row"),
                      "a": after.cast(pa.int8())})
     return pc.sort_indices(keys, sort_keys=[("f", "ascending"), ("p", "ascending"), ("r", "ascending"),
@@ -125,7 +126,7 @@ def net_changes(changes: pa.Table, key: Sequence[str] | None = None) -> pa.Table
     key = checked_key(key if key is not None else _key_of(changes.schema), changes.column_names)
     if "_outcome" in changes.column_names and changes.num_rows:
         changes = changes.filter(pc.invert(pc.is_in(changes.column("_outcome").cast(pa.string()),
-                                                   value_set=pa.array(_NOT_TAKEN))))
+                                                   value_set=strings(_NOT_TAKEN))))
     if changes.num_rows == 0:
         return changes
     if "_absent" in changes.column_names and pc.max(pc.list_value_length(changes.column("_absent"))).as_py():
@@ -136,17 +137,18 @@ def net_changes(changes: pa.Table, key: Sequence[str] | None = None) -> pa.Table
             raise UnsupportedError(f"key column {k!r} is NULL in some row images; it is not a key")
     changes = changes.take(_log_order(changes))
     kinds = changes.column("_change_type").cast(pa.string())
-    seq = pa.array(np.arange(changes.num_rows, dtype=np.int64))
+    seq = numbers(np.arange(changes.num_rows, dtype=np.int64))
     ends = (changes.select(key).append_column("_seq", seq)
             .group_by(key, use_threads=False).aggregate([("_seq", "min"), ("_seq", "max")]))
     first, last = ends.column("_seq_min"), ends.column("_seq_max")
-    before = pc.is_in(pc.take(kinds, first), value_set=pa.array(_REMOVES))
-    after = pc.is_in(pc.take(kinds, last), value_set=pa.array(_SETS))
+    before = pc.is_in(pc.take(kinds, first), value_set=strings(_REMOVES))
+    after = pc.is_in(pc.take(kinds, last), value_set=strings(_SETS))
     keep = pc.or_(before, after)
     last, before, after = pc.filter(last, keep), pc.filter(before, keep), pc.filter(after, keep)
     order = pc.sort_indices(last)
     last, before, after = pc.take(last, order), pc.take(before, order), pc.take(after, order)
-    net = pc.if_else(after, pc.if_else(before, "update_postimage", "insert"), "delete")
+    update, insert, delete = (scalar(k, pa.string()) for k in ("update_postimage", "insert", "delete"))
+    net = pc.if_else(after, pc.if_else(before, update, insert), delete)
     out = changes.take(last)
     where = out.column_names.index("_change_type")
     return out.set_column(where, out.schema.field(where).with_type(pa.string()), net)

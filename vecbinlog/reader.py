@@ -14,12 +14,13 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrowbuild import scalar, strings
 from .batches import BatchReader, RowsFilter, TableOptions
 from .errors import DecodeWarning, TableNotFoundError
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
@@ -42,6 +43,7 @@ __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeW
 PathLike = str | os.PathLike[str]
 #: what open() reads: a path (or glob, or index file), or the binlog itself (bytes, a binary file object)
 SourceLike = str | os.PathLike[str] | bytes | bytearray | memoryview | Any
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 class Binlog:
@@ -401,15 +403,17 @@ class Binlog:
     def _before(self, changes: pa.Table, until) -> pa.Array:
         """Mask of the changes before ``until`` (see snapshot())."""
         names = [f.name for f in self.files]
-        file_no = pc.index_in(changes.column("_log_file").cast(pa.string()), value_set=pa.array(names))
+        file_no = pc.index_in(changes.column("_log_file").cast(pa.string()), value_set=strings(names))
         if isinstance(until, datetime):
             when = until if until.tzinfo else until.replace(tzinfo=timezone.utc)
-            return pc.less(changes.column("_commit_timestamp"), pa.scalar(when, changes.schema.field("_commit_timestamp").type))
+            micros = (when - _EPOCH) // timedelta(microseconds=1)  # _commit_timestamp is timestamp[us, UTC]
+            return pc.less(changes.column("_commit_timestamp"), scalar(micros, changes.schema.field("_commit_timestamp").type))
         if isinstance(until, (int, tuple)):
             name, pos = (names[-1], until) if isinstance(until, int) else until
             if name not in names:
                 raise ValueError(f"until: {name!r} is not one of the files {names}")
             f = names.index(name)
+            f, pos = scalar(f, pa.int32()), scalar(pos, pa.int64())  # (index_in gives int32)
             return pc.or_(pc.less(file_no, f), pc.and_(pc.equal(file_no, f), pc.less(changes.column("_log_pos"), pos)))
         if isinstance(until, str):
             found = gtid_position(self.files, self.segment_bytes, until)
@@ -417,6 +421,7 @@ class Binlog:
                 raise ValueError(f"until: GTID {until!r} is not in the files {names}")
             f, pos = found
             tpos = changes.column("_transaction_pos")
+            f, pos = scalar(f, pa.int32()), scalar(pos, pa.int64())
             return pc.or_(pc.less(file_no, f), pc.and_(pc.equal(file_no, f), pc.less_equal(tpos, pos)))
         raise TypeError(f"until: an offset, (file, offset), a datetime or a GTID, not {until!r}")
 

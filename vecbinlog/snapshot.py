@@ -15,6 +15,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .arrowbuild import numbers, strings
 from .errors import UnsupportedError
 from .tableplan import METADATA_NAMES
 
@@ -46,9 +47,9 @@ def replay(changes: pa.Table, key: Sequence[str], table: str, columns: Sequence[
     for k in key:
         if changes.column(k).null_count:
             raise UnsupportedError(f"{table}: key column {k!r} is NULL in some row images; it is not a key")
-    seq = pa.array(np.arange(changes.num_rows, dtype=np.int64))
+    seq = numbers(np.arange(changes.num_rows, dtype=np.int64))
     ops = changes.select(list(key)).append_column("_seq", seq)
     last = ops.group_by(list(key), use_threads=False).aggregate([("_seq", "max")]).column("_seq_max")
     last = pc.take(last, pc.sort_indices(last))  # each key's last change, in log order
     kinds = pc.take(changes.column("_change_type").cast(pa.string()), last)
-    return changes.select(own).take(pc.filter(last, pc.is_in(kinds, value_set=pa.array(_SETS))))
+    return changes.select(own).take(pc.filter(last, pc.is_in(kinds, value_set=strings(_SETS))))

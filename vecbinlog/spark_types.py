@@ -33,6 +33,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from .arrowbuild import scalar
+
 __all__ = ["TABLE_COLUMN", "spark_type", "spark_schema", "arrow_schema", "decimal_text", "conform"]
 
 #: Added (string) when the ``table`` option matches more than one table.
@@ -142,11 +144,12 @@ def decimal_text(arr: pa.Array) -> pa.Array:
     if t.scale <= 0:
         return unscaled
     digits = pc.utf8_lpad(pc.utf8_ltrim(unscaled, characters="-"), width=t.scale + 1, padding="0")
+    minus, empty, point = (scalar(s, pa.string()) for s in ("-", "", "."))
     whole = pc.binary_join_element_wise(
-        pc.if_else(pc.starts_with(unscaled, "-"), "-", ""), pc.utf8_slice_codeunits(digits, 0, -t.scale), ""
+        pc.if_else(pc.starts_with(unscaled, "-"), minus, empty), pc.utf8_slice_codeunits(digits, 0, -t.scale), empty
     )
     fraction = pc.utf8_slice_codeunits(digits, -t.scale, 2**31 - 1)
-    return pc.binary_join_element_wise(whole, fraction, ".")
+    return pc.binary_join_element_wise(whole, fraction, point)
 
 
 def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None) -> pa.RecordBatch:
@@ -177,7 +180,7 @@ def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None) 
                     f"(text that is invalid in its charset comes back as binary: see the charsets option): {exc}"
                 ) from exc
         elif field.name == TABLE_COLUMN and table is not None:
-            arrays.append(pa.repeat(pa.scalar(table, field.type), batch.num_rows))
+            arrays.append(pa.repeat(scalar(table, field.type), batch.num_rows))
         else:
             arrays.append(pa.nulls(batch.num_rows, field.type))
     return pa.RecordBatch.from_arrays(arrays, schema=target)

@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrow import ABSENT_TYPE, JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD
+from .arrowbuild import strings
 from .decoders.strings import UTF8_CHARSETS
 from .errors import UnsupportedError
 
@@ -268,7 +269,7 @@ class TablePlan:
         fails if a value does not fit, never silently."""
         schema, names = self._made()
         if batch.num_rows == 0:
-            return pa.RecordBatch.from_arrays([pa.array([], f.type) for f in schema], schema=schema)
+            return pa.RecordBatch.from_arrays([pa.nulls(0, f.type) for f in schema], schema=schema)
         version = _version(batch)
         if version not in self._layouts:
             raise ValueError(f"{self.table}: _schema_version {version} is not a layout of this plan")
@@ -335,15 +336,15 @@ def _output_names(columns: list[_Column]) -> list[str]:
 def _renamed_absent(col: pa.Array, names: list[str]) -> pa.Array:
     """``_absent`` whose codes name a layout's columns, with the plan's names for them."""
     values = col.values
-    renamed = pa.DictionaryArray.from_arrays(values.indices, pa.array(names, pa.string()))
+    renamed = pa.DictionaryArray.from_arrays(values.indices, strings(names))
     return pa.ListArray.from_arrays(col.offsets, renamed, type=ABSENT_TYPE)
 
 
 def _renamed_diffs(col: pa.Array, old: list[str], new: list[str]) -> pa.Array:
     """``_json_diffs`` with the plan's names of the layout's columns in ``column``."""
     items = col.values
-    which = pc.index_in(items.field("column"), value_set=pa.array(old, pa.string()))
-    column = pa.array(new, pa.string()).take(which)
+    which = pc.index_in(items.field("column"), value_set=strings(old))
+    column = strings(new).take(which)
     fields = [items.type.field(i) for i in range(items.type.num_fields)]
     children = [column if f.name == "column" else items.field(f.name) for f in fields]
     return pa.ListArray.from_arrays(col.offsets, pa.StructArray.from_arrays(children, fields=fields), type=col.type)

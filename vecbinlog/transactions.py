@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
+from .arrowbuild import strings
 from .compression import unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
 from .errors import MalformedEventError
@@ -232,7 +233,7 @@ class TransactionTracker:
         start_pos = np.concatenate([[carry.start_pos] if carry is not None else [], index.pos[starts]]).astype(np.int64)
         gtid = gtid_texts(src, index, starts)  # null for the BEGIN starts
         if carry is not None:
-            gtid = pa.concat_arrays([pa.array([carry.gtid], pa.string()), gtid])
+            gtid = pa.concat_arrays([strings([carry.gtid]), gtid])
 
         ahead = None
         if open_slot is not None and (changes & (txn == open_slot)).any():
@@ -317,7 +318,7 @@ class TransactionTracker:
         if E and inside[-1]:
             q = int(query[-1])
             last = texts[q] if q >= 0 else None
-        return query.astype(np.int32), pa.array(texts, pa.string()), last
+        return query.astype(np.int32), strings(texts), last
 
     def _look_ahead(self, start_pos: int, seg_end: int) -> _Ahead:
         """How the transaction opened at ``start_pos`` ends, walking the file after ``seg_end``.

@@ -10,6 +10,8 @@ import numpy as np
 import pyarrow as pa
 from numba import njit
 
+from ..arrowbuild import binary_like
+
 __all__ = ["string_parts", "string_array", "gather_ranges", "contains_any", "any_marked", "byte_table"]
 
 
@@ -27,12 +29,9 @@ def string_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
 
 
 def string_array(offsets: np.ndarray, data: np.ndarray) -> pa.Array:
-    """A string array of ``offsets`` (n + 1, from 0) into ``data``."""
+    """A string array of ``offsets`` (n + 1, from 0) into ``data`` (large when it must be)."""
     n = len(offsets) - 1
-    large = len(data) > np.iinfo(np.int32).max
-    typ = pa.large_string() if large else pa.string()
-    off = offsets.astype(np.int64 if large else np.int32, copy=False)
-    return pa.Array.from_buffers(typ, n, [None, pa.py_buffer(off), pa.py_buffer(np.ascontiguousarray(data))])
+    return binary_like(pa.string(), n, offsets, np.ascontiguousarray(data), np.ones(n, bool))
 
 
 def gather_ranges(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 import vecbinlog
 
+from ..arrowbuild import numbers, to_numpy
 from ..errors import BinlogError
 from ..logset import binlog_files
 from ..layout import MAGIC_LEN
@@ -326,14 +327,14 @@ def cmd_events(args: argparse.Namespace) -> int:
     """``events``: the listing ``SHOW BINLOG EVENTS`` gives, for files."""
     with vecbinlog.open(args.files) as log:
         events = log.events()
-    pos = events.column("pos").to_numpy()
+    pos = to_numpy(events.column("pos").combine_chunks())
     file_no = np.cumsum(pos == MAGIC_LEN) - 1  # every file starts with its FORMAT_DESCRIPTION_EVENT at 4
     keep = np.ones(len(pos), bool)
     if args.start is not None:
         keep &= (file_no > 0) | (pos >= args.start)
     if args.stop is not None:
         keep &= (file_no < file_no[-1] if len(pos) else True) | (pos < args.stop)
-    events = events.filter(pa.array(keep))
+    events = events.filter(numbers(keep))
     if args.limit is not None:
         events = events.slice(0, args.limit)
     out = sys.stdout.buffer

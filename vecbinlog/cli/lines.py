@@ -12,6 +12,7 @@ before the loop, and every buffer it copies from or to has ``_SLACK`` bytes more
 from __future__ import annotations
 
 import json
+from collections import deque
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,9 +20,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numba import njit
 
+from ..arrowbuild import numbers, strings, to_numpy, valid_mask
+from ..pools import pool
 from ..walk import load_word, store_word
 from .buffers import string_parts
-from .text import NULL_TEXT, RUN_SHARE, column_text, csv_escape, csv_quote, hex_text, json_escape, run_friendly, values_text
+from .text import (NULL_TEXT, RUN_SHARE, column_text, csv_escape, csv_quote, fill_nulls, hex_text, json_escape,
+                   run_friendly, values_text)
 from .widths import fit_cells
 
 __all__ = ["CsvText", "JsonLinesText", "TableText"]
@@ -46,28 +50,29 @@ def _cells(col: pa.Array, style: str) -> _Cells:
     t = col.type
     null = NULL_TEXT[style]
     if pa.types.is_integer(t) and col.null_count < n:
-        valid = None if col.null_count == 0 else col.is_valid().to_numpy(zero_copy_only=False)
+        valid = None if col.null_count == 0 else valid_mask(col)
+        values = to_numpy(fill_nulls(col, 0))
         if pa.types.is_uint64(t):
-            return _Cells(_UINT, col.fill_null(0).to_numpy().astype(np.uint64, copy=False), valid)
-        return _Cells(_INT, col.fill_null(0).to_numpy().astype(np.int64), valid)
+            return _Cells(_UINT, values, valid)
+        return _Cells(_INT, values.astype(np.int64), valid)
     if pa.types.is_dictionary(t) and len(col.dictionary) and col.null_count < n:
-        entries = pc.fill_null(values_text(col.dictionary, style), null)
-        codes = col.indices.cast(pa.int64()).fill_null(-1).to_numpy()  # a null in the dictionary: its null text
+        entries = fill_nulls(values_text(col.dictionary, style), null)
+        codes = to_numpy(fill_nulls(col.indices.cast(pa.int64()), -1))  # a null in the dictionary: its null text
         return _Cells(_TEXT, entries=entries, codes=codes)
     if run_friendly(t) and n >= 2 * RUN_SHARE and col.null_count < n:
         ree = pc.run_end_encode(col)
         if len(ree.values) * RUN_SHARE <= n:
-            ends = np.asarray(ree.run_ends).astype(np.int64)
-            entries = pc.fill_null(values_text(ree.values, style), null)
+            ends = to_numpy(ree.run_ends).astype(np.int64)
+            entries = fill_nulls(values_text(ree.values, style), null)
             return _Cells(_TEXT, entries=entries, codes=np.repeat(np.arange(len(ends)), np.diff(ends, prepend=0)))
     if style != "table" and col.null_count < n and (_is_text(t) or _is_binary(t)):  # quoted by the line writer
         entries = hex_text(col) if _is_binary(t) else col.cast(pa.large_string()) if pa.types.is_string_view(t) else col
         entries = json_escape(entries) if style == "json" else csv_escape(entries)
-        codes = None if col.null_count == 0 else np.where(col.is_valid().to_numpy(zero_copy_only=False), np.arange(n), -1)
+        codes = None if col.null_count == 0 else np.where(valid_mask(col), np.arange(n), -1)
         return _Cells(_TEXT, entries=entries, codes=codes, quote=True)
     text = column_text(col, style)
     if isinstance(text, pa.Scalar):
-        return _Cells(_TEXT, entries=pa.array([text.as_py()], pa.string()), codes=np.zeros(n, np.int64))
+        return _Cells(_TEXT, entries=strings([text.as_py()]), codes=np.zeros(n, np.int64))
     return _Cells(_TEXT, entries=text)
 
 
@@ -165,9 +170,9 @@ def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsi
     """Write ``n`` rows into ``out``; returns how many bytes were written.
 
     Before column j come the bytes ``consts[seps[j]:seps[j + 1]]``, after the last column
-    ``consts[seps[m]:seps[m + 1]]`` (the line end). Column j is ``ints[:, index[j]]`` (kind 0:
-    int64, 1: uint64, ``valid[:, index[j]]`` when ``has_valid``) or texts (kind 2): entry
-    ``codes[r, index[j]]`` (or r when ``identity``; -1: NULL) of that column, whose bytes are
+    ``consts[seps[m]:seps[m + 1]]`` (the line end). Column j is ``ints[index[j]]`` (kind 0:
+    int64, 1: uint64, ``valid[index[j]]`` when ``has_valid``) or texts (kind 2): entry
+    ``codes[index[j], r]`` (or r when ``identity``; -1: NULL) of that column, whose bytes are
     ``pool[eoff[e]:eoff[e + 1]]`` with ``e = ebase[index[j]] + code`` and whose terminal width
     is ``ewidth[e]``, between double quotes when ``quote[j]``. Cells are padded with spaces to
     ``widths[j]`` (before them when ``right[j]``); with ``strip`` a line loses its trailing
@@ -187,7 +192,7 @@ def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsi
             a = 0
             b = 0
             if kind == 2:
-                c = r if identity[k] else codes[r, k]
+                c = r if identity[k] else codes[k, r]
                 if c < 0:
                     is_null = True
                 else:
@@ -195,12 +200,12 @@ def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsi
                     a = eoff[e]
                     b = eoff[e + 1]
                     w = ewidth[e]
-            elif has_valid[k] and not valid[r, k]:
+            elif has_valid[k] and not valid[k, r]:
                 is_null = True
             if is_null:
                 w = null_width
             elif kind != 2:
-                v = ints[r, k]
+                v = ints[k, r]
                 if widths[j] == 0:  # no padding: the digits straight away
                     p = _put_int(out, p, v, kind == 1, pairs)
                     continue
@@ -219,7 +224,7 @@ def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsi
                     out[p] = 34
                     p += 1
             else:
-                p = _put_int(out, p, ints[r, k], kind == 1, pairs)
+                p = _put_int(out, p, ints[k, r], kind == 1, pairs)
             if pad > 0 and not right[j]:
                 p = _spaces(out, p, pad)
         if strip:
@@ -247,11 +252,11 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
     index = np.zeros(m, np.int64)
     int_cols = [c for c in cells if c.kind != _TEXT]
     text_cols = [c for c in cells if c.kind == _TEXT]
-    ints = np.zeros((n, max(len(int_cols), 1)), np.int64)
+    ints = np.zeros((max(len(int_cols), 1), n), np.int64)  # a column per row of the array: copied whole
     unsigned = np.zeros(max(len(int_cols), 1), np.bool_)
     has_valid = np.zeros(max(len(int_cols), 1), np.bool_)
-    valid = np.ones((n if any(c.valid is not None for c in int_cols) else 1, max(len(int_cols), 1)), np.bool_)
-    codes = np.zeros((n if any(c.codes is not None for c in text_cols) else 1, max(len(text_cols), 1)), np.int64)
+    valid = np.ones((max(len(int_cols), 1), n if any(c.valid is not None for c in int_cols) else 1), np.bool_)
+    codes = np.zeros((max(len(text_cols), 1), n if any(c.codes is not None for c in text_cols) else 1), np.int64)
     identity = np.zeros(max(len(text_cols), 1), np.bool_)
     ebase = np.zeros(max(len(text_cols), 1), np.int64)
     eoffs, ewidths, datas = [], [], []
@@ -261,11 +266,11 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
     for j, c in enumerate(cells):
         if c.kind != _TEXT:
             index[j] = ki
-            ints[:, ki] = c.ints.view(np.int64)
+            ints[ki] = c.ints.view(np.int64)
             unsigned[ki] = c.kind == _UINT
             if c.valid is not None:
                 has_valid[ki] = True
-                valid[:, ki] = c.valid
+                valid[ki] = c.valid
             size += 21 * n
             ki += 1
             continue
@@ -277,7 +282,7 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
             identity[kt] = True
             size += int(lengths.sum())
         else:
-            codes[:, kt] = c.codes
+            codes[kt] = c.codes
             size += int(np.where(c.codes >= 0, lengths[np.maximum(c.codes, 0)], len(null)).sum())
         ebase[kt] = entry_count
         eoffs.append(off[:-1] + pool_size)
@@ -299,16 +304,44 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
 
 
 class _Lines:
-    """A text format of rows: :meth:`write` a batch to a binary file, ``CHUNK`` rows at a time
-    (what formatting allocates is bounded by the chunk, not the batch)."""
+    """A text format of rows: :meth:`write` a batch to a binary file in chunks of at most
+    ``CHUNK`` rows (what formatting allocates is bounded by the chunk, not the batch),
+    ``THREADS`` chunks at a time (the line writer releases the GIL), written in order."""
 
     CHUNK = 65536
+    THREADS = 2
 
     def write(self, batch: pa.RecordBatch, out: Any) -> None:
-        for start in range(0, max(batch.num_rows, 1), self.CHUNK):
-            out.write(self.lines(batch.slice(start, self.CHUNK)))
+        head = self.begin(batch)
+        if head:
+            out.write(head)
+        n = batch.num_rows
+        if n == 0:
+            return
+        size = min(self.CHUNK, -(-n // self.THREADS))
+        chunks = [batch.slice(start, size) for start in range(0, n, size)]
+        if len(chunks) == 1:
+            out.write(self.lines(chunks[0]))
+            return
+        workers = pool("lines", self.THREADS)
+        ahead: deque = deque()
+        try:
+            for chunk in chunks:
+                ahead.append(workers.submit(self.lines, chunk))
+                if len(ahead) >= self.THREADS:
+                    out.write(ahead.popleft().result())
+            while ahead:
+                out.write(ahead.popleft().result())
+        finally:
+            for f in ahead:
+                f.cancel()
+
+    def begin(self, batch: pa.RecordBatch) -> bytes:
+        """What comes before a batch's lines (a table's header when its layout changes)."""
+        return b""
 
     def lines(self, batch: pa.RecordBatch) -> memoryview:
+        """The lines of a (non-empty) chunk of rows."""
         raise NotImplementedError
 
 
@@ -356,18 +389,18 @@ class TableText(_Lines):
         self.widths: list[int] = []
         self.right: list[bool] = []
 
+    def begin(self, batch: pa.RecordBatch) -> bytes:
+        if batch.schema.names == self.names:
+            return b""
+        sample = batch.slice(0, self.SAMPLE)
+        return self._header(sample, [_cells(c, "table") for c in sample.columns])
+
     def lines(self, batch: pa.RecordBatch) -> memoryview:
         cells = [_cells(c, "table") for c in batch.columns]
-        head = b""
-        if batch.schema.names != self.names:
-            head = self._header(batch, cells)
-        if batch.num_rows == 0:
-            return memoryview(head)
         fitted = [None if c.kind != _TEXT else fit_cells(c.entries, None if r or not self.cut else wd)
                   for c, wd, r in zip(cells, self.widths, self.right)]
-        body = _lines(cells, [""] + ["  "] * (len(cells) - 1), "\n", batch.num_rows, "table",
+        return _lines(cells, [""] + ["  "] * (len(cells) - 1), "\n", batch.num_rows, "table",
                       self.widths, self.right, fitted)
-        return memoryview(head + bytes(body)) if head else body
 
     def _header(self, batch: pa.RecordBatch, cells: list[_Cells]) -> bytes:
         blank = b"\n" if self.names is not None else b""
@@ -376,9 +409,9 @@ class TableText(_Lines):
         self.widths = []
         k = min(batch.num_rows, self.SAMPLE)
         for name, c, right in zip(self.names, cells, self.right):
-            _, w = fit_cells(pa.array([name], pa.string()), None)
+            _, w = fit_cells(strings([name]), None)
             if c.kind != _TEXT:
-                sample = pc.cast(pa.array(c.ints[:k]), pa.string())
+                sample = pc.cast(numbers(c.ints[:k]), pa.string())
                 _, ws = fit_cells(sample, None)
                 if c.valid is not None:
                     ws = np.where(c.valid[:k], ws, len(NULL_TEXT["table"]))
@@ -387,14 +420,14 @@ class TableText(_Lines):
                 codes = np.arange(k) if c.codes is None else c.codes[:k]
                 ws = np.where(codes >= 0, ew[np.maximum(codes, 0)] if len(ew) else 0, len(NULL_TEXT["table"]))
                 if c.codes is None and c.entries.null_count:
-                    ws = np.where(pc.is_valid(c.entries.slice(0, k)).to_numpy(zero_copy_only=False), ws, 4)
+                    ws = np.where(valid_mask(c.entries.slice(0, k)), ws, 4)
             wd = int(max(w.max(), ws.max() if len(ws) else 0))
             self.widths.append(min(wd, self.max_width) if self.max_width and not right else wd)
         if not self.cut and not self.right[-1]:  # nothing follows the last column: no wider than its name
-            self.widths[-1] = int(fit_cells(pa.array([self.names[-1]], pa.string()), None)[1][0])
+            self.widths[-1] = int(fit_cells(strings([self.names[-1]]), None)[1][0])
         heads = []
         for name, wd in zip(self.names, self.widths):
-            h, hw = fit_cells(pa.array([name], pa.string()), wd)
+            h, hw = fit_cells(strings([name]), wd)
             heads.append(h[0].as_py() + " " * (wd - int(hw[0])))
         line = "  ".join(heads).rstrip()
         rule = "  ".join("-" * wd for wd in self.widths)

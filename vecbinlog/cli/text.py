@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import decimal
+import functools
 import json
 import math
 from typing import Any
@@ -40,17 +41,31 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..arrowbuild import numbers, scalar, strings, to_numpy
 from ..decoders.temporal import civil_from_days  # days -> (year, month, day)
 from .buffers import byte_table, contains_any, string_array, string_parts
 
 __all__ = ["STYLES", "NULL_TEXT", "column_text", "values_text", "json_value", "time_text", "json_escape",
-           "csv_escape", "csv_quote", "hex_text", "run_friendly"]
+           "csv_escape", "csv_quote", "hex_text", "run_friendly", "fill_nulls"]
 
 STYLES = ("json", "table", "csv")
 #: the text of NULL in each style
 NULL_TEXT = {"json": "null", "table": "NULL", "csv": ""}
 #: a column whose values change fewer than once every RUN_SHARE rows is formatted once per run
 RUN_SHARE = 4
+
+
+# Arrow values are made with vecbinlog.arrowbuild, never pa.array/pa.scalar/to_numpy or a Python
+# value given to a compute function: those make pyarrow import pandas (0.3 s of every cat).
+@functools.cache
+def _lit(text: str) -> pa.Scalar:
+    """``text`` as a string scalar, for the compute functions."""
+    return scalar(text, pa.string())
+
+
+def fill_nulls(arr: pa.Array, value: Any) -> pa.Array:
+    """``arr`` with its nulls replaced by ``value`` (made a scalar of its type here)."""
+    return pc.fill_null(arr, scalar(value, arr.type)) if arr.null_count else arr
 
 
 # ---------------------------------------------------------------------------------------
@@ -106,7 +121,7 @@ def _python_text(col: pa.Array, style: str) -> pa.Array:
         else:
             text = json.dumps(j, ensure_ascii=False) if isinstance(j, (list, dict)) else str(j)
             out.append(csv_quote(text) if style == "csv" else text)
-    return pa.array(out, pa.string())
+    return strings(out)
 
 
 def csv_quote(text: str) -> str:
@@ -141,7 +156,7 @@ def csv_escape(arr: pa.Array) -> pa.Array:
 
 
 def _quoted(arr: pa.Array) -> pa.Array:
-    return pc.binary_join_element_wise('"', arr, '"', "")
+    return pc.binary_join_element_wise(_lit('"'), arr, _lit('"'), _lit(""))
 
 
 # ---------------------------------------------------------------------------------------
@@ -182,7 +197,7 @@ def _with_nulls(text: pa.Array, like: pa.Array) -> pa.Array:
     """``text`` null where ``like`` is."""
     if like.null_count == 0:
         return text
-    return pc.if_else(pc.is_valid(like), text, pa.scalar(None, text.type))
+    return pc.if_else(pc.is_valid(like), text, pa.nulls(1, text.type)[0])
 
 
 def _digits(out: np.ndarray, at: int, value: np.ndarray, width: int) -> None:
@@ -204,7 +219,7 @@ def _datetime_text(arr: pa.Array, *, sep: bytes, fraction: str, suffix: bytes) -
     is_date = pa.types.is_date32(arr.type)
     unit = "s" if is_date else arr.type.unit
     per_s = _UNIT_PER_SECOND[unit]
-    raw = arr.cast(pa.int32() if is_date else pa.int64()).fill_null(0).to_numpy().astype(np.int64)
+    raw = to_numpy(fill_nulls(arr.cast(pa.int32() if is_date else pa.int64()), 0)).astype(np.int64)
     if is_date:
         days, secs, frac = raw, np.zeros_like(raw), np.zeros_like(raw)
     else:
@@ -250,20 +265,20 @@ def _datetime_text(arr: pa.Array, *, sep: bytes, fraction: str, suffix: bytes) -
 def _duration_text(arr: pa.Array) -> pa.Array:
     """TIME (a duration) as ``[-]HH:MM:SS[.ffffff]``, microseconds shown when not zero."""
     per_s = _UNIT_PER_SECOND[arr.type.unit]
-    raw = arr.cast(pa.int64()).fill_null(0).to_numpy()
+    raw = to_numpy(fill_nulls(arr.cast(pa.int64()), 0))
     us = raw * (1_000_000 // per_s) if per_s <= 1_000_000 else raw // (per_s // 1_000_000)
     mag = np.abs(us)
     secs, frac = np.divmod(mag, 1_000_000)
 
     def two(v: np.ndarray) -> pa.Array:
-        return pc.utf8_lpad(pc.cast(pa.array(v), pa.string()), 2, "0")
+        return pc.utf8_lpad(pc.cast(numbers(v), pa.string()), 2, "0")
 
-    sign = pc.if_else(pa.array(us < 0), "-", "")
-    parts = [sign, two(secs // 3600), ":", two(secs // 60 % 60), ":", two(secs % 60)]
-    text = pc.binary_join_element_wise(*parts, "")
+    sign = pc.if_else(numbers(us < 0), _lit("-"), _lit(""))
+    parts = [sign, two(secs // 3600), _lit(":"), two(secs // 60 % 60), _lit(":"), two(secs % 60)]
+    text = pc.binary_join_element_wise(*parts, _lit(""))
     if frac.any():
-        tail = pc.binary_join_element_wise(".", pc.utf8_lpad(pc.cast(pa.array(frac), pa.string()), 6, "0"), "")
-        text = pc.binary_join_element_wise(text, pc.if_else(pa.array(frac != 0), tail, ""), "")
+        tail = pc.binary_join_element_wise(_lit("."), pc.utf8_lpad(pc.cast(numbers(frac), pa.string()), 6, "0"), _lit(""))
+        text = pc.binary_join_element_wise(text, pc.if_else(numbers(frac != 0), tail, _lit("")), _lit(""))
     return _with_nulls(text, arr)
 
 
@@ -273,9 +288,10 @@ def _decimal_text(arr: pa.Array) -> pa.Array:
     text = pc.cast(arr, pa.string())
     sci = pc.match_substring(text, "E")
     if pc.any(sci).as_py():
-        where = np.flatnonzero(sci.fill_null(False).to_numpy(zero_copy_only=False))
-        fixed = [format(decimal.Decimal(s), "f") for s in text.take(pa.array(where)).to_pylist()]
-        text = pc.replace_with_mask(text, sci.fill_null(False), pa.array(fixed, pa.string()))
+        sci = fill_nulls(sci, False)
+        where = np.flatnonzero(to_numpy(sci))
+        fixed = [format(decimal.Decimal(s), "f") for s in text.take(numbers(where)).to_pylist()]
+        text = pc.replace_with_mask(text, sci, strings(fixed))
     return text
 
 
@@ -285,8 +301,8 @@ def _float_text(arr: pa.Array, style: str) -> pa.Array:
     text = pc.cast(arr, pa.string())
     if style == "json" and arr.null_count < len(arr):
         finite = pc.is_finite(arr)
-        if not pc.all(finite.fill_null(True)).as_py():
-            text = pc.if_else(finite, text, pc.binary_join_element_wise('"', text, '"', ""))
+        if not pc.all(fill_nulls(finite, True)).as_py():
+            text = pc.if_else(finite, text, _quoted(text))
     return text
 
 
@@ -298,30 +314,30 @@ def _list_text(arr: pa.Array) -> pa.Array:
         offsets = np.arange(len(arr) + 1, dtype=np.int64) * size
     else:
         values = arr.values
-        offsets = np.asarray(arr.offsets).astype(np.int64)
+        offsets = to_numpy(arr.offsets).astype(np.int64)
     if len(arr) == 0 or offsets[-1] == offsets[0]:  # every list empty: "[]" (nulls: null)
-        return _with_nulls(pa.array(np.full(len(arr), "[]", object), pa.string()), arr)
+        return _with_nulls(_expand(_lit("[]"), len(arr)), arr)
     items = column_text(values.slice(int(offsets[0]), int(offsets[-1] - offsets[0])), "json")
     items = _expand(items, int(offsets[-1] - offsets[0]))
-    lists = pa.LargeListArray.from_arrays(pa.array(offsets - offsets[0]), items)
-    return _with_nulls(pc.binary_join_element_wise("[", pc.binary_join(lists, ", "), "]", ""), arr)
+    lists = pa.LargeListArray.from_arrays(numbers(offsets - offsets[0]), items)
+    return _with_nulls(pc.binary_join_element_wise(_lit("["), pc.binary_join(lists, ", "), _lit("]"), _lit("")), arr)
 
 
 def _struct_text(arr: pa.Array) -> pa.Array:
     """Structs as JSON objects (``{"srid": 0, "wkb": "0101..."}``)."""
     pieces: list[Any] = []
     for k, (field, child) in enumerate(zip(arr.type, arr.flatten())):
-        pieces += [("{" if k == 0 else ", ") + json.dumps(field.name, ensure_ascii=False) + ": ",
+        pieces += [_lit(("{" if k == 0 else ", ") + json.dumps(field.name, ensure_ascii=False) + ": "),
                    column_text(child, "json")]
     if not pieces:
-        return _with_nulls(pa.array(np.full(len(arr), "{}", object), pa.string()), arr)
-    return _with_nulls(pc.binary_join_element_wise(*pieces, "}", ""), arr)
+        return _with_nulls(_expand(_lit("{}"), len(arr)), arr)
+    return _with_nulls(pc.binary_join_element_wise(*pieces, _lit("}"), _lit("")), arr)
 
 
 def _expand(text: pa.Array | pa.Scalar, n: int) -> pa.Array:
     """A column's text as an array of ``n`` (a constant column's scalar repeated)."""
     if isinstance(text, pa.Scalar):
-        return pa.DictionaryArray.from_arrays(pa.array(np.zeros(n, np.int8)), pa.array([text.as_py()], pa.string())).cast(pa.string())
+        return pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int8)), strings([text.as_py()])).cast(pa.string())
     return text
 
 
@@ -340,13 +356,13 @@ def values_text(col: pa.Array, style: str) -> pa.Array:
         return _float_text(col, style)
     if pa.types.is_decimal(t):
         text = _decimal_text(col)
-        return pc.binary_join_element_wise('"', text, '"', "") if style == "json" else text
+        return _quoted(text) if style == "json" else text
     if pa.types.is_boolean(t):
         true, false = ("True", "False") if style == "table" else ("true", "false")
-        return pc.if_else(col, true, false)
+        return pc.if_else(col, _lit(true), _lit(false))
     if pa.types.is_binary(t) or pa.types.is_large_binary(t) or pa.types.is_fixed_size_binary(t) or pa.types.is_binary_view(t):
         text = hex_text(col, b"0x" if style == "table" else b"")
-        return text if style == "table" else pc.binary_join_element_wise('"', text, '"', "")
+        return text if style == "table" else _quoted(text)
     if pa.types.is_date32(t) or (pa.types.is_timestamp(t) and t.tz in (None, "UTC", "+00:00")):
         if style == "csv":
             text = _datetime_text(col, sep=b" ", fraction="unit", suffix=b"Z" if getattr(t, "tz", None) else b"")
@@ -354,10 +370,10 @@ def values_text(col: pa.Array, style: str) -> pa.Array:
             text = _datetime_text(col, sep=b"T", fraction="auto", suffix=b"+00:00" if getattr(t, "tz", None) else b"")
         if text is None:
             return _python_text(col, style)
-        return pc.binary_join_element_wise('"', text, '"', "") if style == "json" else text
+        return _quoted(text) if style == "json" else text
     if pa.types.is_duration(t):
         text = _duration_text(col)
-        return text if style == "table" else pc.binary_join_element_wise('"', text, '"', "")
+        return text if style == "table" else _quoted(text)
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_fixed_size_list(t):
         return _quoted_json(_list_text(col), style)
     if pa.types.is_struct(t):
@@ -389,21 +405,21 @@ def column_text(col: pa.Array | pa.ChunkedArray, style: str) -> pa.Array | pa.Sc
     n = len(col)
     null = NULL_TEXT[style]
     if n == 0:
-        return pa.array([], pa.string())
+        return strings([])
     if col.null_count == n:
-        return pa.scalar(null, pa.string())
+        return _lit(null)
     t = col.type
     if run_friendly(t) and n >= 2 * RUN_SHARE:
         ree = pc.run_end_encode(col)
         if len(ree.values) == 1:
-            return pa.scalar(pc.fill_null(values_text(ree.values, style), null)[0].as_py(), pa.string())
+            return _lit(fill_nulls(values_text(ree.values, style), null)[0].as_py())
         if len(ree.values) * RUN_SHARE <= n and not pa.types.is_integer(t):
-            ends = np.asarray(ree.run_ends)
-            runs = pc.fill_null(values_text(ree.values, style), null)
-            return pc.take(runs, pa.array(np.repeat(np.arange(len(ends)), np.diff(ends, prepend=0))))
+            ends = to_numpy(ree.run_ends)
+            runs = fill_nulls(values_text(ree.values, style), null)
+            return pc.take(runs, numbers(np.repeat(np.arange(len(ends)), np.diff(ends, prepend=0))))
     if pa.types.is_dictionary(t) and len(col.dictionary) == 1 and col.null_count == 0:
-        return pa.scalar(pc.fill_null(values_text(col.dictionary, style), null)[0].as_py(), pa.string())
+        return _lit(fill_nulls(values_text(col.dictionary, style), null)[0].as_py())
     if (pa.types.is_list(t) or pa.types.is_large_list(t)) and col.null_count == 0 and len(col.values) == 0:
-        return pa.scalar('"[]"' if style == "csv" else "[]", pa.string())
+        return _lit('"[]"' if style == "csv" else "[]")
     text = values_text(col, style)
-    return pc.fill_null(text, null) if text.null_count else text
+    return fill_nulls(text, null)

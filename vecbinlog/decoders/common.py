@@ -6,13 +6,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-import pyarrow as pa
 
 from .. import walk
+from ..arrowbuild import binary_like, validity
 from ..errors import MalformedEventError
 from ..table_map import ColumnSpec
 
-__all__ = ["ColumnData", "gather_fixed", "gather_var", "validity", "DecodeOptions"]
+__all__ = ["ColumnData", "gather_fixed", "gather_var", "validity", "binary_like", "DecodeOptions"]
 
 
 @dataclass(frozen=True)
@@ -81,14 +81,6 @@ class ColumnData:
         )
 
 
-def validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
-    """Arrow validity bitmap (LSB first) and null count; no buffer when nothing is null."""
-    null_count = int(len(valid) - np.count_nonzero(valid))
-    if null_count == 0:
-        return None, 0
-    return pa.py_buffer(np.packbits(valid, bitorder="little")), null_count
-
-
 def gather_fixed(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray:
     """The ``width`` bytes at each offset: uint8 array of shape (n, width), C-contiguous.
 
@@ -116,18 +108,3 @@ def gather_var(
     data = np.empty(total + walk.PADDING, np.uint8)
     walk.copy_values(buf, np.where(valid, offsets, 0).astype(np.int64), lens, out_offsets, data)
     return out_offsets, data[:total]
-
-
-def binary_like(
-    arrow_type: pa.DataType, n: int, offsets: np.ndarray, data: np.ndarray, valid: np.ndarray
-) -> pa.Array:
-    """A (large_)string or (large_)binary array from offsets and data, nulls where not valid."""
-    large = int(offsets[-1]) > np.iinfo(np.int32).max
-    if large:
-        arrow_type = pa.large_string() if pa.types.is_string(arrow_type) else pa.large_binary()
-        off_buf = pa.py_buffer(offsets)
-    else:
-        off_buf = pa.py_buffer(offsets.astype(np.int32))
-    vbuf, null_count = validity(valid)
-    return pa.Array.from_buffers(arrow_type, n, [vbuf, off_buf, pa.py_buffer(data)], null_count=null_count)
-

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from ..arrowbuild import numbers, strings
 from ..collations import charset_for, decode_text
 from ..constants import BINARY_COLLATION, ColumnType as T
 from ..table_map import ColumnSpec
@@ -24,9 +25,9 @@ from .common import ColumnData, DecodeOptions, validity
 def _labels(spec: ColumnSpec, values: tuple[bytes, ...], options: DecodeOptions) -> pa.Array:
     cs = None if spec.collation in (None, BINARY_COLLATION) else charset_for(spec.collation, options.flavor)
     try:
-        return pa.array([decode_text(v, cs or "utf8mb4") for v in values], pa.string())
+        return strings([decode_text(v, cs or "utf8mb4") for v in values])
     except (UnicodeDecodeError, LookupError):
-        return pa.array(list(values), pa.binary())
+        return strings(values, pa.binary())
 
 
 def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
@@ -61,7 +62,7 @@ def decode(col: ColumnData) -> pa.Array:
         if over.any():
             i = int(np.flatnonzero(over)[0])
             raise col.error(f"ENUM index {int(values[i])} but the column has {len(labels)} labels", i)
-        dictionary = pa.concat_arrays([pa.array([""] if pa.types.is_string(labels.type) else [b""], labels.type), labels])
+        dictionary = pa.concat_arrays([strings([b""], labels.type), labels])
         indices = pa.Array.from_buffers(pa.uint16(), n, [vbuf, pa.py_buffer(np.where(col.valid, index, 0).astype(np.uint16))], null_count=nulls)
         return pa.DictionaryArray.from_arrays(indices, dictionary)
     if spec.set_values is None:
@@ -79,5 +80,5 @@ def decode(col: ColumnData) -> pa.Array:
     np.cumsum(bits.sum(axis=1), out=offsets[1:])
     _, members = np.nonzero(bits)
     return pa.ListArray.from_arrays(
-        pa.array(offsets), labels.take(pa.array(members.astype(np.int32))), mask=pa.array(~col.valid)
+        numbers(offsets), labels.take(numbers(members.astype(np.int32))), mask=numbers(~col.valid)
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from ..arrowbuild import numbers
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, binary_like, gather_fixed, gather_var, validity
 
@@ -33,4 +34,4 @@ def decode(col: ColumnData) -> pa.Array:
     vbuf, nulls = validity(col.valid)
     srids = pa.Array.from_buffers(pa.uint32(), n, [vbuf, pa.py_buffer(np.ascontiguousarray(srid))], null_count=nulls)
     wkb = binary_like(pa.binary(), n, offsets, data, col.valid)
-    return pa.StructArray.from_arrays([srids, wkb], fields=list(GEOMETRY), mask=pa.array(~col.valid))
+    return pa.StructArray.from_arrays([srids, wkb], fields=list(GEOMETRY), mask=numbers(~col.valid))

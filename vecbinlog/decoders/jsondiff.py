@@ -45,6 +45,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ..arrowbuild import numbers, strings
 from ..errors import MalformedEventError
 from ..rows import UPDATE_POST, UPDATE_PRE
 from . import mysqljson
@@ -333,5 +334,5 @@ def apply_partial(
     if applied:
         mask = np.zeros(len(partial), bool)
         mask[applied] = True
-        arr = pc.replace_with_mask(arr, pa.array(mask), pa.array(texts, arr.type))
+        arr = pc.replace_with_mask(arr, numbers(mask), strings(texts, arr.type))
     return arr, unapplied, diffs

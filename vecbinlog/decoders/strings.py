@@ -31,6 +31,7 @@ import pyarrow as pa
 
 from functools import lru_cache
 
+from ..arrowbuild import strings
 from ..collations import UNMAPPED, charset_for, codec_for, decode_table_for
 from ..constants import BINARY_COLLATION, ColumnType as T
 from ..table_map import ColumnSpec
@@ -187,7 +188,7 @@ def _decode_with_codec(col: ColumnData, offsets: np.ndarray, data: np.ndarray, c
             out.append(decoder(raw[bounds[i] : bounds[i + 1]])[0] if valid[i] else None)
     except UnicodeDecodeError:
         return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
-    return pa.array(out, pa.string())
+    return strings(out)
 
 
 def _fallback(col: ColumnData, offsets: np.ndarray, data: np.ndarray, why: str) -> pa.Array:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
+from ..arrowbuild import numbers
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, gather_var
 
@@ -25,5 +26,5 @@ def decode(col: ColumnData) -> pa.Array:
         i = int(np.flatnonzero(odd)[0])
         raise col.error(f"VECTOR value of {int(col.lengths[i])} bytes is not a whole number of float32", i)
     offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
-    floats = pa.array(data.view("<f4"), pa.float32())
-    return pa.ListArray.from_arrays(pa.array((offsets // 4).astype(np.int32)), floats, mask=pa.array(~col.valid))
+    floats = numbers(data.view("<f4"), pa.float32())
+    return pa.ListArray.from_arrays(numbers((offsets // 4).astype(np.int32)), floats, mask=numbers(~col.valid))

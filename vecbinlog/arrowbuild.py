@@ -1,0 +1,133 @@
+"""Arrow arrays made from their buffers, and NumPy arrays read from them, without pandas.
+
+pyarrow imports pandas (0.3-0.45 s) the first time ``pa.array``, ``pa.scalar``,
+``Array.to_numpy`` or a compute function given a Python scalar is called, whatever it is
+given: 0.3 s of start-up for every CLI run and Spark task that reads a binlog. Arrays made
+with ``pa.Array.from_buffers`` do not, so the reading paths build theirs here: numbers and
+booleans from NumPy arrays, strings from Python lists, scalars (as element 0 of a one-element
+array) for the compute functions, and back to NumPy for fixed-width arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["validity", "binary_like", "numbers", "strings", "scalar", "to_numpy", "valid_mask"]
+
+_INT32_MAX = np.iinfo(np.int32).max
+
+
+def validity(valid: np.ndarray) -> tuple[pa.Buffer | None, int]:
+    """Arrow validity bitmap (LSB first) and null count; no buffer when nothing is null."""
+    null_count = int(len(valid) - np.count_nonzero(valid))
+    if null_count == 0:
+        return None, 0
+    return pa.py_buffer(np.packbits(valid, bitorder="little")), null_count
+
+
+def binary_like(
+    arrow_type: pa.DataType, n: int, offsets: np.ndarray, data: np.ndarray, valid: np.ndarray
+) -> pa.Array:
+    """A (large_)string or (large_)binary array from offsets and data, nulls where not valid
+    (a string or binary type becomes the large one when the data outgrow 32-bit offsets)."""
+    large = (pa.types.is_large_string(arrow_type) or pa.types.is_large_binary(arrow_type)
+             or int(offsets[-1]) > _INT32_MAX)
+    if large:
+        if pa.types.is_string(arrow_type):
+            arrow_type = pa.large_string()
+        elif pa.types.is_binary(arrow_type):
+            arrow_type = pa.large_binary()
+        off_buf = pa.py_buffer(np.ascontiguousarray(offsets, np.int64))
+    else:
+        off_buf = pa.py_buffer(offsets.astype(np.int32))
+    vbuf, null_count = validity(valid)
+    return pa.Array.from_buffers(arrow_type, n, [vbuf, off_buf, pa.py_buffer(data)], null_count=null_count)
+
+
+def _storage(t: pa.DataType) -> np.dtype:
+    """The NumPy dtype of the values buffer of a fixed-width type (temporal: its integers)."""
+    width = t.bit_width // 8
+    if pa.types.is_floating(t):
+        return np.dtype(f"<f{width}")
+    return np.dtype(f"<u{width}" if pa.types.is_unsigned_integer(t) else f"<i{width}")
+
+
+def numbers(values: np.ndarray, type: pa.DataType | None = None, valid: np.ndarray | None = None) -> pa.Array:
+    """A fixed-width array (integer, float, boolean, timestamp, date, time, duration) of
+    ``values``, null where ``valid`` (bool, True = a value) is False; the type is the dtype's
+    when not given. The values are not copied when they already are the type's; otherwise
+    they are converted only when no value can change (TypeError if not: an int64 for an int32
+    type), as ``pa.array`` would refuse them."""
+    values = np.asarray(values)
+    if type is None:
+        type = pa.from_numpy_dtype(values.dtype)
+    if pa.types.is_boolean(type):
+        data = np.packbits(values.astype(bool, casting="safe", copy=False), bitorder="little")
+    else:
+        dtype = _storage(type)
+        if values.dtype.kind in "mM" and values.dtype.itemsize == dtype.itemsize:
+            values = values.view(dtype)  # datetime64/timedelta64 for a temporal type
+        data = np.ascontiguousarray(values.astype(dtype, casting="safe", copy=False))
+    vbuf, nulls = validity(valid) if valid is not None else (None, 0)
+    return pa.Array.from_buffers(type, len(values), [vbuf, pa.py_buffer(data)], null_count=nulls)
+
+
+def strings(items: Sequence[str | None] | Sequence[bytes | None], type: pa.DataType = pa.string()) -> pa.Array:
+    """A (large_)string array of Python strings, or a (large_)binary one of bytes; None is null."""
+    items = list(items)
+    valid = np.fromiter((x is not None for x in items), bool, len(items))
+    present = items if valid.all() else [x for x in items if x is not None]
+    if present and isinstance(present[0], str):
+        joined = "".join(present)
+        encoded = present if joined.isascii() else [s.encode("utf-8") for s in present]  # ASCII: a byte a character
+        data = joined.encode("ascii") if encoded is present else b"".join(encoded)
+    else:
+        encoded = present
+        data = b"".join(present)
+    lengths = np.zeros(len(items), np.int64)
+    lengths[valid] = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    offsets = np.zeros(len(items) + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return binary_like(type, len(items), offsets, np.frombuffer(data, np.uint8), valid)
+
+
+def scalar(value: Any, type: pa.DataType) -> pa.Scalar:
+    """``value`` as an Arrow scalar of ``type`` (string, binary or fixed-width), to give a
+    compute function instead of a Python value."""
+    if pa.types.is_string(type) or pa.types.is_large_string(type) or pa.types.is_binary(type) \
+            or pa.types.is_large_binary(type):
+        return strings([value], type)[0]
+    return numbers(np.array([value], bool if pa.types.is_boolean(type) else _storage(type)), type)[0]
+
+
+def to_numpy(arr: pa.Array) -> np.ndarray:
+    """The values of a fixed-width array without nulls (booleans unpacked): a view of its
+    buffer, not a copy, except for booleans."""
+    if arr.null_count:
+        raise ValueError(f"to_numpy: the array has {arr.null_count} nulls")
+    n, buf = len(arr), arr.buffers()[1]
+    if pa.types.is_boolean(arr.type):
+        return _bits(buf, arr.offset, n)
+    dtype = _storage(arr.type)
+    return np.frombuffer(buf, dtype, count=n, offset=arr.offset * dtype.itemsize)
+
+
+def valid_mask(arr: pa.Array) -> np.ndarray:
+    """bool per value of ``arr``: True where it is not null."""
+    n = len(arr)
+    if arr.null_count == 0:
+        return np.ones(n, bool)
+    bitmap = arr.buffers()[0]
+    if bitmap is None:  # the null type
+        return np.zeros(n, bool)
+    return _bits(bitmap, arr.offset, n)
+
+
+def _bits(buf: pa.Buffer, offset: int, n: int) -> np.ndarray:
+    """bool (n,) of the bits (LSB first) ``offset`` to ``offset + n`` of ``buf``."""
+    raw = np.frombuffer(buf, np.uint8)[offset // 8 : (offset + n + 7) // 8]
+    start = offset % 8
+    return np.unpackbits(raw, bitorder="little")[start : start + n].view(bool)
