@@ -321,6 +321,42 @@ def test_cat_csv_and_table():
     assert "gift …" in narrow[3] and "  1000000000  " in narrow[5]  # text is cut, numbers never
 
 
+_CAT_IN_A_CHILD = """
+import contextlib, io, json, sys
+from vecbinlog.cli import main
+out = {}
+for args in (["cat", sys.argv[1], "-t", "shop.orders", "-f", "jsonl"], ["cat", sys.argv[1], "-t", "shop.orders", "-f", "csv"],
+             ["cat", sys.argv[1], "-t", "shop.orders"], ["events", sys.argv[1], "--json"]):
+    buf = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    with contextlib.redirect_stdout(buf):
+        code = main(args)
+    buf.flush()
+    out[" ".join(args[3:]) or args[0]] = [code, buf.buffer.getvalue().decode()]
+print(json.dumps({"pandas": "pandas" in sys.modules, "out": out}))
+"""
+
+
+def test_cat_and_events_load_no_pandas():
+    """``cat`` (every format) and ``events`` make their text without what makes pyarrow import
+    pandas (0.3 s of every command: pa.array, pa.scalar, to_numpy, Python values given to
+    compute functions), and print the rows read_table gives and the events mariadb-binlog lists."""
+    done = subprocess.run([sys.executable, "-c", _CAT_IN_A_CHILD, str(SAMPLE)], capture_output=True, text=True,
+                          check=True, timeout=300)
+    got = json.loads(done.stdout)
+    assert got["pandas"] is False
+    out = got["out"]
+    assert all(code == 0 for code, _ in out.values())
+    ref = reference(SAMPLE, "shop.orders")
+    assert [json.loads(line) for line in out["shop.orders -f jsonl"][1].splitlines()] == json_rows(ref)
+    rows = list(csv.reader(io.StringIO(out["shop.orders -f csv"][1])))
+    assert rows[0] == ref.column_names and [int(r[0]) for r in rows[1:]] == ref.column("id").to_pylist()
+    table = out["shop.orders"][1].splitlines()
+    assert table[0].split() == ref.column_names and [int(line.split()[0]) for line in table[2:]] == ref.column("id").to_pylist()
+    listing = (DATA / "sample" / "mariadb-binlog-vv.txt").read_text()
+    positions = [int(p) for p in re.findall(r"^# at (\d+)$", listing, re.M)]
+    assert [json.loads(line)["pos"] for line in out["events"][1].splitlines()] == positions
+
+
 # -- (4) usage and errors ---------------------------------------------------------------
 @pytest.mark.parametrize("args", [
     [], ["frobnicate", str(SAMPLE)], ["cat", str(SAMPLE)], ["info"],
