@@ -310,6 +310,8 @@ class _Lines:
 
     CHUNK = 65536
     THREADS = 2
+    #: no chunk of fewer rows is made to have one for each thread (a thread's hand-off costs more)
+    MIN_CHUNK = 8192
 
     def write(self, batch: pa.RecordBatch, out: Any) -> None:
         head = self.begin(batch)
@@ -318,7 +320,7 @@ class _Lines:
         n = batch.num_rows
         if n == 0:
             return
-        size = min(self.CHUNK, -(-n // self.THREADS))
+        size = min(self.CHUNK, max(self.MIN_CHUNK, -(-n // self.THREADS)))
         chunks = [batch.slice(start, size) for start in range(0, n, size)]
         if len(chunks) == 1:
             out.write(self.lines(chunks[0]))
