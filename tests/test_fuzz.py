@@ -19,8 +19,8 @@ end). Mutated CRC32 files are read both with checksum verification (mostly Check
 and without it, and with the CRC32s recomputed after the mutation so that the structural
 checks, not the checksum, are what is exercised.
 
-Every example runs in this process under a hard alarm (a hang fails the test), its
-elapsed time is asserted, and its peak memory (tracemalloc for NumPy/Python, the Arrow
+Every example runs in this process under a hard alarm (a hang fails the test; no tighter
+time is asserted), and its peak memory (tracemalloc for NumPy/Python, the Arrow
 pool's high-water mark for Arrow) is bounded by a multiple of the file size.
 
 Examples are derandomized so CI runs the same ones every time (about 50 s for the file on
@@ -47,7 +47,6 @@ import contextlib
 import itertools
 import os
 import signal
-import time
 import traceback
 import tracemalloc
 import warnings
@@ -104,8 +103,9 @@ SEEDS = [
 SCALE = float(os.environ.get("VECBINLOG_FUZZ_EXAMPLES", "1"))
 TOLERATE_KNOWN = os.environ.get("VECBINLOG_FUZZ_KNOWN_BUGS", "1") != "0"
 
-#: Per example: the assertion on elapsed time, and the hard alarm that catches hangs.
-TIME_LIMIT_S = 5.0
+#: Per operation: the hard alarm that catches a hang (or a walk gone quadratic). No test asserts a
+#: tighter time: a 5 s limit once failed on a 1 257-byte file that reads in 0.03 s, when this
+#: shared VM stalled (CI, 2026-11-25).
 ALARM_S = 20.0
 
 HEADER = 19
@@ -305,7 +305,6 @@ def run_one(path: Path, op: str, *, verify: bool, strict: bool, out: Outcome, se
     arrow_pool = pa.default_memory_pool()
     arrow_before = arrow_pool.max_memory() or 0
     tracemalloc.start()
-    t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -327,12 +326,10 @@ def run_one(path: Path, op: str, *, verify: bool, strict: bool, out: Outcome, se
                 ) from exc
             out.known[op] = bug
         finally:
-            elapsed = time.perf_counter() - t0
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
     out.warnings[op] = [w for w in caught]
     budget = 50 * size + (64 << 20)
-    assert elapsed < TIME_LIMIT_S, f"{op} took {elapsed:.1f} s on a {size}-byte file"
     assert peak < budget, f"{op}: peak {peak} bytes traced for a {size}-byte file"
     arrow_grew = (arrow_pool.max_memory() or 0) - arrow_before
     assert arrow_grew < budget, f"{op}: Arrow pool high-water mark grew by {arrow_grew} bytes"
@@ -1492,17 +1489,14 @@ def test_many_images_in_one_event(tmp_path):
     per image (a 16 MB event took minutes); the compiled walk places them in one loop."""
     n = 20_000
     path = write(tmp_path, _all_null_rows_file(seed_bytes(ZALORA), n))
-    t0 = time.perf_counter()
-    with vecbinlog.open(path) as log:
+    with alarm(ALARM_S), vecbinlog.open(path) as log:  # a walk per image once took minutes here
         table = log.read_table("test_db.buildings")
-    elapsed = time.perf_counter() - t0
     assert table.num_rows == n + 1
     own = [c for c in table.column_names if not c.startswith("_")]
     assert all(table.column(c).null_count >= n for c in own)  # the n added images are all NULL
     big = max(set(table.column("_log_pos").to_pylist()), key=table.column("_log_pos").to_pylist().count)
     rows = table.filter(pc.equal(table.column("_log_pos"), big))
     assert rows.column("_event_row").to_pylist() == list(range(n))  # every image, once, in order
-    assert elapsed < ALARM_S, f"{n} one-byte row images took {elapsed:.1f} s"
 
 
 def test_minimal_images_of_wide_table_memory(tmp_path):
