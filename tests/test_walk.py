@@ -130,7 +130,7 @@ def walk_images(buf: np.ndarray, run: Run, cap: int) -> list[tuple[int, int, lis
     e, p, k, out = 0, int(first[0]), 0, []
     while e < len(run.offset):
         ev_, num, start = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
-        valid, absent = np.ones((ncols, cap), bool), np.empty((ncols, cap), bool)  # valid: True ahead
+        valid, absent = np.empty((ncols, cap), bool), np.empty((ncols, cap), bool)
         fixed = np.empty(plan.fixed_size, np.uint8)
         var_start, var_len = np.empty((plan.n_var, cap), np.int64), np.empty((plan.n_var, cap), np.int64)
         partial = np.empty((plan.n_json if run.partial.any() else 0, cap), bool)

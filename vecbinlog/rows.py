@@ -277,8 +277,7 @@ class _Events:
         at, fixed_size = plan.places(cap)
         out = _Walked(
             event=np.empty(cap, np.int64), number=np.empty(cap, np.int64), start=np.empty(cap, np.int64),
-            valid=np.ones((ncols, cap), bool),  # True ahead: see walk_row_images
-            absent=np.empty((ncols if absent else 0, cap), bool),
+            valid=np.empty((ncols, cap), bool), absent=np.empty((ncols if absent else 0, cap), bool),
             fixed=np.empty(fixed_size, np.uint8), var_start=np.empty((plan.n_var, cap), np.int64),
             var_len=np.empty((plan.n_var, cap), np.int64),
             partial=np.empty((plan.n_json if self.partial.any() else 0, cap), bool),
