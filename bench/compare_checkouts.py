@@ -24,12 +24,18 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: options of open() per variant: the defaults, and batches small enough that every run of
-#: events is cut (a batch boundary must never change the output)
+#: options of open() per variant: the defaults, batches small enough that every run of events
+#: is cut (a batch boundary must never change the output), and every run and batch decoded in
+#: threads (the size thresholds below set to 1)
 VARIANTS: dict[str, dict] = {
     "default": {},
     "small": {"segment_bytes": 4096, "batch_rows": 7, "threads": 1},
     "keep": {"rolled_back": "keep", "invalid_dates": "string", "queries": True},
+    "threads": {"segment_bytes": 65536, "batch_rows": 1000, "threads": 2},
+}
+#: module constants set per variant (a checkout that lacks one is unaffected)
+THRESHOLDS: dict[str, dict[str, dict[str, int]]] = {
+    "threads": {"arrow": {"THREADED_CELLS": 1}, "batches": {"BACKGROUND_BYTES": 1}},
 }
 MAGIC = b"\xfebin"
 
@@ -51,10 +57,17 @@ def dump(out_dir: Path, files: list[str], variants: list[str]) -> None:
 
     import pyarrow as pa
 
+    import importlib
+
     import vecbinlog
 
+    defaults = {(m, name): getattr(importlib.import_module(f"vecbinlog.{m}"), name, None)
+                for consts in THRESHOLDS.values() for m, names in consts.items() for name in names}
     for k, path in enumerate(files):
         for variant in variants:
+            for (m, name), value in defaults.items():
+                value = THRESHOLDS.get(variant, {}).get(m, {}).get(name, value)
+                setattr(importlib.import_module(f"vecbinlog.{m}"), name, value)
             here = out_dir / f"{k}-{variant}"
             here.mkdir()
             outcome: dict = {"tables": [], "warnings": []}

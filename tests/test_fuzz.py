@@ -1065,14 +1065,16 @@ def _seed_or_mutated(name: str, data, mutate: bool) -> bytes:
 @settings_for(40)
 @given(name=st.sampled_from(SEEDS), data=st.data(), rows=st.sampled_from([2, 16, 64]), mutate=st.booleans())
 def test_background_decoding_agrees(tmp_path, monkeypatch, name, data, rows, mutate):
-    """With ``threads`` > 1 a batch is decoded in the background while the next is placed
-    (every batch here: the size threshold is set to 1 cell, and columns are decoded in two
-    threads too): the outcome (tables, rows in order, errors, warnings) is that of
-    ``threads=1``, for the seed files and for mutated rows/TABLE_MAP events (an error while
-    placing a batch comes after the batches, and the errors, before it)."""
-    from vecbinlog import arrow
+    """With ``threads`` > 1 runs are placed and decoded in the background, two at a time, while
+    the log is walked on (every run here: the size threshold is set to 1 byte, and columns are
+    decoded in two threads too, the threshold set to 1 cell): the outcome (tables, rows in
+    order, errors, warnings) is that of ``threads=1``, for the seed files and for mutated
+    rows/TABLE_MAP events (an error placing a batch comes after the batches, and the errors,
+    before it)."""
+    from vecbinlog import arrow, batches
 
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
+    monkeypatch.setattr(batches, "BACKGROUND_BYTES", 1)
     path = write(tmp_path, _seed_or_mutated(name, data, mutate))
     one, two = exercise(path, threads=1, batch_rows=rows), exercise(path, threads=2, batch_rows=rows)
     _same_outcome(one, two, f"threads=2, batch_rows={rows}")

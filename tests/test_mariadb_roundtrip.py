@@ -11,6 +11,9 @@ NOBLOB) x binlog_checksum (CRC32, NONE):
 from __future__ import annotations
 
 import itertools
+import threading
+import time
+from concurrent.futures import Future, wait
 
 import numpy as np
 import pyarrow as pa
@@ -377,9 +380,10 @@ def test_small_batches_equal_select(mariadb_server, image):
 
 def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tmp_path):
     """A batch large enough to be decoded in threads (20 000 rows x 5 columns) == SELECT,
-    with threads=2 and threads=1, and in batches of 3000 rows each decoded in the background
-    while the next is placed; an error in a batch decoded in the background comes before an
-    error placing a later one, as with threads=1; threads must be a positive integer."""
+    with threads=2 and threads=1, and in batches of 3000 rows, runs placed and decoded in the
+    background two at a time (on both batch threads; a read stopped early lets go of them); an
+    error in a run decoded in the background comes before an error placing a later one, as
+    with threads=1; threads must be a positive integer."""
     server = mariadb_server
     path = server.capture_binlog(
         "DROP DATABASE IF EXISTS threaded", "CREATE DATABASE threaded", "USE threaded",
@@ -396,15 +400,68 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tm
             t = log.read_table("threaded.t")
         own = t.select(["id", "v", "d", "ts", "u"]).to_pylist()
         assert [tuple(r.values()) for r in own] == expected, threads
-    # every batch in the background (the size threshold set to 1 cell)
+    # every run in the background, columns in threads too (the size thresholds set to 1)
     from vecbinlog import arrow
+    from vecbinlog import batches as batches_module
 
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
+    monkeypatch.setattr(batches_module, "BACKGROUND_BYTES", 1)
+    decoded_on: list[str] = []
+
+    def build_batch(*args, **kwargs):
+        decoded_on.append(threading.current_thread().name)
+        return real_build_batch(*args, **kwargs)
+
+    real_build_batch = batches_module.build_batch
+    monkeypatch.setattr(batches_module, "build_batch", build_batch)
     with vecbinlog.open(path, threads=2, batch_rows=3000) as log:
         batches = list(log.iter_batches("threaded.t"))
     assert [b.num_rows for b in batches] == [3000] * 6 + [2000]
     own = pa.Table.from_batches(batches).select(["id", "v", "d", "ts", "u"]).to_pylist()
     assert [tuple(r.values()) for r in own] == expected
+    assert len(decoded_on) == 7 and all(n.startswith("vecbinlog-batch") for n in decoded_on), decoded_on
+    # in segments of 64 KiB t's rows are runs of their own: the two batch threads take them
+    decoded_on.clear()
+    with vecbinlog.open(path, threads=2, segment_bytes=1 << 16) as log:
+        batches = list(log.iter_batches("threaded.t"))
+    own = pa.Table.from_batches(batches).select(["id", "v", "d", "ts", "u"]).to_pylist()
+    assert [tuple(r.values()) for r in own] == expected
+    assert len(batches) > 4 and {n for n in decoded_on} == {"vecbinlog-batch_0", "vecbinlog-batch_1"}, decoded_on
+    # a read stopped after its first batch lets go of the runs under way; the next reads
+    # get both threads and complete
+    for _ in range(3):
+        with vecbinlog.open(path, threads=2, segment_bytes=1 << 16) as log:
+            it = log.iter_batches("threaded.t")
+            assert next(it).num_rows > 0
+            it.close()
+    with vecbinlog.open(path, threads=2, segment_bytes=1 << 16) as log:
+        assert log.read_table("threaded.t").num_rows == len(expected)
+    monkeypatch.setattr(batches_module, "build_batch", real_build_batch)
+    # a reader closed while runs wait to start in the background: those that start anyway
+    # read the bytes they hold (no error, every row of their batches), the others never start
+    started: list[Future] = []
+    real_start = batches_module.PendingRun.start
+
+    def start(self, workers):
+        real_start(self, workers)
+        started.append(self.future)
+
+    real_made = batches_module._made_until_error
+
+    def made(make):
+        time.sleep(0.2)  # the reader is closed meanwhile
+        return real_made(make)
+
+    monkeypatch.setattr(batches_module.PendingRun, "start", start)
+    monkeypatch.setattr(batches_module, "_made_until_error", made)
+    with vecbinlog.open(path, threads=2, segment_bytes=1 << 16) as log:
+        it = log.iter_batches("threaded.t")
+        first = next(it).num_rows
+    it.close()
+    wait([f for f in started if not f.cancelled()], timeout=60)
+    ran = [f.result() for f in started if not f.cancelled()]
+    assert first > 0 and len(started) == 3 and len(ran) >= 2
+    assert all(error is None and out and all(b.num_rows for b, _, _ in out) for out, error in ran[1:]), ran
     # Two faults: row 19 600 (in the last batch of t) gets a DECIMAL digit group out of range
     # (an error decoding that batch), and the rows event of t2, after it, claims 3 columns (an
     # error placing t2's batch, met while t's last batch is decoded in the background; t2 is

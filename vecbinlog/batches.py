@@ -10,8 +10,9 @@ For each step of the walk (:mod:`vecbinlog.logwalk`) a read
 4. cuts the rows events into runs of one table, layout, version and incarnation, locates their
    row images (``place_images``, at most ``batch_rows`` per batch), and leaves out the rows of
    changes that did not take effect (``rolled_back``) or of transactions outside ``gtids``;
-5. decodes each batch (:func:`~vecbinlog.arrow.build_batch`), here or on the ``batch`` thread
-   (:mod:`vecbinlog.pools`) while the next one is placed (:func:`decode_in_order`).
+5. decodes each batch (:func:`~vecbinlog.arrow.build_batch`); steps 4 and 5 of a run run here,
+   or, with ``threads`` > 1, on the ``batch`` threads (:mod:`vecbinlog.pools`) while the walk
+   goes on (:func:`decode_in_order`).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import warnings
-from collections import Counter
+from collections import Counter, deque
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
@@ -27,7 +28,6 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from . import arrow
 from .arrow import RowTransactions, build_batch, table_schema
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from .decoders import DecodeOptions
@@ -44,7 +44,7 @@ from .tableplan import TablePlan
 from .transactions import INCOMPLETE, ROLLBACK, TxnContext
 from .versions import SchemaVersions, TableLayouts, Versioned, versioned
 
-__all__ = ["RowsFilter", "TableOptions", "BatchReader", "PendingBatch", "decode_in_order", "placed"]
+__all__ = ["RowsFilter", "TableOptions", "BatchReader", "PendingRun", "decode_in_order", "placed"]
 
 #: a batch decoded: (table, record batch)
 Batch = tuple[str, pa.RecordBatch]
@@ -159,61 +159,118 @@ class TableOptions:
         return table_schema(table_map, self.of(table_map.name, flavor), self.queries)
 
 
-class PendingBatch:
-    """A batch of ``table`` to decode: here (:meth:`result`), or in the background (:meth:`start`)."""
+#: the bytes of rows events under which a run is placed and decoded here, not in the
+#: background (a thread's hand-off and its turns at the GIL cost more than they give)
+BACKGROUND_BYTES = 1 << 20
 
-    def __init__(self, path: str, table: str, cells: int, make: Callable[[], tuple[pa.RecordBatch, list[str]]]):
-        self.path, self.table, self.cells = path, table, cells
-        self.make: Callable[[], tuple[pa.RecordBatch, list[str]]] | None = make
+#: what decoding a run gives: per batch (batch, decoding notes, rows left out by the filters)
+Made = tuple[pa.RecordBatch, list[str], int]
+
+
+class PendingRun:
+    """The batches of one run of ``table``, placed and decoded: here, as they are read
+    (:meth:`results`), or all of them in the background (:meth:`start`); ``make`` yields them.
+    Rows left out by the filters are counted in ``dropped`` (on the reading thread)."""
+
+    def __init__(self, path: str, table: str, background: bool, make: Callable[[], Iterator[Made]],
+                 dropped: Counter[str]) -> None:
+        self.path, self.table, self.background, self.dropped = path, table, background, dropped
+        self.make: Callable[[], Iterator[Made]] | None = make
         self.future: Future | None = None
 
-    def start(self) -> None:
-        self.future = pool("batch").submit(self.make)  # the thread that decodes batches in the background
+    def start(self, workers: int) -> None:
+        """Place and decode the whole run on one of ``workers`` ``batch`` threads."""
+        self.future = pool("batch", workers).submit(_made_until_error, self.make)
 
-    def result(self) -> Batch:
-        """(table, batch), its decoding warnings issued; the row images are let go."""
-        made = self.future.result() if self.future is not None else self.make()
+    def cancel(self) -> None:
+        """Not wanted any more: not started, or let go of once done."""
+        if self.future is not None:
+            self.future.cancel()
         self.make = self.future = None
-        batch, notes = made
-        del made
-        for note in notes:
-            warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=5)
-        return self.table, batch
+
+    def results(self) -> Iterator[Batch]:
+        """(table, batch) of each batch, its decoding warnings issued; the batches before an
+        error come first, then the error."""
+        if self.future is None:
+            made, error = self.make(), None
+        else:
+            done, error = self.future.result()
+            made = _handed_over(done)
+        self.make = self.future = None
+        for batch, notes, left_out in made:
+            if left_out:
+                self.dropped[self.table] += left_out
+            for note in notes:
+                warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=5)
+            yield self.table, batch
+            del batch
+        if error is not None:
+            raise error
 
 
-def decode_in_order(jobs: Iterable[PendingBatch], threads: int) -> Iterator[Batch]:
-    """The batches of ``jobs``, decoded, in their order.
+class _Pinned:
+    """An event source with its bytes held: a run decoded in the background reads them even
+    when the reader is closed meanwhile (a memory map then goes once the run lets go of it)."""
 
-    With ``threads`` > 1 each batch large enough is decoded in the background while the next
-    one is placed (the compiled walk releases the GIL: on two cores they overlap); batches
-    still come, and fail, in order."""
-    pending: PendingBatch | None = None  # the batch being decoded in the background
+    def __init__(self, src: Any) -> None:
+        self._src, self.buf = src, src.buf
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._src, name)
+
+
+def _handed_over(made: list[Made]) -> Iterator[Made]:
+    """The items of ``made``, each let go of by the list as it is handed over."""
+    made.reverse()
+    while made:
+        yield made.pop()
+
+
+def _made_until_error(make: Callable[[], Iterator[Made]]) -> tuple[list[Made], Exception | None]:
+    """Every batch ``make`` yields, and the error that stopped it (None: none)."""
+    made: list[Made] = []
     try:
-        for job in jobs:
-            background = threads > 1 and job.cells >= arrow.THREADED_CELLS
-            if background:
-                job.start()
-            if pending is not None:
-                done, pending = pending, None
-                yield done.result()
-                del done
-            if background:
-                pending = job
+        for m in make():
+            made.append(m)
+    except Exception as exc:
+        return made, exc
+    return made, None
+
+
+def decode_in_order(jobs: Iterable[PendingRun], threads: int) -> Iterator[Batch]:
+    """The batches of ``jobs``, in their order.
+
+    With ``threads`` > 1 the runs marked ``background`` are placed and decoded ``threads`` at
+    a time on as many threads (the compiled walk, NumPy and Arrow release the GIL), one more
+    waiting to start, while this thread walks on through the log; batches still come, and
+    fail, in order: when the walk fails, the batches of the runs before come first."""
+    pending: deque[PendingRun] = deque()  # started, in log order
+    it = iter(jobs)
+    try:
+        while True:
+            try:
+                job = next(it)
+            except StopIteration:
+                break
+            except BaseException:
+                while pending:
+                    yield from pending.popleft().results()
+                raise
+            if threads > 1 and job.background:
+                job.start(threads)
+                pending.append(job)
+                while len(pending) > threads:
+                    yield from pending.popleft().results()
             else:
-                yield job.result()
-            job = None
-        if pending is not None:
-            done, pending = pending, None
-            yield done.result()
-    except GeneratorExit:  # the caller stopped reading: the batch in the background is not wanted
-        if pending is not None and pending.future is not None:
-            pending.future.cancel()
-        raise
-    except BaseException:
-        if pending is not None:  # it comes first in the log: its error, or its batch, first
-            done, pending = pending, None
-            yield done.result()
-        raise
+                while pending:
+                    yield from pending.popleft().results()
+                yield from job.results()
+            del job
+        while pending:
+            yield from pending.popleft().results()
+    finally:  # the caller stopped reading, or a run failed: the runs under way are not wanted
+        for job in pending:
+            job.cancel()
 
 
 def placed(src: Any, maps: TableMaps, events: EventIndex, tm: TableMap, flavor: str, max_images: int):
@@ -296,8 +353,10 @@ class BatchReader:
         """Decoded batches of the tables ``wanted(name)`` accepts (and the ``tables`` filter), in
         log order per table. ``versions`` (filled on the way) has each table's layouts afterwards."""
         bar = ProgressBar(self.walk.files, desc, self.progress) if self.progress is not False else None
+        dropped: Counter[str] = Counter()
         try:
-            yield from decode_in_order(self._jobs(wanted, versions, bar), self.threads)
+            yield from decode_in_order(self._jobs(wanted, versions, bar, dropped), self.threads)
+            self._warn_dropped(dropped)
             if bar is not None:
                 bar.done()
         finally:
@@ -328,10 +387,9 @@ class BatchReader:
         return TableLayouts([f.path for f in files], plans, versions.history or {},
                             [((number[path], pos), state) for (path, pos), state in ddl])
 
-    def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions | None, bar: ProgressBar | None
-              ) -> Iterator[PendingBatch]:
-        """The batches of :meth:`batches`, placed, each with what decodes it."""
-        dropped: Counter[str] = Counter()
+    def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions | None, bar: ProgressBar | None,
+              dropped: Counter[str]) -> Iterator[PendingRun]:
+        """The runs of :meth:`batches`, each with what places and decodes its batches."""
         versions = versions if versions is not None else self.versions()
         walk = self.walk
         for step in walk.steps(transactions=True, progress=bar):
@@ -349,34 +407,40 @@ class BatchReader:
             step.src.verify_checksums_of(index, checked)
             gtid_ok = self.gtids.contains(step.txn.gtid) if self.gtids is not None else None  # per transaction
             for run in _runs(found, rows_pos, keep):
-                yield from self._run_jobs(step, run, gtid_ok, dropped)
-        self._warn_dropped(dropped)
+                yield self._run_job(step, run, gtid_ok, dropped)
 
-    def _run_jobs(self, step: Step, run: _Run, gtid_ok: np.ndarray | None, dropped: Counter[str]
-                  ) -> Iterator[PendingBatch]:
-        """The batches of one run: its row images placed, the rows that the outcome and GTID
-        filters leave out taken out (counted in ``dropped``), each with what decodes it."""
+    def _run_job(self, step: Step, run: _Run, gtid_ok: np.ndarray | None, dropped: Counter[str]) -> PendingRun:
+        """One run, with what places its row images, takes out the rows that the outcome and
+        GTID filters leave out (counted in ``dropped``) and decodes the rest, batch by batch."""
+        size = int(step.index.event_size[run.rows_pos].sum())
+        return PendingRun(step.file.path, run.table, self.threads > 1 and size >= BACKGROUND_BYTES,
+                         functools.partial(self._decoded, step, _Pinned(step.src), run, gtid_ok), dropped)
+
+    def _decoded(self, step: Step, src: _Pinned, run: _Run, gtid_ok: np.ndarray | None) -> Iterator[Made]:
+        """The batches of one run (of ``step``, its bytes ``src``), placed, filtered and decoded
+        (on any thread)."""
         f, name, tm = step.file, run.table, run.layout
         effective = self.rolled_back == "keep" or any(fnmatch.fnmatchcase(name, p) for p in self.non_transactional)
         flavor = f.formats[0].flavor
-        for images in placed(step.src, step.maps, step.index.take(run.rows_pos), tm, flavor, self.batch_rows):
+        options = self.options.of(name, flavor)
+        for images in placed(src, step.maps, step.index.take(run.rows_pos), tm, flavor, self.batch_rows):
             txn = _row_transactions(step.txn, run.rows_pos, images.event)
             keep_rows = np.ones(len(images), bool)
+            left_out = 0
             if not effective:
                 took_effect = ~np.isin(txn.outcome(), _NOT_TAKEN_EFFECT)
-                dropped[name] += int((~took_effect).sum())
+                left_out = int((~took_effect).sum())
                 keep_rows &= took_effect
             if gtid_ok is not None:
                 keep_rows &= (txn.txn >= 0) & gtid_ok[np.maximum(txn.txn, 0)] if len(gtid_ok) else False
             if not keep_rows.all():
                 images = images.take(keep_rows)
                 txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
-            job = PendingBatch(f.path, name, len(images) * len(tm.columns), functools.partial(
-                build_batch, images, self.options.of(name, flavor), f.name, txn, self.options.queries,
-                schema_version=run.version, incarnation=run.incarnation, threads=self.threads))
-            del images, txn  # held by the job only, which lets go of them once decoded
-            yield job
-            del job
+            batch, notes = build_batch(images, options, f.name, txn, self.options.queries, schema_version=run.version,
+                                       incarnation=run.incarnation, threads=self.threads)
+            del images, txn
+            yield batch, notes, left_out
+            del batch
 
     def _check_undecoded(self, step: Step, wanted: Callable[[str], bool]) -> None:
         """Refuse the rows events this version cannot decode, of the tables read (or of no
@@ -405,7 +469,7 @@ class BatchReader:
                 f"{name}: {n} row images left out: their transaction rolled back (or was undone by ROLLBACK TO "
                 "SAVEPOINT, or has no end in the files), so they did not take effect; rolled_back='keep' keeps "
                 "them, marked by _outcome",
-                DecodeWarning, stacklevel=6,
+                DecodeWarning, stacklevel=4,
             )
 
     def plan(self, table: str, versions: SchemaVersions) -> TablePlan:

@@ -117,9 +117,11 @@ class Binlog:
         columns and count ``_incarnation`` (default True).
     filesystem : a ``pyarrow.fs.FileSystem`` (or an fsspec filesystem) that ``paths`` are
         paths in (``"bucket/binlogs/mysql-bin.000042"``), as ``pyarrow.dataset`` takes it.
-    threads : how many columns of a batch may be decoded at once (NumPy and Arrow release the
-        GIL). Default: the CPUs this process may use, at most 4; 1 decodes in this thread only
-        (the Spark data source uses 1: Spark runs a task per core).
+    threads : how many runs of row images (one table's rows events in a segment) are placed
+        and decoded at once, in the background while the log is walked on, and how many
+        columns of a large batch at once (the compiled walk, NumPy and Arrow release the GIL).
+        Default: the CPUs this process may use, at most 4; 1 decodes in this thread only (the
+        Spark data source uses 1: Spark runs a task per core).
     progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
         in notebooks, stderr elsewhere) while ``read_table``, ``read_all``, ``iter_batches``
         and ``iter_tables`` walk the files; a dict passes tqdm's own options (``{"file":
