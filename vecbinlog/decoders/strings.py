@@ -169,10 +169,11 @@ def decode(col: ColumnData) -> pa.Array:
             return _fallback(col, offsets, data, f"no Python codec for charset {cs}")
         return _decode_with_codec(col, offsets, data, codec, cs)
     arr = binary_like(pa.string(), n, offsets, data, col.valid)
-    try:
-        arr.validate(full=True)
-    except pa.ArrowInvalid:
-        return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
+    if data.size and int(data.max()) > 0x7F:  # ASCII is valid UTF-8: only other bytes need checking
+        try:
+            arr.validate(full=True)
+        except pa.ArrowInvalid:
+            return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
     return arr
 
 
