@@ -352,7 +352,7 @@ def child_stages(path: str) -> dict:
     images, which also copies every fixed-width value's bytes to its column) and the copies of
     the length-prefixed values (``gather_var``: every text/blob value's bytes out of the file)."""
     import vecbinlog
-    from vecbinlog import reader
+    from vecbinlog import batches
     from vecbinlog.decoders import common
 
     spent = {"place": 0.0, "gather": 0.0}
@@ -380,7 +380,7 @@ def child_stages(path: str) -> dict:
                 yield piece
         return wrapper
 
-    reader.place_images = timed_pieces(reader.place_images, "place")
+    batches.place_images = timed_pieces(batches.place_images, "place")
     original = common.gather_var
     for mod in [common, *_decoder_modules()]:
         if getattr(mod, "gather_var", None) is original:
