@@ -348,11 +348,11 @@ def child_read_all(path: str) -> dict:
 
 def child_stages(path: str) -> dict:
     """read_all with two of its stages timed, ``threads=1`` so that each is the time it takes
-    alone: the walk (``place_images``, each batch as it is made: the compiled walk of the row
+    alone: the walk (``PlacedRun.batches``, each batch as it is made: the compiled walk of the row
     images, which also copies every fixed-width value's bytes to its column) and the copies of
     the length-prefixed values (``gather_var``: every text/blob value's bytes out of the file)."""
     import vecbinlog
-    from vecbinlog import batches
+    from vecbinlog import rows
     from vecbinlog.decoders import common
 
     spent = {"place": 0.0, "gather": 0.0}
@@ -380,7 +380,7 @@ def child_stages(path: str) -> dict:
                 yield piece
         return wrapper
 
-    batches.place_images = timed_pieces(batches.place_images, "place")
+    rows.PlacedRun.batches = timed_pieces(rows.PlacedRun.batches, "place")
     original = common.gather_var
     for mod in [common, *_decoder_modules()]:
         if getattr(mod, "gather_var", None) is original:
@@ -643,7 +643,7 @@ def round_ratios(m: dict, peer: str) -> list[float]:
 
 METHODS = [
     ("read_all", "vecbinlog `read_all()` (in-process)"),
-    ("place", "… of which the walk (`place_images`, 1 thread)"),
+    ("place", "… of which the walk (`PlacedRun.batches`, 1 thread)"),
     ("gather", "… of which text/blob value copies (`gather_var`, 1 thread)"),
     ("cli", "vecbinlog CLI `to-parquet` (whole process)"),
     ("to_pandas", "`to_pandas()` of the result"),

@@ -17,8 +17,10 @@ For each step of the walk (:mod:`vecbinlog.logwalk`) a read
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import functools
+import itertools
 import warnings
 from collections import Counter, deque
 from concurrent.futures import Future
@@ -37,7 +39,8 @@ from .index import EventIndex
 from .logwalk import LogWalk, Step
 from .options import ProgressBar, WhenLike, byte_offset, change_kinds, epoch
 from .pools import pool
-from .rows import TableMaps, place_images
+from .rows import PlacedRun, RowImages, TableMaps, place_images
+from .sources import MappedSource
 from .table_map import TableMap
 from .types import MARIADB_OLD_TEMPORAL
 from .tableplan import TablePlan
@@ -162,6 +165,9 @@ class TableOptions:
 #: the bytes of rows events under which a run is placed and decoded here, not in the
 #: background (a thread's hand-off and its turns at the GIL cost more than they give)
 BACKGROUND_BYTES = 1 << 20
+#: the batches a run decodes in the background at most (they are held until read); the rest
+#: of a longer run is decoded here as it is read, so that memory stays bounded
+BACKGROUND_BATCHES = 1
 
 #: what decoding a run gives: per batch (batch, decoding notes, rows left out by the filters)
 Made = tuple[pa.RecordBatch, list[str], int]
@@ -173,14 +179,17 @@ class PendingRun:
     Rows left out by the filters are counted in ``dropped`` (on the reading thread)."""
 
     def __init__(self, path: str, table: str, background: bool, make: Callable[[], Iterator[Made]],
-                 dropped: Counter[str]) -> None:
+                 dropped: Counter[str], release: Callable[[], None] | None = None) -> None:
         self.path, self.table, self.background, self.dropped = path, table, background, dropped
         self.make: Callable[[], Iterator[Made]] | None = make
         self.future: Future | None = None
+        #: after a run decoded in the background: let its segment's pages go again (the walk let
+        #: them go when it moved on, and the run's reads brought them back)
+        self.release = release
 
     def start(self, workers: int) -> None:
-        """Place and decode the whole run on one of ``workers`` ``batch`` threads."""
-        self.future = pool("batch", workers).submit(_made_until_error, self.make)
+        """Place and decode the run's first batches on one of ``workers`` ``batch`` threads."""
+        self.future = pool("batch", workers).submit(_made_until_error, self.make, BACKGROUND_BATCHES)
 
     def cancel(self) -> None:
         """Not wanted any more: not started, or let go of once done."""
@@ -194,8 +203,8 @@ class PendingRun:
         if self.future is None:
             made, error = self.make(), None
         else:
-            done, error = self.future.result()
-            made = _handed_over(done)
+            done, error, rest = self.future.result()
+            made = itertools.chain(_handed_over(done), rest)
         self.make = self.future = None
         for batch, notes, left_out in made:
             if left_out:
@@ -204,6 +213,8 @@ class PendingRun:
                 warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=5)
             yield self.table, batch
             del batch
+        if self.background and self.release is not None:
+            self.release()
         if error is not None:
             raise error
 
@@ -226,24 +237,30 @@ def _handed_over(made: list[Made]) -> Iterator[Made]:
         yield made.pop()
 
 
-def _made_until_error(make: Callable[[], Iterator[Made]]) -> tuple[list[Made], Exception | None]:
-    """Every batch ``make`` yields, and the error that stopped it (None: none)."""
+def _made_until_error(make: Callable[[], Iterator[Made]], limit: int
+                      ) -> tuple[list[Made], Exception | None, Iterator[Made]]:
+    """The first ``limit`` batches ``make`` yields, the error that stopped it (None: none),
+    and the rest of them, to be made on the thread that reads them."""
     made: list[Made] = []
+    batches = make()
     try:
-        for m in make():
+        for m in batches:
             made.append(m)
+            if len(made) == limit:
+                break
     except Exception as exc:
-        return made, exc
-    return made, None
+        return made, exc, iter(())
+    return made, None, batches
 
 
 def decode_in_order(jobs: Iterable[PendingRun], threads: int) -> Iterator[Batch]:
     """The batches of ``jobs``, in their order.
 
-    With ``threads`` > 1 the runs marked ``background`` are placed and decoded ``threads`` at
-    a time on as many threads (the compiled walk, NumPy and Arrow release the GIL), one more
-    waiting to start, while this thread walks on through the log; batches still come, and
-    fail, in order: when the walk fails, the batches of the runs before come first."""
+    With ``threads`` > 1 the runs marked ``background`` are placed and decoded (their first
+    :data:`BACKGROUND_BATCHES` batches) ``threads`` at a time on as many threads (the compiled
+    walk, NumPy and Arrow release the GIL) while this thread walks on through the log, and
+    takes the batches in turn; batches still come, and fail, in order: when the walk fails,
+    the batches of the runs before come first."""
     pending: deque[PendingRun] = deque()  # started, in log order
     it = iter(jobs)
     try:
@@ -259,7 +276,7 @@ def decode_in_order(jobs: Iterable[PendingRun], threads: int) -> Iterator[Batch]
             if threads > 1 and job.background:
                 job.start(threads)
                 pending.append(job)
-                while len(pending) > threads:
+                while len(pending) >= threads:
                     yield from pending.popleft().results()
             else:
                 while pending:
@@ -273,12 +290,13 @@ def decode_in_order(jobs: Iterable[PendingRun], threads: int) -> Iterator[Batch]
             job.cancel()
 
 
-def placed(src: Any, maps: TableMaps, events: EventIndex, tm: TableMap, flavor: str, max_images: int):
-    """``place_images``, with the cause named when MariaDB's pre-10.1 temporal columns make the
-    row images not add up: such a column of the TABLE_MAP (TIME 11, DATETIME 12, TIMESTAMP 7,
-    no metadata) is larger than its type code says when it has fractional seconds."""
+@contextlib.contextmanager
+def explained(tm: TableMap, flavor: str) -> Iterator[None]:
+    """Name the cause when MariaDB's pre-10.1 temporal columns make the row images not add up:
+    such a column of the TABLE_MAP (TIME 11, DATETIME 12, TIMESTAMP 7, no metadata) is larger
+    than its type code says when it has fractional seconds."""
     try:
-        yield from place_images(src, maps, events, tm, max_images=max_images)
+        yield
     except MalformedEventError as exc:
         old = [c for c in tm.columns if c.type in MARIADB_OLD_TEMPORAL]
         if flavor != "mariadb" or not old:
@@ -292,6 +310,18 @@ def placed(src: Any, maps: TableMaps, events: EventIndex, tm: TableMap, flavor: 
             "them either); ALTER TABLE ... FORCE with mysql56_temporal_format=ON converts the table",
             path=exc.path, offset=exc.offset, event_type=exc.event_type,
         ) from exc
+
+
+def placed(src: Any, maps: TableMaps, events: EventIndex, tm: TableMap, flavor: str,
+           max_images: int) -> Iterator[RowImages]:
+    """``place_images``, errors :func:`explained`."""
+    with explained(tm, flavor):
+        yield from place_images(src, maps, events, tm, max_images=max_images)
+
+
+def _explained_batches(placement: PlacedRun, tm: TableMap, flavor: str) -> Iterator[RowImages]:
+    with explained(tm, flavor):
+        yield from placement.batches()
 
 
 @dataclass
@@ -410,20 +440,27 @@ class BatchReader:
                 yield self._run_job(step, run, gtid_ok, dropped)
 
     def _run_job(self, step: Step, run: _Run, gtid_ok: np.ndarray | None, dropped: Counter[str]) -> PendingRun:
-        """One run, with what places its row images, takes out the rows that the outcome and
-        GTID filters leave out (counted in ``dropped``) and decodes the rest, batch by batch."""
-        size = int(step.index.event_size[run.rows_pos].sum())
-        return PendingRun(step.file.path, run.table, self.threads > 1 and size >= BACKGROUND_BYTES,
-                         functools.partial(self._decoded, step, _Pinned(step.src), run, gtid_ok), dropped)
+        """One run, its rows headers walked here, with what places its row images, takes out the
+        rows that the outcome and GTID filters leave out (counted in ``dropped``) and decodes
+        the rest, batch by batch."""
+        events = step.index.take(run.rows_pos)
+        flavor = step.file.formats[0].flavor
+        with explained(run.layout, flavor):
+            placement = PlacedRun(_Pinned(step.src), events, run.layout, max_images=self.batch_rows)
+        background = self.threads > 1 and int(events.event_size.sum()) >= BACKGROUND_BYTES
+        seg = step.segment
+        mapped = isinstance(seg.file.source, MappedSource)  # the one source whose release is not a no-op once walked past
+        return PendingRun(step.file.path, run.table, background,
+                          functools.partial(self._decoded, step, placement, run, gtid_ok), dropped,
+                          functools.partial(seg.file.source.release, seg.start, seg.end) if mapped else None)
 
-    def _decoded(self, step: Step, src: _Pinned, run: _Run, gtid_ok: np.ndarray | None) -> Iterator[Made]:
-        """The batches of one run (of ``step``, its bytes ``src``), placed, filtered and decoded
-        (on any thread)."""
+    def _decoded(self, step: Step, placement: PlacedRun, run: _Run, gtid_ok: np.ndarray | None) -> Iterator[Made]:
+        """The batches of one run (of ``step``), placed, filtered and decoded (on any thread)."""
         f, name, tm = step.file, run.table, run.layout
         effective = self.rolled_back == "keep" or any(fnmatch.fnmatchcase(name, p) for p in self.non_transactional)
         flavor = f.formats[0].flavor
         options = self.options.of(name, flavor)
-        for images in placed(src, step.maps, step.index.take(run.rows_pos), tm, flavor, self.batch_rows):
+        for images in _explained_batches(placement, tm, flavor):
             txn = _row_transactions(step.txn, run.rows_pos, images.event)
             keep_rows = np.ones(len(images), bool)
             left_out = 0

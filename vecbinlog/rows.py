@@ -28,7 +28,7 @@ from .layout import (
 from .table_map import TableMap, parse_table_map
 from . import walk
 
-__all__ = ["RowImages", "TableMaps", "ColumnPlan", "place_images", "CHANGE_TYPES"]
+__all__ = ["RowImages", "TableMaps", "ColumnPlan", "PlacedRun", "place_images", "CHANGE_TYPES"]
 
 #: ``_change_type`` values, in the order of their codes.
 CHANGE_TYPES = ("insert", "update_preimage", "update_postimage", "delete")
@@ -377,56 +377,80 @@ class RowImages:
                                         int(self.image_start[row]), c)
 
 
+class PlacedRun:
+    """The row images of ``rows`` (rows events of layout ``table_map``, in log order), placed
+    batch after batch by :meth:`batches`; the rows headers are walked (and checked) when it is
+    made. ``tables``: what messages call the table (default the layout's name)."""
+
+    def __init__(self, file: EventSource, rows: EventIndex, table_map: TableMap, tables: str | None = None,
+                 max_images: int = MAX_BATCH_IMAGES, max_cells: int = MAX_BATCH_CELLS) -> None:
+        if len(rows) == 0:
+            raise ValueError("a run of no rows events")
+        ncols = len(table_map.columns)
+        self.rows, self.table_map, self.tables = rows, table_map, tables
+        self.kind = _KIND_OF_TYPE[rows.type_code]
+        first_event = (file.path, int(rows.pos[0]), event_type_name(int(rows.type_code[0])))
+        self.events = events = _Events(
+            file=file, rows=rows, table_map=table_map, plan=ColumnPlan.of(table_map, first_event), ncols=ncols,
+            bitmaps=np.zeros(len(rows), np.int64), first=np.zeros(len(rows), np.int64),
+            present=np.zeros((len(rows), 2), np.int64), is_update=self.kind == RowsKind.UPDATE,
+            partial=rows.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT,
+        )
+        code, e, width = walk.walk_rows_headers(file.buf, rows.offset, rows.post_header_len, rows.body_end,
+                                                events.is_update, ncols, events.first, events.bitmaps, events.present)
+        if code:
+            raise events.fail(e, walk.ROWS_ERRORS[code].format(width=width, ncols=ncols))
+        # MINIMAL/NOBLOB images leave columns out: only then is _absent written
+        self.absent = bool((events.present[:, 0] < ncols).any() or (events.present[events.is_update, 1] < ncols).any())
+        #: images per batch at most
+        self.cap = max(min(max_images, max_cells // max(ncols, 1)), 2)
+        # the fewest bytes an image can take, to size a call's arrays by the bytes left (a guess
+        # only: the walk stops at the arrays' end and goes on from there), and to bound the images
+        self.min_image = 1
+        if not self.absent:
+            needed = np.array([not spec.nullable for spec in table_map.columns], bool)
+            self.min_image = max((ncols + 7) // 8 + int(events.plan.width[needed].sum()), 1)
+        #: the row images' bytes
+        self.image_bytes = int(rows.body_end.sum() - events.first.sum())
+
+    @property
+    def likely_batches(self) -> int:
+        """How many batches :meth:`batches` yields at most when no batch ends early (a batch
+        ends one image short of ``cap`` rather than split an UPDATE's pair)."""
+        return max(-(-(self.image_bytes // self.min_image) // self.cap), 1)
+
+    def batches(self) -> Iterator[RowImages]:
+        """The row images in batches of at most ``cap`` images (``max_images``, and
+        ``max_cells`` cells); an UPDATE's two images are always in the same batch. Each
+        batch's ``event`` indexes ``rows``."""
+        rows, events, ncols = self.rows, self.events, len(self.table_map.columns)
+        budget = MAX_CELLS_PER_BYTE * int(rows.event_size.sum()) + MIN_CELLS_BUDGET
+        cells = 0
+        e, p, k = 0, int(events.first[0]), 0
+        while e < len(rows):
+            left = int(rows.body_end[e:].sum() - events.first[e:].sum()) + int(events.first[e]) - p
+            (n, e, p, k, code, image, column), out = events.walk(
+                e, p, k, max(min(self.cap, left // self.min_image + 2), 2), absent=self.absent)
+            if code:
+                raise events.fail(e, walk.IMAGE_ERRORS[code].format(image=image, column=column + 1))
+            cells += n * ncols
+            if cells > budget:
+                raise events.fail(
+                    e if e < len(rows) else len(rows) - 1,
+                    f"the row images of {self.tables or self.table_map.name} would decode to more than {budget} "
+                    f"cells from {int(rows.event_size.sum())} bytes of rows events (over {MAX_CELLS_PER_BYTE} per byte)")
+            if n:
+                yield _batch(events, out, n, self.kind)
+            del out
+
+
 def place_images(file: EventSource, maps: TableMaps, rows: EventIndex, table_map: TableMap,
                  tables: str | None = None, max_images: int = MAX_BATCH_IMAGES,
                  max_cells: int = MAX_BATCH_CELLS) -> Iterator[RowImages]:
     """The row images of ``rows`` (rows events of layout ``table_map``, in log order) in
-    batches of at most ``max_images`` images and ``max_cells`` cells (images x columns);
-    an UPDATE's two images are always in the same batch. ``tables``: what messages call the
-    table (default the layout's name). Each batch's ``event`` indexes ``rows``."""
-    if len(rows) == 0:
-        return
-    ncols = len(table_map.columns)
-    kind = _KIND_OF_TYPE[rows.type_code]
-    first_event = (file.path, int(rows.pos[0]), event_type_name(int(rows.type_code[0])))
-    events = _Events(
-        file=file, rows=rows, table_map=table_map, plan=ColumnPlan.of(table_map, first_event), ncols=ncols,
-        bitmaps=np.zeros(len(rows), np.int64), first=np.zeros(len(rows), np.int64),
-        present=np.zeros((len(rows), 2), np.int64), is_update=kind == RowsKind.UPDATE,
-        partial=rows.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT,
-    )
-    code, e, width = walk.walk_rows_headers(file.buf, rows.offset, rows.post_header_len, rows.body_end,
-                                            events.is_update, ncols, events.first, events.bitmaps, events.present)
-    if code:
-        raise events.fail(e, walk.ROWS_ERRORS[code].format(width=width, ncols=ncols))
-    # MINIMAL/NOBLOB images leave columns out: only then is _absent written
-    absent = bool((events.present[:, 0] < ncols).any() or (events.present[events.is_update, 1] < ncols).any())
-    cap = max(min(max_images, max_cells // max(ncols, 1)), 2)
-    # the fewest bytes an image can take, to size a call's arrays by the bytes left (a guess
-    # only: the walk stops at the arrays' end and goes on from there)
-    min_image = 1
-    if not absent:
-        plan = events.plan
-        needed = np.array([not spec.nullable for spec in table_map.columns], bool)
-        min_image = max((ncols + 7) // 8 + int(plan.width[needed].sum()), 1)
-    budget = MAX_CELLS_PER_BYTE * int(rows.event_size.sum()) + MIN_CELLS_BUDGET
-    cells = 0
-    e, p, k = 0, int(events.first[0]), 0
-    while e < len(rows):
-        left = int(rows.body_end[e:].sum() - events.first[e:].sum()) + int(events.first[e]) - p
-        (n, e, p, k, code, image, column), out = events.walk(e, p, k, max(min(cap, left // min_image + 2), 2),
-                                                              absent=absent)
-        if code:
-            raise events.fail(e, walk.IMAGE_ERRORS[code].format(image=image, column=column + 1))
-        cells += n * ncols
-        if cells > budget:
-            raise events.fail(
-                e if e < len(rows) else len(rows) - 1,
-                f"the row images of {tables or table_map.name} would decode to more than {budget} cells from "
-                f"{int(rows.event_size.sum())} bytes of rows events (over {MAX_CELLS_PER_BYTE} per byte)")
-        if n:
-            yield _batch(events, out, n, kind)
-        del out
+    batches (see :class:`PlacedRun`); nothing, of no events."""
+    if len(rows):
+        yield from PlacedRun(file, rows, table_map, tables, max_images, max_cells).batches()
 
 
 def _batch(events: _Events, out: _Walked, n: int, kind: np.ndarray) -> RowImages:
