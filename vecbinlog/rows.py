@@ -405,19 +405,11 @@ class PlacedRun:
         #: images per batch at most
         self.cap = max(min(max_images, max_cells // max(ncols, 1)), 2)
         # the fewest bytes an image can take, to size a call's arrays by the bytes left (a guess
-        # only: the walk stops at the arrays' end and goes on from there), and to bound the images
+        # only: the walk stops at the arrays' end and goes on from there)
         self.min_image = 1
         if not self.absent:
             needed = np.array([not spec.nullable for spec in table_map.columns], bool)
             self.min_image = max((ncols + 7) // 8 + int(events.plan.width[needed].sum()), 1)
-        #: the row images' bytes
-        self.image_bytes = int(rows.body_end.sum() - events.first.sum())
-
-    @property
-    def likely_batches(self) -> int:
-        """How many batches :meth:`batches` yields at most when no batch ends early (a batch
-        ends one image short of ``cap`` rather than split an UPDATE's pair)."""
-        return max(-(-(self.image_bytes // self.min_image) // self.cap), 1)
 
     def batches(self) -> Iterator[RowImages]:
         """The row images in batches of at most ``cap`` images (``max_images``, and
