@@ -17,6 +17,7 @@ python -m pytest tests/`` copies every test server's binlogs under DIR.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import subprocess
@@ -56,8 +57,6 @@ def dump(out_dir: Path, files: list[str], variants: list[str]) -> None:
     import warnings
 
     import pyarrow as pa
-
-    import importlib
 
     import vecbinlog
 

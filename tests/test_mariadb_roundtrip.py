@@ -382,9 +382,9 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tm
     """A batch large enough to be decoded in threads (20 000 rows x 5 columns) == SELECT,
     with threads=2 and threads=1, and in batches of 3000 rows, runs placed and decoded in the
     background two at a time (on both batch threads, the first batch of each; a read stopped
-    early lets go of them); an
-    error in a run decoded in the background comes before an error placing a later one, as
-    with threads=1; threads must be a positive integer."""
+    early, or a reader closed, lets go of them safely); an error in a run decoded in the
+    background comes before an error placing a later one, as with threads=1; threads must be
+    a positive integer."""
     server = mariadb_server
     path = server.capture_binlog(
         "DROP DATABASE IF EXISTS threaded", "CREATE DATABASE threaded", "USE threaded",

@@ -8,7 +8,7 @@ For each step of the walk (:mod:`vecbinlog.logwalk`) a read
 3. applies the per-event filters (:class:`RowsFilter`: offsets, times, change types) and
    checks the CRC32 of the events kept and of the TABLE_MAPs;
 4. cuts the rows events into runs of one table, layout, version and incarnation, locates their
-   row images (``place_images``, at most ``batch_rows`` per batch), and leaves out the rows of
+   row images (:class:`~vecbinlog.rows.PlacedRun`, at most ``batch_rows`` per batch), and leaves out the rows of
    changes that did not take effect (``rolled_back``) or of transactions outside ``gtids``;
 5. decodes each batch (:func:`~vecbinlog.arrow.build_batch`); steps 4 and 5 of a run run here,
    or, with ``threads`` > 1, on the ``batch`` threads (:mod:`vecbinlog.pools`) while the walk
@@ -175,7 +175,8 @@ Made = tuple[pa.RecordBatch, list[str], int]
 
 class PendingRun:
     """The batches of one run of ``table``, placed and decoded: here, as they are read
-    (:meth:`results`), or all of them in the background (:meth:`start`); ``make`` yields them.
+    (:meth:`results`), or the first :data:`BACKGROUND_BATCHES` of them in the background
+    (:meth:`start`) and the rest as they are read; ``make`` yields them.
     Rows left out by the filters are counted in ``dropped`` (on the reading thread)."""
 
     def __init__(self, path: str, table: str, background: bool, make: Callable[[], Iterator[Made]],
