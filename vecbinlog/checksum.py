@@ -22,8 +22,9 @@ import zlib
 from typing import Callable
 
 import numpy as np
-from numba import njit, types
+from numba import types
 
+from .jit import kernel
 from .layout import CHECKSUM_LEN
 
 __all__ = ["first_mismatch"]
@@ -34,7 +35,7 @@ _zlib_crc32 = types.ExternalFunction(_SYMBOL, types.uint64(types.uint64, types.u
 _LIBRARIES = ("libz.so.1", "libz.so", "libz.1.dylib", "libz.dylib", "zlib1.dll", "zlib.dll")
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _mismatch(buf, start, end, first):  # pragma: no cover - compiled
     """The first event ``i >= first`` (bytes ``[start[i], end[i])``, its CRC32 in the 4 bytes
     at ``end[i]``) whose CRC32 does not match, or -1."""

@@ -121,11 +121,13 @@ class TableMaps:
         key_start = start + id_len
         key_end = ev.body_end
         # grouped by a hash of their bytes, checked byte for byte against each group's first
-        _, first, inverse = np.unique(walk.hash_ranges(self.file.buf, key_start, key_end), return_index=True,
-                                      return_inverse=True)
+        hashes = np.empty(len(key_start), np.uint64)
+        walk.hash_ranges(self.file.buf, key_start, key_end, hashes)
+        _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
         inverse = inverse.ravel()
         rep = first[inverse]
-        same = walk.same_ranges(self.file.buf, key_start, key_end, key_start[rep], key_end[rep])
+        same = np.empty(len(key_start), np.bool_)
+        walk.same_ranges(self.file.buf, key_start, key_end, key_start[rep], key_end[rep], same)
         mem = memoryview(self.file.buf)
         uniq = np.zeros(len(first), np.int64)
         for u in np.argsort(first).tolist():  # new layouts in order of appearance
@@ -179,9 +181,13 @@ class TableMaps:
             return rows_pos, np.zeros(0, np.int64)
         rows_ids = self.table_ids(index.take(rows_pos))
         known = np.array(list(self.current.items()), np.int64).reshape(-1, 2)
-        layout, ids, layouts = walk.follow_table_maps(tm_pos.astype(np.int64), tm_ids, tm_layout,
-                                                      rows_pos.astype(np.int64), rows_ids, known[:, 0], known[:, 1])
-        self.current = dict(zip(ids.tolist(), layouts.tolist()))
+        slots = walk.table_slots(len(known) + len(tm_ids))
+        keys, vals = np.full(slots, -1, np.int64), np.empty(slots, np.int64)
+        layout = np.empty(len(rows_pos), np.int64)
+        walk.follow_table_maps(tm_pos.astype(np.int64), tm_ids, tm_layout, rows_pos.astype(np.int64), rows_ids,
+                               known[:, 0], known[:, 1], keys, vals, layout)
+        used = keys != -1
+        self.current = dict(zip(keys[used].tolist(), vals[used].tolist()))
         missing = layout < 0
         if missing.any():
             k = int(np.flatnonzero(missing)[0])

@@ -6,9 +6,9 @@ starts (the previous header gives its size) and where a row image starts inside 
 chain only in lock-step rounds over many chains, so these walks are compiled, one simple loop
 each; everything else (headers gathered, values converted) stays NumPy/Arrow, column by column.
 
-Kernels are compiled on first use and cached on disk (numba's ``cache=True``: next to this
-file in ``__pycache__``, or under ``NUMBA_CACHE_DIR``); they release the GIL (``nogil``), so a
-batch is walked while another thread decodes the previous one. numba does not check array
+Kernels (:func:`vecbinlog.jit.kernel`) are compiled on first use and cached on disk (next to
+this file in ``__pycache__``, or under ``NUMBA_CACHE_DIR``); they release the GIL (``nogil``),
+so a batch is walked while another thread decodes the previous one. numba does not check array
 bounds: every read of the binlog is checked against the end of its event *here*, before it is
 made, and a violation is returned as an error code that the Python side turns into a
 :class:`~vecbinlog.MalformedEventError` (CI runs the fuzz tests with ``NUMBA_BOUNDSCHECK=1``,
@@ -35,9 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 from llvmlite import ir as llvm_ir
-from numba import njit, types
+from numba import types
 from numba.extending import intrinsic
 
+from .jit import kernel
 from .layout import COMMON_HEADER_LEN, EVENT_SIZE_OFFSET
 
 __all__ = [
@@ -51,16 +52,17 @@ __all__ = [
 #: status of :func:`walk_event_headers`
 HEADER_OK, HEADER_TRUNCATED, HEADER_TOO_SMALL, EVENT_TRUNCATED = 0, 1, 2, 3
 _HEADER_LEN = COMMON_HEADER_LEN
+_INT64_MAX = np.iinfo(np.int64).max
 _EVENT_SIZE_AT = EVENT_SIZE_OFFSET
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _u32(buf, p):  # pragma: no cover - compiled
     return (np.int64(buf[p]) | (np.int64(buf[p + 1]) << 8) | (np.int64(buf[p + 2]) << 16)
             | (np.int64(buf[p + 3]) << 24))
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def walk_event_headers(buf, start, stop, limit,
                        offset, type_code, event_size, timestamp, server_id, log_pos, flags):  # pragma: no cover
     """The events that start in ``[start, stop)``: each one's offset and common header
@@ -109,7 +111,7 @@ ROWS_ERRORS = {
 }
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _packed_int(buf, p, end):  # pragma: no cover - compiled
     """A packed integer at ``p`` (layout.py): (value, bytes it takes); (-1, 0) when it is not
     one, (-2, 0) when it runs past ``end``."""
@@ -134,7 +136,7 @@ def _packed_int(buf, p, end):  # pragma: no cover - compiled
     return v, 1 + k
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def walk_rows_headers(buf, offset, post_header, end, is_update, ncols, first, bitmaps, present):  # pragma: no cover
     """The headers of rows events (all of one table layout of ``ncols`` columns).
 
@@ -214,7 +216,7 @@ def store_word(typingctx, arr, idx, value):  # pragma: no cover - compiled
     return sig, codegen
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _load(buf, p):  # pragma: no cover - compiled
     """The 8 bytes at ``p`` (as far as ``buf`` goes; 0 past its end) as a little-endian uint64."""
     if p + 8 <= len(buf):
@@ -225,7 +227,7 @@ def _load(buf, p):  # pragma: no cover - compiled
     return v
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _all_zero(buf, p, q):  # pragma: no cover - compiled
     """Whether ``buf[p:q]`` holds only zeros (a null bitmap with no NULL)."""
     while p + 8 <= q:
@@ -265,7 +267,7 @@ PADDING = 8
 _VALID_BLOCK = 4096
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _value_options(buf, p, stop, n_json):  # pragma: no cover - compiled
     """The value_options of a PARTIAL_UPDATE_ROWS_EVENT after image at ``p`` (inlined into
     :func:`walk_row_images`): (where its null bits start, where its partial-JSON bits are or
@@ -282,7 +284,7 @@ def _value_options(buf, p, stop, n_json):  # pragma: no cover - compiled
     return p, np.int64(-1), 0
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  # per event
                     how, width, at, json_slot,  # per column
                     e, p, k, cap,  # where to start, and how many images at most
@@ -419,11 +421,11 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
 # -- table maps ---------------------------------------------------------------------------------
 
 
-@njit(nogil=True, cache=True)
-def hash_ranges(buf, start, end):  # pragma: no cover - compiled
-    """A 64-bit hash of each ``buf[start[i]:end[i]]`` (FNV-1a over 8-byte words, then the
-    length): equal bytes, equal hashes. Not collision-proof: :func:`same_ranges` checks."""
-    out = np.empty(len(start), np.uint64)
+@kernel
+def hash_ranges(buf, start, end, out):  # pragma: no cover - compiled
+    """A 64-bit hash of each ``buf[start[i]:end[i]]`` into ``out[i]`` (uint64; FNV-1a over
+    8-byte words, then the length): equal bytes, equal hashes. Not collision-proof:
+    :func:`same_ranges` checks."""
     prime = np.uint64(0x100000001B3)
     for i in range(len(start)):
         h = np.uint64(0xCBF29CE484222325)
@@ -436,13 +438,12 @@ def hash_ranges(buf, start, end):  # pragma: no cover - compiled
             tail |= np.uint64(buf[p + j]) << np.uint64(8 * j)
         h = (h ^ tail) * prime
         out[i] = (h ^ np.uint64(e - start[i])) * prime
-    return out
 
 
-@njit(nogil=True, cache=True)
-def same_ranges(buf, start, end, other_start, other_end):  # pragma: no cover - compiled
-    """Whether ``buf[start[i]:end[i]]`` and ``buf[other_start[i]:other_end[i]]`` are equal."""
-    out = np.empty(len(start), np.bool_)
+@kernel
+def same_ranges(buf, start, end, other_start, other_end, out):  # pragma: no cover - compiled
+    """Whether ``buf[start[i]:end[i]]`` and ``buf[other_start[i]:other_end[i]]`` are equal,
+    into ``out[i]`` (bool)."""
     for i in range(len(start)):
         n = end[i] - start[i]
         same = n == other_end[i] - other_start[i]
@@ -454,10 +455,9 @@ def same_ranges(buf, start, end, other_start, other_end):  # pragma: no cover - 
             same = buf[start[i] + j] == buf[other_start[i] + j]
             j += 1
         out[i] = same
-    return out
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _slot(keys, key):  # pragma: no cover - compiled
     """Where ``key`` (>= 0) is, or goes, in an open-addressing table (-1: free) of 2**k keys."""
     mask = len(keys) - 1
@@ -467,29 +467,26 @@ def _slot(keys, key):  # pragma: no cover - compiled
     return slot
 
 
-@njit(nogil=True, cache=True)
-def follow_table_maps(map_at, map_id, map_layout, rows_at, rows_id, known_id, known_layout):  # pragma: no cover
+@kernel
+def follow_table_maps(map_at, map_id, map_layout, rows_at, rows_id, known_id, known_layout, keys, vals,
+                      out):  # pragma: no cover - compiled
     """Which table layout each rows event uses: the one of the last TABLE_MAP with its table
     id before it (table ids are per file; the same id can be mapped again).
 
     TABLE_MAPs at positions ``map_at`` (increasing) map ``map_id`` to ``map_layout``; rows
     events at ``rows_at`` (increasing) look ``rows_id`` up; ``known_*`` are the mappings
-    carried from before. Returns the layout of each rows event (-1: no TABLE_MAP before it)
-    and the mappings in force at the end (ids, layouts).
+    carried from before. Writes the layout of each rows event into ``out`` (-1: no TABLE_MAP
+    before it) and leaves the mappings in force at the end in ``keys``/``vals``: an
+    open-addressing table (:func:`table_slots` slots, ``keys`` all -1 on entry) of ids and
+    their layouts.
     """
-    size = 16
-    while size < 2 * (len(map_id) + len(known_id) + 1):
-        size *= 2
-    keys = np.full(size, -1, np.int64)
-    vals = np.empty(size, np.int64)
     for i in range(len(known_id)):
         slot = _slot(keys, known_id[i])
         keys[slot] = known_id[i]
         vals[slot] = known_layout[i]
-    out = np.full(len(rows_at), -1, np.int64)
     m = 0
     for r in range(len(rows_at) + 1):
-        until = rows_at[r] if r < len(rows_at) else np.iinfo(np.int64).max
+        until = rows_at[r] if r < len(rows_at) else _INT64_MAX
         while m < len(map_at) and map_at[m] < until:
             slot = _slot(keys, map_id[m])
             keys[slot] = map_id[m]
@@ -497,16 +494,22 @@ def follow_table_maps(map_at, map_id, map_layout, rows_at, rows_id, known_id, kn
             m += 1
         if r < len(rows_at):
             slot = _slot(keys, rows_id[r])
-            if keys[slot] == rows_id[r]:
-                out[r] = vals[slot]
-    used = keys != -1
-    return out, keys[used], vals[used]
+            out[r] = vals[slot] if keys[slot] == rows_id[r] else -1
+
+
+def table_slots(ids: int) -> int:
+    """Slots of :func:`follow_table_maps`' table for up to ``ids`` ids: a power of two, more
+    than twice as many (so that a probe ends soon at a free slot)."""
+    size = 16
+    while size < 2 * (ids + 1):
+        size *= 2
+    return size
 
 
 # -- values -------------------------------------------------------------------------------------
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def copy_values(buf, start, length, offsets, data):  # pragma: no cover - compiled
     """Concatenate ``buf[start[i]:start[i] + length[i]]`` (length 0: nothing) into ``data`` at
     ``offsets[i]`` (their running sum, ``len(start) + 1`` of them), 8 bytes at a time: ``data``

@@ -8,7 +8,7 @@ from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
+from ..jit import kernel
 
 from ..arrowbuild import binary_like
 
@@ -48,7 +48,7 @@ def contains_any(arr: pa.Array, table: np.ndarray) -> bool:
     return bool(len(data)) and any_marked(data, table)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def any_marked(data, table):  # pragma: no cover - compiled
     for b in data:
         if table[b]:

@@ -10,7 +10,7 @@ import unicodedata
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numba import njit
+from ..jit import kernel
 
 from .buffers import any_marked, byte_table, contains_any, gather_ranges, string_array, string_parts
 
@@ -31,7 +31,7 @@ def _char_width(cp: int) -> int:
     return 2 if unicodedata.east_asian_width(ch) in "WF" else 0 if unicodedata.combining(ch) else 1
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _decode_utf8(data, i, n):  # pragma: no cover - compiled
     """(code point, bytes) of the UTF-8 character at ``data[i]`` (valid UTF-8, from Arrow)."""
     b0 = np.int64(data[i])
@@ -47,7 +47,7 @@ def _decode_utf8(data, i, n):  # pragma: no cover - compiled
     return 0xFFFD, 1
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _unknown_chars(data, table, out):  # pragma: no cover - compiled
     """The code points of ``data`` whose width ``table`` does not know yet, each once (marked
     -2 in ``table``), into ``out``; returns how many."""
@@ -67,7 +67,7 @@ def _unknown_chars(data, table, out):  # pragma: no cover - compiled
     return k
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _measure_cells(offsets, data, table, limit, widths, ends, cut_widths):  # pragma: no cover - compiled
     """Terminal width of each cell; where a cell wider than ``limit`` (>= 1; 0: no limit) is
     cut: ``ends`` (the byte after its longest prefix of at most ``limit - 1`` columns, -1 when

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
+from ..jit import kernel
 
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, validity
@@ -115,7 +115,7 @@ def _decode_int64(col: ColumnData, raw: np.ndarray, precision: int, scale: int, 
     return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(data)], null_count=nulls)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _sum_groups(raw, nbytes, limit, data, bad):  # pragma: no cover - compiled
     """Per value (decimal2bin's bytes): the sign bit (1 = positive; a negative value has every
     byte inverted), then the digit groups (big-endian, ``nbytes[g]`` bytes each, below

@@ -58,7 +58,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-from numba import njit
+from ..jit import kernel
 
 from ..constants import ColumnType as T
 from ..errors import MalformedEventError
@@ -169,7 +169,7 @@ def _days_from_civil(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np
     return days
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _days_from_civil_into(year, month, day, year_start, month_start, leap, days):  # pragma: no cover
     """:func:`_days_from_civil` in one pass (month 0 reads the table's 0 column: garbage the
     caller masks, as the NumPy form did)."""
@@ -200,7 +200,7 @@ def _bad_calendar_date(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> 
     return bad
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _bad_calendar_date_into(year, month, day, days_in_month, leap, bad):  # pragma: no cover
     for i in range(len(year)):
         y = min(max(year[i], 0), 9999)
@@ -271,7 +271,7 @@ def _parse_datetime2(raw: np.ndarray, digits: int) -> _Fields:
     return f
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _datetime2_fields(raw, nfrac, year, month, day, hour, minute, second, usec, impossible):  # pragma: no cover
     """DATETIME2 (my_datetime_packed_from_binary): 5 bytes big-endian, less 0x8000000000, then
     ``nfrac`` bytes of signed fraction; one pass over the column (7 fields and a check per value
@@ -518,7 +518,7 @@ def _one_text(col: ColumnData, f: _Fields, row: int) -> str:
 # -- decode ------------------------------------------------------------------------------------------
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _micros(hour, minute, second, usec, whole, kind, negative, ok, out):  # pragma: no cover - compiled
     """Microseconds of each value, 0 where not ``ok``: kind -1 a TIME (signed h:m:s.us), 0 a
     TIMESTAMP (``whole`` = seconds since the epoch), 1 a DATETIME (``whole`` = days since the

@@ -1,0 +1,58 @@
+"""How vecbinlog's kernels are compiled and loaded: numba's ``njit``, without the GIL
+(``nogil``), cached on disk, and loaded from that cache without numba's full set-up.
+
+Before numba loads a cached function, it "refreshes" its target context: it imports and
+registers every implementation numba has (strings, dicts, sets, random numbers, linear
+algebra...). Only *compiling* needs those; a compiled kernel read back from the cache needs
+numba's runtime (NRT: what allocates arrays inside a kernel) and nothing more. That refresh
+was the largest single piece of a warm start: 0.10-0.16 s of the ~0.8 s that ``vecbinlog cat``
+takes on a 61 MB file. So a kernel's cache here (:class:`_Cache`) sets up the NRT and loads;
+when a kernel has to be compiled (first use, a cache made by another numba version), numba's
+compiler refreshes the contexts itself, as always. A numba developer tried the same change
+upstream (numba PR #9806). It applies to vecbinlog's own kernels only, and only if numba's
+cache class is what it expects (numba 0.60-0.68 are); otherwise a kernel keeps numba's own
+cache, which is slower to start and otherwise the same.
+
+The cache is numba's: ``__pycache__`` next to each module, or under ``NUMBA_CACHE_DIR``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from numba import njit
+from numba.core.caching import FunctionCache
+from numba.core.runtime import rtsys
+
+__all__ = ["kernel"]
+
+
+class _Cache(FunctionCache):
+    """numba's cache of one function, loaded without refreshing the target context."""
+
+    def load_overload(self, sig: Any, target_context: Any) -> Any:
+        rtsys.initialize(target_context)  # what refresh() did that a loaded kernel needs
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+        return None  # an I/O error the guard swallowed: numba compiles instead
+
+
+#: numba's cache class has what :class:`_Cache` relies on
+_LEAN = all(hasattr(FunctionCache, name) for name in ("_load_overload", "_guard_against_spurious_io_errors"))
+
+
+def kernel(fn: Callable | None = None, /, **options: Any) -> Any:
+    """``numba.njit(nogil=True, cache=True, **options)``, with the lean cache loading above.
+    Used bare (``@kernel``) or with options (``@kernel(inline="always")``)."""
+
+    def make(f: Callable) -> Any:
+        dispatcher = njit(nogil=True, **options)(f)
+        if not hasattr(dispatcher, "enable_caching"):  # NUMBA_DISABLE_JIT=1: the Python function
+            return dispatcher
+        if _LEAN:
+            dispatcher._cache = _Cache(dispatcher.py_func)  # what cache=True does, with this class
+        else:  # pragma: no cover - another numba
+            dispatcher.enable_caching()
+        return dispatcher
+
+    return make(fn) if fn is not None else make
