@@ -18,8 +18,6 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 from urllib.parse import urlsplit, urlunsplit
 
-import pyarrow.fs as pafs
-
 from .errors import SourceNotFoundError, SourceUnreachableError
 from .sources import is_uri, redact, resolve, strip_compression
 
@@ -118,6 +116,8 @@ def _beside(index: str, line: str, filesystem: Any) -> str:
 def _glob_remote(pattern: str, filesystem: Any) -> list[str]:
     """The files a pattern's last component matches in its folder (object storage lists a
     folder; patterns in folder names are not expanded), in log order."""
+    import pyarrow.fs as pafs  # imported by resolve() for a remote location
+
     fs, inner, shown = resolve(pattern, filesystem)
     assert fs is not None
     folder, name = posixpath.split(inner)

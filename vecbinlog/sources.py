@@ -37,16 +37,18 @@ import mmap
 import os
 import re
 from concurrent.futures import Future
-from typing import Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Protocol
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.fs as pafs
 
 from .pools import pool
 from .errors import CorruptArchiveError, SourceError, SourceNotFoundError, SourcePermissionError, \
     SourceUnreachableError
+
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
 
 __all__ = ["ByteSource", "MappedSource", "MemorySource", "RangedSource", "StreamSource", "open_source", "resolve",
            "is_uri", "name_of", "redact", "strip_compression", "COMPRESSION_SUFFIXES"]
@@ -136,6 +138,8 @@ def resolve(path: str | os.PathLike[str], filesystem: Any = None) -> tuple[pafs.
         return None, text, text
     if text.startswith("file://"):
         return None, urlsplit(text).path, text
+    import pyarrow.fs as pafs  # here: a local path does not need it (9 ms of every start)
+
     scheme, rest = text.split("://", 1)
     uri = f"{_SCHEME_ALIASES.get(scheme.lower(), scheme)}://{rest}"
     try:
@@ -148,6 +152,8 @@ def resolve(path: str | os.PathLike[str], filesystem: Any = None) -> tuple[pafs.
 
 
 def _as_pyarrow(filesystem: Any) -> pafs.FileSystem:
+    import pyarrow.fs as pafs
+
     if isinstance(filesystem, pafs.FileSystem):
         return filesystem
     try:
@@ -217,6 +223,8 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
         info = fs.get_file_info(inner)
     except OSError as exc:
         raise _source_error(exc, shown) from None
+    import pyarrow.fs as pafs
+
     if info.type == pafs.FileType.NotFound:
         raise SourceNotFoundError("no such file or object", uri=shown)
     if info.type != pafs.FileType.File:

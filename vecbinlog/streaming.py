@@ -44,7 +44,6 @@ from typing import Any, Iterable, Sequence
 from urllib.parse import urlsplit
 
 import numpy as np
-import pyarrow.fs as pafs
 
 from .constants import EventType
 from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
@@ -191,6 +190,8 @@ def _folder_glob(part: str, filesystem: Any) -> str | None:
     if filesystem is None and (not is_uri(part) or part.startswith("file://")):
         local = urlsplit(part).path if part.startswith("file://") else part
         return os.path.join(local, "*") if os.path.isdir(local) else None
+    import pyarrow.fs as pafs  # imported by resolve() for a remote location
+
     fs, inner, _ = resolve(part, filesystem)
     is_folder = (urlsplit(part).path if is_uri(part) else part).endswith("/")
     if not is_folder:
