@@ -172,6 +172,21 @@ def test_schema_version_changes_exactly_at_the_alters(runs):
     assert sorted(seen) == [0, 1, 2, 3]
 
 
+def test_cat_formats_across_alters(runs):
+    """``cat``'s line writers over a table whose layout changes three times (ADD, DROP,
+    MODIFY COLUMN), small batches: the text of every style equals the reference's (a new
+    header per layout), and streamed as ``cat`` streams it (later batches formatted while
+    earlier ones are written) equals written a batch at a time."""
+    from .test_text import check_all_styles
+
+    run = runs["FULL"]
+    with warnings.catch_warnings(), vecbinlog.open(run["files"], batch_rows=2) as log:
+        warnings.simplefilter("ignore", vecbinlog.SchemaWarning)  # the ALTER of notes
+        batches = list(log.iter_batches(f"{run['db']}.items"))
+    assert len({tuple(b.schema.names) for b in batches}) == 3  # MODIFY keeps the names
+    check_all_styles(batches, max_widths=(40, 5))
+
+
 def test_columns_across_alters(runs):
     """Matched by name: a column added later is null before; dropped ones stay, null after;
     SMALLINT UNSIGNED widened to INT UNSIGNED (uint16 -> uint32) exactly."""

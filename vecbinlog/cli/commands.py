@@ -9,7 +9,6 @@ import argparse
 import datetime as _dt
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -233,34 +232,27 @@ def cmd_tables(args: argparse.Namespace) -> int:
 
 
 def cmd_cat(args: argparse.Namespace) -> int:
-    """``cat``: a table's change log, a batch at a time, written while the next is decoded."""
+    """``cat``: a table's change log, a batch at a time, formatted while the next is decoded."""
     out = sys.stdout.buffer
     sys.stdout.flush()
     writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
     fmt = writer() if writer is not None else TableText(args.max_width)
-    def write(b: pa.RecordBatch, header: bytes) -> None:
-        out.write(header)
-        fmt.write(b, out)
-        out.flush()
 
-    with open_log(args, segment_bytes=CAT_SEGMENT_BYTES, batch_rows=CAT_BATCH_ROWS) as log, \
-            ThreadPoolExecutor(1, thread_name_prefix="vecbinlog-cat") as writer_thread:
+    with open_log(args, segment_bytes=CAT_SEGMENT_BYTES, batch_rows=CAT_BATCH_ROWS) as log:
         with Progress(log, args, args.table) as progress:
             gen = log.iter_batches(args.table)  # a table the files do not have: TableNotFoundError at its end
-            pending = None  # the batch being formatted and written while the next is read
-            try:
+
+            def items() -> Iterator[pa.RecordBatch | bytes]:
                 names = None
                 for b in _limited(gen, args.limit):
                     progress.batch(b)
-                    header = b""
                     if isinstance(fmt, CsvText) and b.schema.names != names:  # first batch, or a new layout
-                        header, names = fmt.header(b.schema.names), b.schema.names
-                    if pending is not None:
-                        pending.result()  # in order, and one batch at a time
-                    pending = writer_thread.submit(write, b, header)
-                    del b
-                if pending is not None:
-                    pending.result()
+                        names = b.schema.names
+                        yield fmt.header(names)
+                    yield b
+
+            try:
+                fmt.write_all(items(), out)
             finally:
                 gen.close()
     return 0

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 from collections import deque
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from numba import njit
+from ..jit import kernel
 
 from ..arrowbuild import numbers, strings, to_numpy, valid_mask
 from ..pools import pool
@@ -89,7 +89,7 @@ def _is_binary(t: pa.DataType) -> bool:
 _SLACK = 8
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _copy(dst, d, src, s, n):  # pragma: no cover - compiled
     """Copy ``n`` bytes of ``src`` at ``s`` to ``dst`` at ``d``, 8 at a time: up to 7 bytes
     past ``s + n`` are read and past ``d + n`` written (both buffers have ``_SLACK`` bytes
@@ -102,7 +102,7 @@ def _copy(dst, d, src, s, n):  # pragma: no cover - compiled
 _BLANKS = np.full(64 + _SLACK, 32, np.uint8)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _spaces(out, p, n):  # pragma: no cover - compiled
     """``n`` spaces at ``out[p:]``; returns where they end."""
     while n > 0:
@@ -120,7 +120,7 @@ _HUNDRED = np.uint64(100)
 _POWERS_OF_TEN = np.array([10**k for k in range(20)], np.uint64)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _count_digits(u, powers):  # pragma: no cover - compiled
     n = 1
     while n < 20 and u >= powers[n]:
@@ -128,7 +128,7 @@ def _count_digits(u, powers):  # pragma: no cover - compiled
     return n
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _put_digits(out, p, u, pairs):  # pragma: no cover - compiled
     """The decimal digits of ``u`` (uint64) at ``out[p:]``; returns where they end."""
     n = _count_digits(u, _POWERS_OF_TEN)
@@ -148,7 +148,7 @@ def _put_digits(out, p, u, pairs):  # pragma: no cover - compiled
     return p + n
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _int_width(v, unsigned):  # pragma: no cover - compiled
     """Characters of the decimal text of ``v`` (int64, or the bits of a uint64)."""
     if unsigned or v >= 0:
@@ -156,7 +156,7 @@ def _int_width(v, unsigned):  # pragma: no cover - compiled
     return 1 + _count_digits(np.uint64(-(v + 1)) + np.uint64(1), _POWERS_OF_TEN)
 
 
-@njit(nogil=True, cache=True, inline="always")
+@kernel(inline="always")
 def _put_int(out, p, v, unsigned, pairs):  # pragma: no cover - compiled
     if unsigned or v >= 0:
         return _put_digits(out, p, np.uint64(v), pairs)
@@ -164,7 +164,7 @@ def _put_int(out, p, v, unsigned, pairs):  # pragma: no cover - compiled
     return _put_digits(out, p + 1, np.uint64(-(v + 1)) + np.uint64(1), pairs)
 
 
-@njit(nogil=True, cache=True)
+@kernel
 def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsigned, has_valid, valid,
                  codes, identity, ebase, eoff, ewidth, pool, null_text, null_width, strip, out):  # pragma: no cover
     """Write ``n`` rows into ``out``; returns how many bytes were written.
@@ -304,39 +304,66 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
 
 
 class _Lines:
-    """A text format of rows: :meth:`write` a batch to a binary file in chunks of at most
-    ``CHUNK`` rows (what formatting allocates is bounded by the chunk, not the batch),
-    ``THREADS`` chunks at a time (the line writer releases the GIL), written in order."""
+    """A text format of rows. :meth:`write_all` writes batch after batch to a binary file:
+    each batch is cut into chunks of at most ``CHUNK`` rows (what formatting allocates is
+    bounded by the chunk, not the batch), formatted ``THREADS`` at a time on the ``lines``
+    threads (the line writer releases the GIL), up to ``AHEAD`` chunks ahead of what is written
+    -- of the batches read so far, so the threads do not wait for each batch's last chunk while
+    the next batch is read -- and written in order."""
 
     CHUNK = 65536
     THREADS = 2
+    #: chunks being formatted or waiting to be written, at most
+    AHEAD = 4
     #: no chunk of fewer rows is made to have one for each thread (a thread's hand-off costs more)
     MIN_CHUNK = 8192
 
     def write(self, batch: pa.RecordBatch, out: Any) -> None:
-        head = self.begin(batch)
-        if head:
-            out.write(head)
-        n = batch.num_rows
-        if n == 0:
-            return
-        size = min(self.CHUNK, max(self.MIN_CHUNK, -(-n // self.THREADS)))
-        chunks = [batch.slice(start, size) for start in range(0, n, size)]
-        if len(chunks) == 1:
-            out.write(self.lines(chunks[0]))
-            return
+        """Write one batch's lines (and what :meth:`begin` puts before them)."""
+        self.write_all([batch], out)
+
+    def write_all(self, items: Iterable[pa.RecordBatch | bytes], out: Any) -> None:
+        """Write the lines of each batch of ``items`` (bytes in it are written as they are,
+        in their place), formatting ahead on the ``lines`` threads."""
         workers = pool("lines", self.THREADS)
-        ahead: deque = deque()
+        ahead: deque = deque()  # futures of lines, or bytes, in output order
         try:
-            for chunk in chunks:
-                ahead.append(workers.submit(self.lines, chunk))
-                if len(ahead) >= self.THREADS:
-                    out.write(ahead.popleft().result())
-            while ahead:
-                out.write(ahead.popleft().result())
+            for item in items:
+                if isinstance(item, pa.RecordBatch):
+                    if self.new_layout(item):  # begin() changes what lines() reads: not under way
+                        self._drain(ahead, out, 0)
+                    head = self.begin(item)
+                    if head:
+                        ahead.append(head)
+                    n = item.num_rows
+                    size = min(self.CHUNK, max(self.MIN_CHUNK, -(-n // self.THREADS)))
+                    for start in range(0, n, size):
+                        ahead.append(workers.submit(self.lines, item.slice(start, size)))
+                        self._drain(ahead, out, self.AHEAD)
+                    del item
+                else:
+                    ahead.append(item)
+            self._drain(ahead, out, 0)
         finally:
             for f in ahead:
-                f.cancel()
+                if not isinstance(f, bytes):
+                    f.cancel()
+
+    @staticmethod
+    def _drain(ahead: deque, out: Any, keep: int) -> None:
+        """Write the oldest of ``ahead`` until at most ``keep`` chunks are left in it (and
+        flush them: a reader of a pipe sees each chunk's lines as soon as they are written)."""
+        wrote = False
+        while ahead and (len(ahead) > keep or isinstance(ahead[0], bytes)):
+            first = ahead.popleft()
+            out.write(first if isinstance(first, bytes) else first.result())
+            wrote = True
+        if wrote and hasattr(out, "flush"):
+            out.flush()
+
+    def new_layout(self, batch: pa.RecordBatch) -> bool:
+        """Whether :meth:`begin` changes the state :meth:`lines` reads, for ``batch``."""
+        return False
 
     def begin(self, batch: pa.RecordBatch) -> bytes:
         """What comes before a batch's lines (a table's header when its layout changes)."""
@@ -391,8 +418,11 @@ class TableText(_Lines):
         self.widths: list[int] = []
         self.right: list[bool] = []
 
+    def new_layout(self, batch: pa.RecordBatch) -> bool:
+        return batch.schema.names != self.names
+
     def begin(self, batch: pa.RecordBatch) -> bytes:
-        if batch.schema.names == self.names:
+        if not self.new_layout(batch):
             return b""
         sample = batch.slice(0, self.SAMPLE)
         return self._header(sample, [_cells(c, "table") for c in sample.columns])
