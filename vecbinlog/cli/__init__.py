@@ -18,6 +18,7 @@ compiled loop writes the lines).
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import traceback
@@ -97,11 +98,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0  # pragma: no cover
 
 
+def _keep_freed_memory() -> None:
+    """glibc's malloc, for this process: memory freed stays in the process for the next
+    batch's buffers (one arena, no trimming, no separate mappings below 32 MB), instead of
+    being given back and faulted in (and zeroed) again page by page. ``cat`` of a 61 MB binlog:
+    61 k -> 43 k page faults, CPU time -9%, the same peak memory. Elsewhere: nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD, M_ARENA_MAX = -1, -3, -8  # glibc's malloc.h
+    mallopt(M_MMAP_THRESHOLD, 32 << 20)
+    mallopt(M_TRIM_THRESHOLD, 512 << 20)
+    mallopt(M_ARENA_MAX, 1)
+
+
 def run() -> NoReturn:
     """The ``vecbinlog`` script and ``python -m vecbinlog``: :func:`main`, then the process
     ends at once. Its output is flushed and its files closed by then; what the interpreter would
     still do (finalizing numba's and LLVM's objects, module teardown) takes 0.4-0.6 s here, a
-    quarter of a ``cat`` of 90 MB, for nothing (``main()`` called from Python returns as usual)."""
+    quarter of a ``cat`` of 90 MB, for nothing (``main()`` called from Python returns as usual).
+    A process of its own: malloc keeps what it frees (:func:`_keep_freed_memory`)."""
+    _keep_freed_memory()
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:
