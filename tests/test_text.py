@@ -19,6 +19,7 @@ import pyarrow.csv as pacsv
 import pytest
 
 import vecbinlog
+from vecbinlog.cli.buffers import byte_table, marked
 from vecbinlog.cli.lines import CsvText, JsonLinesText, TableText
 from vecbinlog.cli.text import column_text
 
@@ -211,6 +212,20 @@ def awkward_batch() -> pa.RecordBatch:
         "nothing": pa.nulls(n, pa.int32()),
     }
     return pa.RecordBatch.from_pydict(data)
+
+
+@pytest.mark.parametrize("marks", [[0x0D, 0x0A, 0x09], list(range(0x80, 0x100)), [ord('"')],
+                                   [*range(0x20), ord('"'), ord("\\")], list(range(0x20)), [0x00], [0xFF], []])
+def test_marked_bytes_are_found(marks):
+    """``marked`` (NumPy's min/max and comparisons first, else the compiled scan) says what
+    looking every byte up in the table says, on texts with and without such bytes."""
+    table = byte_table(marks)
+    rng = np.random.default_rng(7)
+    texts = [b"", b"plain ascii text", "ünïcode".encode(), b'say "hi"', b"tab\there", b"line\r\n", b"\x00", b"\xff",
+             bytes(rng.integers(0x20, 0x7F, 5000, dtype=np.uint8)), bytes(rng.integers(0, 256, 5000, dtype=np.uint8))]
+    for text in texts:
+        data = np.frombuffer(text, np.uint8)
+        assert marked(data, table) == bool(table[data].any()), (marks[:3], text[:20])
 
 
 def test_awkward_values_in_every_style():

@@ -12,7 +12,7 @@ from ..jit import kernel
 
 from ..arrowbuild import binary_like
 
-__all__ = ["string_parts", "string_array", "gather_ranges", "contains_any", "any_marked", "byte_table"]
+__all__ = ["string_parts", "string_array", "gather_ranges", "contains_any", "marked", "any_marked", "byte_table"]
 
 
 def string_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
@@ -44,8 +44,29 @@ def gather_ranges(data: np.ndarray, starts: np.ndarray, lengths: np.ndarray) -> 
 
 def contains_any(arr: pa.Array, table: np.ndarray) -> bool:
     """Whether any byte of the string array's values is marked in ``table`` (256 bools)."""
-    _, data = string_parts(arr)
-    return bool(len(data)) and any_marked(data, table)
+    return marked(string_parts(arr)[1], table)
+
+
+def marked(data: np.ndarray, table: np.ndarray) -> bool:
+    """Whether any byte of ``data`` is marked in ``table`` (256 bools). NumPy's min and max of
+    the bytes, or one comparison, answer first where they can (they run at ~30 GB/s, the
+    compiled scan at ~2): ``table`` is a range from 0 or up to 255 (control bytes, non-ASCII),
+    no byte falls in the marked ones' span (a control character in text), or one byte is marked
+    (a quote)."""
+    if len(data) == 0:
+        return False
+    values = np.flatnonzero(table)
+    if len(values) == 0:
+        return False
+    lo, hi = int(values[0]), int(values[-1])
+    low, high = int(data.min()), int(data.max())
+    if high < lo or low > hi:
+        return False
+    if len(values) == hi - lo + 1 and (lo == 0 or hi == 255):  # the span holds a byte of data
+        return True
+    if len(values) == 1:
+        return bool((data == lo).any())
+    return any_marked(data, table)
 
 
 @kernel

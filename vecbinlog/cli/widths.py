@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from ..jit import kernel
 
-from .buffers import any_marked, byte_table, contains_any, gather_ranges, string_array, string_parts
+from .buffers import byte_table, contains_any, gather_ranges, marked, string_array, string_parts
 
 __all__ = ["fit_cells"]
 
@@ -108,7 +108,7 @@ def fit_cells(text: pa.Array, width: int | None) -> tuple[pa.Array, np.ndarray]:
             text = pc.replace_substring(text, raw, escaped)
     offsets, data = string_parts(text)
     n = len(text)
-    if not (len(data) and any_marked(data, _NON_ASCII)):  # one column per byte
+    if not marked(data, _NON_ASCII):  # one column per byte
         widths = np.diff(offsets)
         if width is None or not (widths > width).any():
             return text, widths
