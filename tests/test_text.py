@@ -215,7 +215,8 @@ def awkward_batch() -> pa.RecordBatch:
 
 
 @pytest.mark.parametrize("marks", [[0x0D, 0x0A, 0x09], list(range(0x80, 0x100)), [ord('"')],
-                                   [*range(0x20), ord('"'), ord("\\")], list(range(0x20)), [0x00], [0xFF], []])
+                                   [*range(0x20), ord('"'), ord("\\")], list(range(0x20)), [0x00], [0xFF], [],
+                                   [*range(3), 0x7F, *range(0xF0, 0x100)], [0x41, 0x42, 0x43, 0x20], list(range(256))])
 def test_marked_bytes_are_found(marks):
     """``marked`` (NumPy's min/max and comparisons first, else the compiled scan) says what
     looking every byte up in the table says, on texts with and without such bytes."""
