@@ -5,6 +5,7 @@ the compiled loops read."""
 
 from __future__ import annotations
 
+import threading
 import unicodedata
 
 import numpy as np
@@ -23,6 +24,8 @@ _NON_ASCII = byte_table(range(0x80, 0x100))
 #: terminal columns of each code point (-1: not looked up yet), filled as characters are met
 _CHAR_WIDTHS = np.full(0x110000, -1, np.int8)
 _CHAR_WIDTHS[:0x80] = 1
+#: held while characters are looked up and their widths filled in
+_LOOKUP = threading.Lock()
 
 
 def _char_width(cp: int) -> int:
@@ -71,7 +74,8 @@ def _unknown_chars(data, table, out):  # pragma: no cover - compiled
 def _measure_cells(offsets, data, table, limit, widths, ends, cut_widths):  # pragma: no cover - compiled
     """Terminal width of each cell; where a cell wider than ``limit`` (>= 1; 0: no limit) is
     cut: ``ends`` (the byte after its longest prefix of at most ``limit - 1`` columns, -1 when
-    it is not cut) and the width of that prefix plus the ellipsis (``cut_widths``)."""
+    it is not cut) and the width of that prefix plus the ellipsis (``cut_widths``). Returns
+    False, at once, at a character whose width ``table`` does not know yet."""
     n = len(offsets) - 1
     size = len(data)
     for c in range(n):
@@ -86,6 +90,8 @@ def _measure_cells(offsets, data, table, limit, widths, ends, cut_widths):  # pr
             else:
                 cp, step = _decode_utf8(data, i, size)
                 cw = table[cp]
+                if cw < 0:
+                    return False
             if limit > 0 and end < 0 and w + cw > limit - 1:
                 end = i
                 prefix = w
@@ -97,6 +103,7 @@ def _measure_cells(offsets, data, table, limit, widths, ends, cut_widths):  # pr
             cut_widths[c] = prefix + 1
         else:
             ends[c] = -1
+    return True
 
 
 def fit_cells(text: pa.Array, width: int | None) -> tuple[pa.Array, np.ndarray]:
@@ -116,13 +123,16 @@ def fit_cells(text: pa.Array, width: int | None) -> tuple[pa.Array, np.ndarray]:
         ends = np.where(cut, offsets[:-1] + width - 1, -1)
         cut_widths = np.full(n, width, np.int64)
     else:
-        unknown = np.empty(len(data), np.int64)
-        for cp in unknown[: _unknown_chars(data, _CHAR_WIDTHS, unknown)].tolist():
-            _CHAR_WIDTHS[cp] = _char_width(cp)
         widths = np.empty(n, np.int64)
         ends = np.empty(n, np.int64)
         cut_widths = np.empty(n, np.int64)
-        _measure_cells(offsets, data, _CHAR_WIDTHS, width or 0, widths, ends, cut_widths)
+        if not _measure_cells(offsets, data, _CHAR_WIDTHS, width or 0, widths, ends, cut_widths):
+            with _LOOKUP:  # characters met for the first time: looked up (the lines threads share the table)
+                unknown = np.empty(len(data), np.int64)
+                for cp in unknown[: _unknown_chars(data, _CHAR_WIDTHS, unknown)].tolist():
+                    _CHAR_WIDTHS[cp] = _char_width(cp)
+            known = _measure_cells(offsets, data, _CHAR_WIDTHS, width or 0, widths, ends, cut_widths)
+            assert known
         cut = ends >= 0
         if not cut.any():
             return text, widths
