@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -233,6 +234,16 @@ def cmd_tables(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cat_threads(fmt: Any) -> int:
+    """Threads that decode for ``cat``: the cores the line writer's threads leave (at least 1,
+    the reading thread itself). On 2 cores, decoding on the reading thread alone beats two
+    decoding threads beside the two formatting ones: 61 MB strings file 0.755 -> 0.726 s (median
+    of 8, jsonl), 270 MB narrow 1.16 -> 1.13 s, 182 MB strings 1.22 -> 1.15 s, 5-10% less CPU
+    and 30-40 MB less memory."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, 4) - fmt.THREADS)
+
+
 def cmd_cat(args: argparse.Namespace) -> int:
     """``cat``: a table's change log, a batch at a time, formatted while the next is decoded."""
     out = sys.stdout.buffer
@@ -240,7 +251,7 @@ def cmd_cat(args: argparse.Namespace) -> int:
     writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
     fmt = writer() if writer is not None else TableText(args.max_width)
 
-    with open_log(args, segment_bytes=CAT_SEGMENT_BYTES, batch_rows=CAT_BATCH_ROWS) as log:
+    with open_log(args, segment_bytes=CAT_SEGMENT_BYTES, batch_rows=CAT_BATCH_ROWS, threads=_cat_threads(fmt)) as log:
         with Progress(log, args, args.table) as progress:
             gen = log.iter_batches(args.table)  # a table the files do not have: TableNotFoundError at its end
 
