@@ -8,9 +8,9 @@ from typing import Iterable
 
 import numpy as np
 import pyarrow as pa
-from ..jit import kernel
 
 from ..arrowbuild import binary_like
+from ..jit import kernel
 
 __all__ = ["string_parts", "string_array", "gather_ranges", "contains_any", "marked", "any_marked", "byte_table"]
 
@@ -60,14 +60,20 @@ def marked(data: np.ndarray, table: np.ndarray) -> bool:
     low, high = int(data.min()), int(data.max())
     if high < values[0] or low > values[-1]:
         return False
-    from_zero = int(np.argmin(values == np.arange(len(values)))) if values[-1] != len(values) - 1 else len(values)
-    to_top = int(np.argmin(values[::-1] == 255 - np.arange(len(values)))) if values[0] != 256 - len(values) else len(values)
+    from_zero = _run(values, 0, 1)  # 0, 1, 2... marked
+    to_top = _run(values[::-1], 255, -1)  # 255, 254... marked
     if (from_zero and low < from_zero) or (to_top and high > 255 - to_top):
         return True
     others = values[from_zero: len(values) - to_top]
     if len(others) > 3:
         return any_marked(data, table)
     return any(bool((data == v).any()) for v in others.tolist())
+
+
+def _run(values: np.ndarray, first: int, step: int) -> int:
+    """How many of ``values``, from the first, are ``first``, ``first + step``, ..."""
+    same = values == first + step * np.arange(len(values))
+    return len(values) if same.all() else int(np.argmin(same))
 
 
 @kernel

@@ -18,9 +18,9 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from ..jit import kernel
 
 from ..arrowbuild import numbers, strings, to_numpy, valid_mask
+from ..jit import kernel
 from ..pools import pool
 from ..walk import load_word, store_word
 from .buffers import string_parts

@@ -11,8 +11,8 @@ import unicodedata
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from ..jit import kernel
 
+from ..jit import kernel
 from .buffers import byte_table, contains_any, gather_ranges, marked, string_array, string_parts
 
 __all__ = ["fit_cells"]

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-from ..jit import kernel
 
+from ..jit import kernel
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, validity
 

@@ -58,10 +58,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-from ..jit import kernel
 
 from ..constants import ColumnType as T
 from ..errors import MalformedEventError
+from ..jit import kernel
 from ..table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, binary_like, validity
 
