@@ -35,6 +35,7 @@ from ..arrowbuild import strings
 from ..collations import UNMAPPED, charset_for, codec_for, decode_table_for
 from ..constants import BINARY_COLLATION, ColumnType as T
 from ..table_map import ColumnSpec
+from . import utf8
 from .common import ColumnData, DecodeOptions, binary_like, gather_var
 
 UTF8_CHARSETS = frozenset({"utf8mb4", "utf8mb3", "utf8"})
@@ -168,13 +169,10 @@ def decode(col: ColumnData) -> pa.Array:
         if codec is None:
             return _fallback(col, offsets, data, f"no Python codec for charset {cs}")
         return _decode_with_codec(col, offsets, data, codec, cs)
-    arr = binary_like(pa.string(), n, offsets, data, col.valid)
-    if data.size and int(data.max()) > 0x7F:  # ASCII is valid UTF-8: only other bytes need checking
-        try:
-            arr.validate(full=True)
-        except pa.ArrowInvalid:
-            return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
-    return arr
+    # ASCII is valid UTF-8: only other bytes need checking
+    if data.size and int(data.max()) > 0x7F and not utf8.valid_values(offsets, data):
+        return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
+    return binary_like(pa.string(), n, offsets, data, col.valid)
 
 
 def _decode_with_codec(col: ColumnData, offsets: np.ndarray, data: np.ndarray, codec: str, cs: str) -> pa.Array:
