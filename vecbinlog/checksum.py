@@ -101,8 +101,29 @@ def _reflected_quotient() -> np.uint64:
 _K1, _K2, _K3, _K4, _K5 = (_reflected_power(k) for k in (544, 480, 160, 96, 64))
 _MU, _P = _reflected_quotient(), np.uint64(int(f"{_POLY:033b}"[::-1], 2))
 _LOW32 = np.uint64(0xFFFFFFFF)
-#: events of at least this many bytes are folded (shorter ones: zlib's table is as fast)
-FOLD_MIN = 256
+#: events of at least this many bytes are folded (shorter ones, and the last bytes of the
+#: others, go through the table below: one call of zlib costs ~100 ns, more than 60 bytes do)
+FOLD_MIN = 64
+
+
+def _byte_table() -> np.ndarray:
+    """The CRC32 of each byte value (uint64, 256), the reflected polynomial's table."""
+    crc = np.arange(256, dtype=np.uint64)
+    for _ in range(8):
+        crc = np.where(crc & 1, (crc >> np.uint64(1)) ^ np.uint64(0xEDB88320), crc >> np.uint64(1))
+    return crc
+
+
+_TABLE = _byte_table()
+
+
+@kernel(inline="always")
+def _crc_of_bytes(buf, p, q, crc):  # pragma: no cover - compiled
+    """zlib's ``crc32(crc, buf[p:q])``, a byte at a time (for a few bytes)."""
+    c = crc ^ _LOW32
+    for i in range(p, q):
+        c = _TABLE[(c ^ np.uint64(buf[i])) & np.uint64(0xFF)] ^ (c >> np.uint64(8))
+    return c ^ _LOW32
 
 
 @intrinsic
@@ -174,14 +195,12 @@ def _folded_crc(buf, p, n):  # pragma: no cover - compiled
 @kernel
 def _mismatch_folded(buf, start, end, first):  # pragma: no cover - compiled
     """:func:`_mismatch`, events of FOLD_MIN bytes or more folded (x86-64 with PCLMULQDQ only)."""
-    base = buf.ctypes.data
     for i in range(first, len(start)):
         s, e = start[i], end[i]
         crc, done = np.uint64(0), 0
         if e - s >= FOLD_MIN:
             crc, done = _folded_crc(buf, s, e - s)
-        computed = _zlib_crc32(crc, base + np.uint64(s + done), np.uint32(e - s - done)) & _LOW32
-        if computed != _stored(buf, e):
+        if _crc_of_bytes(buf, s + done, e, crc) != _stored(buf, e):
             return i
     return -1
 
