@@ -13,8 +13,9 @@ large events. On x86-64 CPUs with PCLMULQDQ (every one since 2010) events of
 :data:`FOLD_MIN` bytes or more are folded instead, 64 bytes a step, by carry-less
 multiplication (Gopal et al., "Fast CRC computation for generic polynomials using PCLMULQDQ",
 Intel, 2009; the constants below are theirs for zlib's reflected polynomial, as in Linux's
-``crc32-pclmul_asm.S``): ~11 GB/s. The last bytes (fewer than 16) go through zlib, and the
-result is checked against ``zlib.crc32`` before it is used; other CPUs use zlib throughout.
+``crc32-pclmul_asm.S``): ~10 GB/s (``bench/test_bench_kernels.py``). Their last bytes (fewer
+than 16), and shorter events, go through a byte table in the same loop; the kernel is checked
+against ``zlib.crc32`` before it is used. Other CPUs use zlib throughout.
 
 The FORMAT_DESCRIPTION_EVENT's CRC is computed with LOG_EVENT_BINLOG_IN_USE_F cleared, since
 the server sets and clears that flag in place while the file is open (binlog.cc,
