@@ -451,6 +451,8 @@ class BatchReader:
         background = self.threads > 1 and int(events.event_size.sum()) >= BACKGROUND_BYTES
         seg = step.segment
         mapped = isinstance(seg.file.source, MappedSource)  # the one source whose release is not a no-op once walked past
+        if background and mapped:
+            seg.held = True  # let go by the run when it is done, not by the walk before it reads them
         return PendingRun(step.file.path, run.table, background,
                           functools.partial(self._decoded, step, placement, run, gtid_ok), dropped,
                           functools.partial(seg.file.source.release, seg.start, seg.end) if mapped else None)

@@ -238,6 +238,9 @@ class Segment:
     index: EventIndex
     start: int  #: file offset of the first event
     end: int  #: file offset after the last event
+    #: a reader still reads the segment's bytes on another thread and lets them go itself: the
+    #: walk does not let them go when it moves on (they would only be read in again)
+    held: bool = False
 
 
 #: bytes read first from a file that is not memory-mapped: its magic and FORMAT_DESCRIPTION_EVENT
@@ -386,8 +389,9 @@ class BinlogFile:
                 index.pos = index.offset + base
             fmt_id = self._assign_formats(src, index, fmt_id)
             if len(index):
-                yield Segment(self, src, index, pos, nxt)
-                if release:
+                segment = Segment(self, src, index, pos, nxt)
+                yield segment
+                if release and not segment.held:
                     self.source.release(pos, nxt)
             if walk_stop is not None:
                 self._stopped(walk_stop)
