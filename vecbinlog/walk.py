@@ -406,33 +406,32 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
                     if with_absent:
                         absent[c, n] = here == 0
                 valid[c, n] = has_value
-                if with_at:
-                    value_at[c, n] = p if has_value else 0
+                # branch-free below: ``keep`` is all ones where there is a value, else 0 (bytes
+                # masked off, p not moved). NULLs are data, one mispredicted branch each: that
+                # was 15-20% of the walk of the orders and wide bench files)
+                keep = np.int64(0) - np.int64(has_value)
                 w = width[c]
+                if with_at:
+                    value_at[c, n] = p & keep
                 if how[c] == FIXED:  # copied (checked below, with the image's end: p only grows)
                     dest = at[c] + n * w
                     if w <= 8:
-                        store_word(fixed, dest, _load(buf, p) if has_value else np.uint64(0))
+                        store_word(fixed, dest, _load(buf, p) & np.uint64(keep))
                     else:
                         for i in range(0, w, 8):
-                            store_word(fixed, dest + i, _load(buf, p + i) if has_value else np.uint64(0))
-                    if has_value:
-                        p += w
+                            store_word(fixed, dest + i, _load(buf, p + i) & np.uint64(keep))
+                    p += w & keep
                     continue
-                if has_value:
-                    if p + w > stop:
-                        return n, e, start, k, 2, k, c
-                    length = np.int64(_load(buf, p) & _LOW_BYTES[w])
-                    if p + w + length > stop:
-                        return n, e, start, k, 3, k, c
-                    var_start[at[c], n] = p + w
-                    var_len[at[c], n] = length
-                    if with_at:
-                        value_at[c, n] = p + w
-                    p += w + length
-                else:
-                    var_start[at[c], n] = 0
-                    var_len[at[c], n] = 0
+                if (p + w > stop) & has_value:
+                    return n, e, start, k, 2, k, c
+                length = np.int64(_load(buf, p) & _LOW_BYTES[w]) & keep
+                if (p + w + length > stop) & has_value:
+                    return n, e, start, k, 3, k, c
+                var_start[at[c], n] = (p + w) & keep
+                var_len[at[c], n] = length
+                if with_at:
+                    value_at[c, n] = (p + w) & keep
+                p += (w + length) & keep
                 if with_partial and json_slot[c] >= 0:
                     j = json_slot[c]
                     partial[j, n] = part_at >= 0 and has_value and ((buf[part_at + (j >> 3)] >> (j & 7)) & 1) == 1
