@@ -8,6 +8,7 @@ import pytest
 
 import vecbinlog
 from vecbinlog.decoders import ColumnData, DecodeOptions, decode_column
+from vecbinlog.errors import MalformedEventError
 from vecbinlog.table_map import ColumnSpec
 
 # charset -> text the charset can hold (the server converts it from utf8mb4 on INSERT)
@@ -75,6 +76,18 @@ def test_invalid_bytes_fall_back_to_binary_unchanged(charset, raw):
     arr = decode_column(col)
     assert arr.type == pa.binary() and arr.to_pylist() == raw
     assert len(col.warnings) == 1 and "returned as binary" in col.warnings[0]
+
+
+def test_value_outside_the_file_is_a_located_error():
+    """The value copy checks each value against the file again (the row walk has done so
+    already): one running past the end is a MalformedEventError at its offset, not a read."""
+    col = _column([b"ok", b"abc", None], "utf8mb4")
+    col.path = "some.bin"
+    col.lengths[1] = len(col.buf)  # 2 + len(buf) > len(buf)
+    with pytest.raises(MalformedEventError) as err:
+        decode_column(col)
+    assert err.value.path == "some.bin" and err.value.offset == 2
+    assert "column 'c'" in str(err.value) and "not inside" in str(err.value)
 
 
 def test_single_byte_transcoding_matches_python_codecs():

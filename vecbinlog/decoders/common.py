@@ -96,18 +96,19 @@ def gather_fixed(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray
     return records[offsets].view(np.uint8).reshape(len(offsets), width)  # (np.take would copy records)
 
 
-def gather_var(
-    buf: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, valid: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Concatenate variable-length values: Arrow-style offsets (int64, n+1) and the data bytes
-    (a compiled copy: :func:`vecbinlog.walk.copy_values`)."""
-    lens = np.where(valid, lengths, 0).astype(np.int64)
+def gather_var(col: ColumnData, skip: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Concatenate the variable-length values of ``col`` (less their first ``skip`` bytes):
+    Arrow-style offsets (int64, n+1) and the data bytes (a compiled copy:
+    :func:`vecbinlog.walk.copy_values`)."""
+    valid, buf = col.valid, col.buf
+    lengths = col.lengths if col.lengths is not None else np.full(len(col), col.width, np.int64)
+    lens = np.where(valid, lengths - skip, 0).astype(np.int64)
     out_offsets = np.zeros(len(lens) + 1, np.int64)
     np.cumsum(lens, out=out_offsets[1:])
     total = int(out_offsets[-1])
     data = np.empty(total, np.uint8)
-    outside = walk.copy_values(buf, np.where(valid, offsets, 0).astype(np.int64), lens, out_offsets, data)
-    if outside >= 0:  # pragma: no cover - the row walk checks every value against its event first
-        raise ValueError(f"value {outside} ({int(lens[outside])} bytes at {int(offsets[outside])}) is not inside "
-                         f"the {len(buf)} bytes it was located in")
+    outside = walk.copy_values(buf, np.where(valid, col.offsets + skip, 0).astype(np.int64), lens, out_offsets, data)
+    if outside >= 0:  # the row walk checks every value against its event first: a second line of defence
+        raise col.error(f"value of {int(lens[outside])} bytes at offset {int(col.offsets[outside]) + skip} is not "
+                        f"inside the {len(buf)} bytes of the file", outside)
     return out_offsets, data

@@ -56,7 +56,7 @@ def inflate(value: bytes, limit: int) -> bytes:
 
 def decode(col: ColumnData) -> pa.Array:
     n = len(col)
-    offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
+    offsets, data = gather_var(col)
     raw = data.tobytes()
     bounds = offsets.tolist()
     limit = _max_length(col.spec)

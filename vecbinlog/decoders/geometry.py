@@ -30,7 +30,7 @@ def decode(col: ColumnData) -> pa.Array:
         i = int(np.flatnonzero(short)[0])
         raise col.error(f"GEOMETRY value of {int(col.lengths[i])} bytes has no room for its SRID", i)
     srid = gather_fixed(col.buf, np.where(col.valid, col.offsets, 0), 4).view("<u4").reshape(n)
-    offsets, data = gather_var(col.buf, col.offsets + 4, col.lengths - 4, col.valid)
+    offsets, data = gather_var(col, skip=4)
     vbuf, nulls = validity(col.valid)
     srids = pa.Array.from_buffers(pa.uint32(), n, [vbuf, pa.py_buffer(np.ascontiguousarray(srid))], null_count=nulls)
     wkb = binary_like(pa.binary(), n, offsets, data, col.valid)

@@ -537,7 +537,7 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
 
 def decode(col: ColumnData) -> pa.Array:
     n = len(col)
-    offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
+    offsets, data = gather_var(col)
     raw = data.tobytes()
     bounds = offsets.tolist()
     valid = col.valid.tolist()

@@ -6,7 +6,6 @@ such a column is never mistaken for a real binary column.
 
 from __future__ import annotations
 
-import numpy as np
 import pyarrow as pa
 
 from ..table_map import ColumnSpec
@@ -21,6 +20,5 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
 
 def decode(col: ColumnData) -> pa.Array:
     n = len(col)
-    lengths = col.lengths if col.lengths is not None else np.full(n, col.width, np.int64)
-    offsets, data = gather_var(col.buf, col.offsets, lengths, col.valid)
+    offsets, data = gather_var(col)
     return binary_like(pa.binary(), n, offsets, data, col.valid)

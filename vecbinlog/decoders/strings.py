@@ -140,7 +140,7 @@ def pad_binary_char(col: ColumnData) -> tuple[np.ndarray, np.ndarray]:
     out_offsets = np.zeros(n + 1, np.int64)
     np.cumsum(np.where(col.valid, width, 0), out=out_offsets[1:])
     data = np.zeros(int(out_offsets[-1]), np.uint8)
-    src_offsets, src = gather_var(col.buf, col.offsets, col.lengths, col.valid)
+    src_offsets, src = gather_var(col)
     # byte j of value i goes to out_offsets[i] + j
     within = np.arange(len(src), dtype=np.int64) - np.repeat(src_offsets[:-1], np.diff(src_offsets))
     data[np.repeat(out_offsets[:-1], np.diff(src_offsets)) + within] = src
@@ -153,7 +153,7 @@ def decode(col: ColumnData) -> pa.Array:
     if cs == "binary" and col.spec.real_type == T.MYSQL_TYPE_STRING:
         offsets, data = pad_binary_char(col)
         return binary_like(pa.binary(), n, offsets, data, col.valid)
-    offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
+    offsets, data = gather_var(col)
     if cs is None or cs == "binary":
         return binary_like(pa.binary(), n, offsets, data, col.valid)
     if single_byte_chars(cs) is not None:

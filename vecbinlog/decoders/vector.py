@@ -25,6 +25,6 @@ def decode(col: ColumnData) -> pa.Array:
     if odd.any():
         i = int(np.flatnonzero(odd)[0])
         raise col.error(f"VECTOR value of {int(col.lengths[i])} bytes is not a whole number of float32", i)
-    offsets, data = gather_var(col.buf, col.offsets, col.lengths, col.valid)
+    offsets, data = gather_var(col)
     floats = numbers(data.view("<f4"), pa.float32())
     return pa.ListArray.from_arrays(numbers((offsets // 4).astype(np.int32)), floats, mask=numbers(~col.valid))
