@@ -35,7 +35,7 @@ from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type
 from .decoders import DecodeOptions
 from .errors import DecodeWarning, MalformedEventError, UnsupportedError
 from .gtid import GtidSet
-from .index import EventIndex
+from .index import EventIndex, code_table
 from .logwalk import LogWalk, Step
 from .options import ProgressBar, WhenLike, byte_offset, change_kinds, epoch
 from .pools import pool
@@ -52,8 +52,8 @@ __all__ = ["RowsFilter", "TableOptions", "BatchReader", "PendingRun", "decode_in
 #: a batch decoded: (table, record batch)
 Batch = tuple[str, pa.RecordBatch]
 
-_UNDECODED_ROWS = np.array(sorted(UNDECODED_ROWS_EVENTS), np.uint8)
-_NOT_TAKEN_EFFECT = np.array([ROLLBACK, INCOMPLETE], np.int8)
+_UNDECODED_ROWS = code_table(sorted(UNDECODED_ROWS_EVENTS))
+_NOT_TAKEN_EFFECT = code_table([ROLLBACK, INCOMPLETE])  # by outcome
 
 #: event type code -> RowsKind, -1 for events that are not (decoded) rows events
 _KIND_OF_CODE = np.full(256, -1, np.int64)
@@ -468,7 +468,7 @@ class BatchReader:
             keep_rows = np.ones(len(images), bool)
             left_out = 0
             if not effective:
-                took_effect = ~np.isin(txn.outcome(), _NOT_TAKEN_EFFECT)
+                took_effect = ~_NOT_TAKEN_EFFECT[txn.outcome()]
                 left_out = int((~took_effect).sum())
                 keep_rows &= took_effect
             if gtid_ok is not None:
@@ -486,7 +486,7 @@ class BatchReader:
         """Refuse the rows events this version cannot decode, of the tables read (or of no
         known table): their rows would be missing."""
         f, index = step.file, step.index
-        bad = np.isin(index.type_code, _UNDECODED_ROWS)
+        bad = _UNDECODED_ROWS[index.type_code]
         bad &= self.filter.events(index, first=self.walk.first(f), last=self.walk.last(f))
         for i in np.flatnonzero(bad).tolist():
             code = int(index.type_code[i])

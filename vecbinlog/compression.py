@@ -43,7 +43,7 @@ import pyarrow as pa
 from .constants import EventType, event_type_name
 from .errors import BinlogError, MalformedEventError, UnsupportedError
 from .file import EventSource, FormatDescription, relocated
-from .index import EventIndex, walk_headers
+from .index import EventIndex, code_table, walk_headers
 from .layout import (
     COMMON_HEADER_LEN, EVENT_SIZE_OFFSET, QUERY_DB_LEN_AT, QUERY_POST_HEADER_LEN, QUERY_STATUS_LEN_AT,
     ROWS_HEADER_LEN_V2, Cursor,
@@ -63,7 +63,7 @@ MARIADB_COMPRESSED: dict[int, int] = {
     EventType.DELETE_ROWS_COMPRESSED_EVENT: EventType.DELETE_ROWS_EVENT,
 }
 COMPRESSED_EVENTS = frozenset({EventType.TRANSACTION_PAYLOAD_EVENT, *MARIADB_COMPRESSED})
-_COMPRESSED_CODES = np.array(sorted(COMPRESSED_EVENTS), np.uint8)
+_COMPRESSED = code_table(sorted(COMPRESSED_EVENTS))
 
 # Transaction_payload_event field types and compression types (control_events.h)
 _PAYLOAD_END_MARK = 0
@@ -138,7 +138,7 @@ def unpack_segment(file: EventSource, index: EventIndex) -> tuple[Unpacked, Even
 
     Returns None when there are none (the common case: nothing is copied).
     """
-    comp = np.isin(index.type_code, _COMPRESSED_CODES)
+    comp = _COMPRESSED[index.type_code]
     if not comp.any():
         return None
     file.verify_checksums_of(index, comp)

@@ -22,7 +22,16 @@ from .layout import CHECKSUM_LEN, COMMON_HEADER_LEN, table_id_width
 if TYPE_CHECKING:
     from .file import FormatDescription
 
-__all__ = ["EventIndex", "WalkStop", "walk_headers"]
+__all__ = ["EventIndex", "WalkStop", "walk_headers", "code_table"]
+
+
+def code_table(codes: Sequence[int] | np.ndarray) -> np.ndarray:
+    """256 booleans, True at ``codes`` (event type codes, or other codes 0-255): ``table[values]``
+    says which ``values`` are among them in one pass (``np.isin`` takes 4x as long on a
+    segment's events: a pass per code, or a sort)."""
+    table = np.zeros(256, bool)
+    table[np.asarray(codes, np.int64)] = True
+    return table
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ import numpy as np
 from .constants import ROWS_EVENTS, ColumnType, EventType, RowsKind, event_type_name
 from .errors import MalformedEventError, UnsupportedError
 from .file import EventSource
-from .index import EventIndex
+from .index import EventIndex, code_table
 from .layout import (
     COMMON_HEADER_LEN, OLD_TABLE_ID_POST_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2, version_tuple,
 )
@@ -42,7 +42,7 @@ _CHANGE_OF[[2 * RowsKind.DELETE, 2 * RowsKind.DELETE + 1]] = DELETE
 _KIND_OF_TYPE = np.zeros(256, np.int8) - 1
 for _code, (_kind, _version) in ROWS_EVENTS.items():
     _KIND_OF_TYPE[_code] = _kind
-ROWS_TYPE_CODES = np.array(sorted(ROWS_EVENTS), np.uint8)
+_ROWS_CODES = code_table(sorted(ROWS_EVENTS))
 
 #: Decoded cells (rows x columns) allowed per byte of rows events. Every present column costs
 #: at least one null bit, so full images give at most 8 cells per byte; a MINIMAL image of a
@@ -174,7 +174,7 @@ class TableMaps:
             self.file = src
         tc = index.type_code
         tm_pos = np.flatnonzero(tc == EventType.TABLE_MAP_EVENT)
-        rows_pos = np.flatnonzero(np.isin(tc, ROWS_TYPE_CODES))
+        rows_pos = np.flatnonzero(_ROWS_CODES[tc])
         tm_ids, tm_layout = self._layout_ids(index, tm_pos)
         if len(rows_pos) == 0:
             self.current.update(zip(tm_ids.tolist(), tm_layout.tolist()))

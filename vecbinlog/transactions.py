@@ -35,7 +35,7 @@ from .errors import MalformedEventError
 from .events import annotated_statement, parse_xid, query_bounds, xid_values
 from .file import BinlogFile, EventSource
 from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
-from .index import EventIndex
+from .index import EventIndex, code_table
 
 __all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify"]
 
@@ -46,15 +46,15 @@ COMMIT, ROLLBACK, PREPARE, INCOMPLETE = range(4)
 
 # control kinds of events
 NONE, GTID, BEGIN, XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q, SAVEPOINT, ROLLBACK_TO, OTHER, ANNOTATE = range(11)
-_ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q])
+_ENDS = code_table([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q])  # by kind
 _OUTCOME_OF_END = {XID: COMMIT, COMMIT_Q: COMMIT, OTHER: COMMIT, ROLLBACK_Q: ROLLBACK, PREPARE_Q: PREPARE}
 #: control kind of a transaction's last event -> outcome code
 _OUTCOME_OF_KIND = np.full(ANNOTATE + 1, INCOMPLETE, np.int8)
 for _k, _o in _OUTCOME_OF_END.items():
     _OUTCOME_OF_KIND[_k] = _o
 
-_GTID_CODES = np.array(sorted(GTID_EVENTS), np.uint8)
-_CHANGE_CODES = np.array(sorted({*ROWS_EVENTS, *UNDECODED_ROWS_EVENTS}), np.uint8)
+_GTID_CODES = code_table(sorted(GTID_EVENTS))
+_CHANGE_CODES = code_table(sorted({*ROWS_EVENTS, *UNDECODED_ROWS_EVENTS}))
 #: (statement text, exact match or prefix, kind), checked in order
 _STATEMENTS = (
     (b"BEGIN", True, BEGIN),
@@ -74,7 +74,7 @@ def classify(src: EventSource, index: EventIndex) -> np.ndarray:
     """The control kind (int8) of every event: GTID, BEGIN, XID, COMMIT, ... or NONE."""
     tc = index.type_code
     kind = np.zeros(len(index), np.int8)
-    kind[np.isin(tc, _GTID_CODES)] = GTID
+    kind[_GTID_CODES[tc]] = GTID
     kind[tc == EventType.XID_EVENT] = XID
     kind[tc == EventType.XA_PREPARE_LOG_EVENT] = PREPARE_Q
     kind[(tc == EventType.ROWS_QUERY_LOG_EVENT) | (tc == EventType.ANNOTATE_ROWS_EVENT)] = ANNOTATE
@@ -189,7 +189,7 @@ class TransactionTracker:
             start_begun[ls] | (begin_cum - begin_cum[ls] > 0),
             (carry is not None and carry.begun) | (begin_cum > 0),
         )
-        is_end = np.isin(kind, _ENDS) | ((kind == OTHER) & ~begun)
+        is_end = _ENDS[kind] | ((kind == OTHER) & ~begun)
         last_end = np.maximum.accumulate(np.where(is_end, idx, -1)) if E else idx
         end_before = np.empty(E, np.int64)
         if E:
@@ -228,7 +228,7 @@ class TransactionTracker:
                 has_xid[slots] = True
         # the last slot may still be open at the end of the segment
         open_slot = n_slots - 1 if n_slots and not ended[-1] and nxt[-1] >= E else None
-        changes = np.isin(index.type_code, _CHANGE_CODES)
+        changes = _CHANGE_CODES[index.type_code]
 
         start_pos = np.concatenate([[carry.start_pos] if carry is not None else [], index.pos[starts]]).astype(np.int64)
         gtid = gtid_texts(src, index, starts)  # null for the BEGIN starts
@@ -336,7 +336,7 @@ class TransactionTracker:
             unpacked = unpack_segment(seg.src, seg.index)
             src, index = unpacked if unpacked is not None else (seg.src, seg.index)
             kind = classify(src, index)
-            stop = np.flatnonzero((kind == GTID) | (kind == BEGIN) | np.isin(kind, _ENDS))
+            stop = np.flatnonzero((kind == GTID) | (kind == BEGIN) | _ENDS[kind])
             first = int(stop[0]) if len(stop) else len(index)
             sp = np.flatnonzero((kind == SAVEPOINT) | (kind == ROLLBACK_TO))
             sp = sp[sp < first]
