@@ -90,6 +90,18 @@ def test_value_outside_the_file_is_a_located_error():
     assert "column 'c'" in str(err.value) and "not inside" in str(err.value)
 
 
+def test_values_copied_into_arrows_pool(monkeypatch):
+    """Large value copies go to Arrow's memory pool (:func:`vecbinlog.arrowbuild.pooled`): the
+    same values, whichever allocator holds them."""
+    from vecbinlog import arrowbuild
+    raw = [b"ok", None, "é".encode() * 3000, b"", b"x" * 5]
+    monkeypatch.setattr(arrowbuild, "POOLED_BYTES", 1)
+    used = arrowbuild.pa.total_allocated_bytes()
+    arr = decode_column(_column(raw, "utf8mb4"))
+    assert arrowbuild.pa.total_allocated_bytes() >= used + 6005  # the values' bytes, in the pool
+    assert arr.type == pa.string() and arr.to_pylist() == [v if v is None else v.decode() for v in raw]
+
+
 def test_single_byte_transcoding_matches_python_codecs():
     every = bytes(range(0x20, 0x7F)) + bytes(range(0xA0, 0x100))
     for charset, codec in (("latin2", "iso8859_2"), ("cp1251", "cp1251"), ("koi8r", "koi8_r")):

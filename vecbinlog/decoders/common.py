@@ -8,7 +8,7 @@ from typing import Callable
 import numpy as np
 
 from .. import walk
-from ..arrowbuild import binary_like, validity
+from ..arrowbuild import binary_like, pooled, validity
 from ..errors import MalformedEventError
 from ..table_map import ColumnSpec
 
@@ -106,7 +106,7 @@ def gather_var(col: ColumnData, skip: int = 0) -> tuple[np.ndarray, np.ndarray]:
     out_offsets = np.zeros(len(lens) + 1, np.int64)
     np.cumsum(lens, out=out_offsets[1:])
     total = int(out_offsets[-1])
-    data = np.empty(total, np.uint8)
+    data = pooled(total)
     outside = walk.copy_values(buf, np.where(valid, col.offsets + skip, 0).astype(np.int64), lens, out_offsets, data)
     if outside >= 0:  # the row walk checks every value against its event first: a second line of defence
         raise col.error(f"value of {int(lens[outside])} bytes at offset {int(col.offsets[outside]) + skip} is not "
