@@ -204,6 +204,20 @@ def test_datetime2_and_timestamp2_roundtrip_every_fsp(fsp):
     assert text.to_pylist() == [_dt_text(*e.timetuple()[:6], e.microsecond, fsp) for e in expected] + [None]
 
 
+def test_datetime2_valid_column_takes_the_one_pass_way(monkeypatch):
+    """A DATETIME2 column of valid values is decoded by the one compiled pass, not field by
+    field (the general way, taken for invalid dates and impossible values, is above)."""
+    from vecbinlog.decoders import temporal
+
+    def general(col):
+        raise AssertionError("the general way was taken")
+
+    monkeypatch.setattr(temporal, "_parse", general)
+    dts = [(2024, 2, 29, 23, 59, 59, 999999), (1970, 1, 1, 0, 0, 0, 0), (1, 1, 1, 0, 0, 0, 1), (9999, 12, 31, 0, 0, 0, 0)]
+    arr, warnings = decode_values(T.MYSQL_TYPE_DATETIME2, 6, [enc_datetime2(*v, 6) for v in dts] + [None])
+    assert arr.to_pylist() == [dt.datetime(*v) for v in dts] + [None] and not warnings
+
+
 def test_old_formats_roundtrip():
     rng = random.Random(7)
     dates = [(1000, 1, 1), (9999, 12, 31), (2000, 2, 29), (1, 1, 1)]

@@ -169,14 +169,26 @@ def _days_from_civil(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np
     return days
 
 
+@kernel(inline="always")
+def _civil_days(y, m, d, year_start, month_start, leap):  # pragma: no cover - compiled
+    """Days since 1970-01-01 of year ``y``, month ``m``, day ``d`` (month 0 reads the table's
+    0 column: garbage the caller masks)."""
+    y = min(max(y, 0), 9999)
+    return year_start[y] + month_start[leap[y], min(max(m, 0), 12)] + d - 1
+
+
+@kernel(inline="always")
+def _bad_date(y, m, d, days_in_month, leap):  # pragma: no cover - compiled
+    """Whether a date is one Arrow cannot hold (see :func:`_bad_calendar_date`)."""
+    m = min(max(m, 0), 12)
+    return m == 0 or d == 0 or d > days_in_month[leap[min(max(y, 0), 9999)], m]
+
+
 @kernel
 def _days_from_civil_into(year, month, day, year_start, month_start, leap, days):  # pragma: no cover
-    """:func:`_days_from_civil` in one pass (month 0 reads the table's 0 column: garbage the
-    caller masks, as the NumPy form did)."""
+    """:func:`_days_from_civil` in one pass."""
     for i in range(len(year)):
-        y = min(max(year[i], 0), 9999)
-        m = min(max(month[i], 0), 12)
-        days[i] = year_start[y] + month_start[leap[y], m] + day[i] - 1
+        days[i] = _civil_days(year[i], month[i], day[i], year_start, month_start, leap)
 
 
 def civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -203,9 +215,7 @@ def _bad_calendar_date(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> 
 @kernel
 def _bad_calendar_date_into(year, month, day, days_in_month, leap, bad):  # pragma: no cover
     for i in range(len(year)):
-        y = min(max(year[i], 0), 9999)
-        m = min(max(month[i], 0), 12)
-        bad[i] = m == 0 or day[i] == 0 or day[i] > days_in_month[leap[y], m]
+        bad[i] = _bad_date(year[i], month[i], day[i], days_in_month, leap)
 
 
 # -- parsing each format into fields ---------------------------------------------------------------
@@ -271,30 +281,52 @@ def _parse_datetime2(raw: np.ndarray, digits: int) -> _Fields:
     return f
 
 
+@kernel(inline="always")
+def _datetime2_at(raw, i, nfrac):  # pragma: no cover - compiled
+    """DATETIME2 value ``i`` (my_datetime_packed_from_binary): 5 bytes big-endian, less
+    0x8000000000, then ``nfrac`` bytes of signed fraction. Returns (year, month, day, hour,
+    minute, second, microseconds, impossible)."""
+    packed = np.int64(0)
+    for k in range(5):
+        packed = (packed << 8) | raw[i, k]
+    packed -= 0x8000000000
+    frac = np.int64(0)
+    for k in range(nfrac):
+        frac = (frac << 8) | raw[i, 5 + k]
+    if nfrac:
+        half = np.int64(1) << (8 * nfrac - 1)
+        frac = ((frac ^ half) - half) * (10_000 if nfrac == 1 else (100 if nfrac == 2 else 1))
+    ymd, hms = packed >> 17, packed & 0x1FFFF
+    ym = ymd >> 5
+    y, mo, d = ym // 13, ym % 13, ymd & 31
+    h, mi, sec = hms >> 12, (hms >> 6) & 63, hms & 63
+    impossible = packed < 0 or y > 9999 or h > 23 or mi > 59 or sec > 59 or frac < 0 or frac > 999_999
+    return y, mo, d, h, mi, sec, frac, impossible
+
+
 @kernel
 def _datetime2_fields(raw, nfrac, year, month, day, hour, minute, second, usec, impossible):  # pragma: no cover
-    """DATETIME2 (my_datetime_packed_from_binary): 5 bytes big-endian, less 0x8000000000, then
-    ``nfrac`` bytes of signed fraction; one pass over the column (7 fields and a check per value
-    in NumPy were 20 passes)."""
-    scale = 10_000 if nfrac == 1 else (100 if nfrac == 2 else 1)
-    half = np.int64(1) << (8 * nfrac - 1) if nfrac else np.int64(0)
+    """DATETIME2 fields of every value, one pass (7 fields and a check per value in NumPy were 20 passes)."""
     for i in range(raw.shape[0]):
-        packed = np.int64(0)
-        for k in range(5):
-            packed = (packed << 8) | raw[i, k]
-        packed -= 0x8000000000
-        frac = np.int64(0)
-        for k in range(nfrac):
-            frac = (frac << 8) | raw[i, 5 + k]
-        if nfrac:
-            frac = ((frac ^ half) - half) * scale
-        ymd, hms = packed >> 17, packed & 0x1FFFF
-        ym = ymd >> 5
-        year[i], month[i], day[i] = ym // 13, ym % 13, ymd & 31
-        hour[i], minute[i], second[i] = hms >> 12, (hms >> 6) & 63, hms & 63
-        usec[i] = frac
-        impossible[i] = (packed < 0 or year[i] > 9999 or hour[i] > 23 or minute[i] > 59 or second[i] > 59
-                         or frac < 0 or frac > 999_999)
+        (year[i], month[i], day[i], hour[i], minute[i], second[i], usec[i],
+         impossible[i]) = _datetime2_at(raw, i, nfrac)
+
+
+@kernel
+def _datetime2_micros(raw, nfrac, valid, year_start, month_start, days_in_month, leap, out):  # pragma: no cover
+    """Microseconds since the epoch of every DATETIME2 value with ``valid`` (0 where not), in
+    one pass, without the fields in between; returns how many are impossible or invalid dates
+    (the caller then takes the general way, which says which and why)."""
+    bad = 0
+    for i in range(raw.shape[0]):
+        if not valid[i]:
+            out[i] = 0
+            continue
+        y, mo, d, h, mi, sec, frac, impossible = _datetime2_at(raw, i, nfrac)
+        bad += impossible or _bad_date(y, mo, d, days_in_month, leap)
+        out[i] = (_civil_days(y, mo, d, year_start, month_start, leap) * 86_400_000_000
+                  + ((h * 60 + mi) * 60 + sec) * 1_000_000 + frac)
+    return bad
 
 
 def _parse_timestamp(raw: np.ndarray, t: int, digits: int) -> _Fields:
@@ -380,7 +412,8 @@ def _gather(col: ColumnData) -> np.ndarray:
     return raw
 
 
-def _parse(col: ColumnData) -> _Fields:
+def _check(col: ColumnData) -> None:
+    """The column's precision and width are what its type allows."""
     spec = col.spec
     t, digits = spec.type, fsp(spec)
     if t in (T.MYSQL_TYPE_TIME2, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP2) and not 0 <= digits <= 6:
@@ -394,6 +427,11 @@ def _parse(col: ColumnData) -> _Fields:
             f"column {col.name!r}: {spec.type_name} values are {expected} bytes, got {col.width}",
             path=col.path, offset=col.offset_of(0) if len(col) else None, event_type="rows event",
         )
+
+
+def _parse(col: ColumnData) -> _Fields:
+    _check(col)
+    t, digits = col.spec.type, fsp(col.spec)
     raw = _gather(col)
     if t in _DATE_TYPES:
         f = _parse_date(raw)
@@ -412,7 +450,7 @@ def _parse(col: ColumnData) -> _Fields:
         row = int(np.argmax(f.impossible))
         hint = _OLD_HIRES_HINT if t in (T.MYSQL_TYPE_TIME, T.MYSQL_TYPE_DATETIME, T.MYSQL_TYPE_TIMESTAMP) else ""
         raise col.error(
-            f"{int(f.impossible.sum())} value(s) are not a valid {spec.type_name} ({f.why}), "
+            f"{int(f.impossible.sum())} value(s) are not a valid {col.spec.type_name} ({f.why}), "
             f"the first is {bytes(raw[row]).hex()}{hint}",
             row,
         )
@@ -536,11 +574,30 @@ def _micros(hour, minute, second, usec, whole, kind, negative, ok, out):  # prag
                 out[i] = whole[i] * 86_400_000_000 + us
 
 
+def _datetime2_fast(col: ColumnData) -> pa.Array | None:
+    """A DATETIME2 column in one compiled pass (the usual temporal column: 4-5x the general
+    way, which makes each field a column first), or None when a value is an impossible or
+    invalid date: then the general way decodes it, with its warning or error."""
+    _check(col)
+    n = len(col)
+    values = np.empty(n, np.int64)
+    if n and _datetime2_micros(col.fixed_bytes(), (fsp(col.spec) + 1) // 2, col.valid, _YEAR_START, _MONTH_START,
+                               _DAYS_IN_MONTH, _LEAP.view(np.uint8), values):
+        return None
+    vbuf, nulls = validity(col.valid)
+    return pa.Array.from_buffers(arrow_type(col.spec, col.name, col.options), n, [vbuf, pa.py_buffer(values)],
+                                 null_count=nulls)
+
+
 def decode(col: ColumnData) -> pa.Array:
+    t = col.spec.type
+    if t == T.MYSQL_TYPE_DATETIME2 and _mode(col.options) != "string":
+        fast = _datetime2_fast(col)
+        if fast is not None:
+            return fast
     f = _parse(col)
     if _mode(col.options) == "string":
         return _text_array(col, f)
-    t = col.spec.type
     n = len(col)
     ok = col.valid & ~f.invalid
     values = np.empty(n, np.int64)
