@@ -180,8 +180,8 @@ def _civil_days(y, m, d, year_start, month_start, leap):  # pragma: no cover - c
 @kernel(inline="always")
 def _bad_date(y, m, d, days_in_month, leap):  # pragma: no cover - compiled
     """Whether a date is one Arrow cannot hold (see :func:`_bad_calendar_date`)."""
-    m = min(max(m, 0), 12)
-    return m == 0 or d == 0 or d > days_in_month[leap[min(max(y, 0), 9999)], m]
+    m = min(max(m, 0), 12)  # no short-circuit "or": that made the loop 6x slower
+    return (m == 0) | (d == 0) | (d > days_in_month[leap[min(max(y, 0), 9999)], m])
 
 
 @kernel
