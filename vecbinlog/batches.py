@@ -6,13 +6,14 @@ For each step of the walk (:mod:`vecbinlog.logwalk`) a read
 2. finds the effective layout, ``_schema_version`` and ``_incarnation`` of every rows event of
    the tables it reads (:mod:`vecbinlog.versions`), before any filter;
 3. applies the per-event filters (:class:`RowsFilter`: offsets, times, change types) and
-   checks the CRC32 of the events kept and of the TABLE_MAPs;
-4. cuts the rows events into runs of one table, layout, version and incarnation, locates their
-   row images (:class:`~vecbinlog.rows.PlacedRun`, at most ``batch_rows`` per batch), and leaves out the rows of
-   changes that did not take effect (``rolled_back``) or of transactions outside ``gtids``;
-5. decodes each batch (:func:`~vecbinlog.arrow.build_batch`); steps 4 and 5 of a run run here,
-   or, with ``threads`` > 1, on the ``batch`` threads (:mod:`vecbinlog.pools`) while the walk
-   goes on (:func:`decode_in_order`).
+   checks the CRC32 of the TABLE_MAPs;
+4. cuts the rows events kept into runs of one table, layout, version and incarnation, checks
+   their CRC32, locates their row images (:class:`~vecbinlog.rows.PlacedRun`, at most
+   ``batch_rows`` per batch), and leaves out the rows of changes that did not take effect
+   (``rolled_back``) or of transactions outside ``gtids``;
+5. decodes each batch (:func:`~vecbinlog.arrow.build_batch`); steps 4 (but the cutting) and 5
+   of a run run here, or, with ``threads`` > 1, on the ``batch`` threads (:mod:`vecbinlog.pools`)
+   while the walk goes on (:func:`decode_in_order`); errors still come in log order.
 """
 
 from __future__ import annotations
@@ -433,35 +434,37 @@ class BatchReader:
             if not keep.any():
                 continue
             rows_pos = step.rows_pos[found.sel[keep]]
-            checked = index.type_code == EventType.TABLE_MAP_EVENT
-            checked[rows_pos] = True
-            step.src.verify_checksums_of(index, checked)
+            # the TABLE_MAPs' CRC32 here; each run's rows events' where it is decoded (_decoded)
+            step.src.verify_checksums_of(index, index.type_code == EventType.TABLE_MAP_EVENT)
             gtid_ok = self.gtids.contains(step.txn.gtid) if self.gtids is not None else None  # per transaction
             for run in _runs(found, rows_pos, keep):
                 yield self._run_job(step, run, gtid_ok, dropped)
 
     def _run_job(self, step: Step, run: _Run, gtid_ok: np.ndarray | None, dropped: Counter[str]) -> PendingRun:
-        """One run, its rows headers walked here, with what places its row images, takes out the
-        rows that the outcome and GTID filters leave out (counted in ``dropped``) and decodes
-        the rest, batch by batch."""
+        """One run, with what checks its rows events' CRC32, walks their rows headers, places
+        their row images, takes out the rows that the outcome and GTID filters leave out
+        (counted in ``dropped``) and decodes the rest, batch by batch."""
         events = step.index.take(run.rows_pos)
-        flavor = step.file.formats[0].flavor
-        with explained(run.layout, flavor):
-            placement = PlacedRun(_Pinned(step.src), events, run.layout, max_images=self.batch_rows)
         background = self.threads > 1 and int(events.event_size.sum()) >= BACKGROUND_BYTES
         seg = step.segment
         mapped = isinstance(seg.file.source, MappedSource)  # the one source whose release is not a no-op once walked past
         if background and mapped:
             seg.held = True  # let go by the run when it is done, not by the walk before it reads them
         return PendingRun(step.file.path, run.table, background,
-                          functools.partial(self._decoded, step, placement, run, gtid_ok), dropped,
+                          functools.partial(self._decoded, step, _Pinned(step.src), events, run, gtid_ok), dropped,
                           functools.partial(seg.file.source.release, seg.start, seg.end) if mapped else None)
 
-    def _decoded(self, step: Step, placement: PlacedRun, run: _Run, gtid_ok: np.ndarray | None) -> Iterator[Made]:
-        """The batches of one run (of ``step``), placed, filtered and decoded (on any thread)."""
+    def _decoded(self, step: Step, src: _Pinned, events: EventIndex, run: _Run, gtid_ok: np.ndarray | None
+                 ) -> Iterator[Made]:
+        """The batches of one run (of ``step``; its rows events ``events`` in ``src``), checked,
+        placed, filtered and decoded (on any thread: a run in the background takes its CRC32s and
+        rows headers off the reading thread)."""
         f, name, tm = step.file, run.table, run.layout
         effective = self.rolled_back == "keep" or any(fnmatch.fnmatchcase(name, p) for p in self.non_transactional)
         flavor = f.formats[0].flavor
+        src.verify_checksums_of(events)
+        with explained(tm, flavor):
+            placement = PlacedRun(src, events, tm, max_images=self.batch_rows)
         options = self.options.of(name, flavor)
         for images in _explained_batches(placement, tm, flavor):
             txn = _row_transactions(step.txn, run.rows_pos, images.event)
