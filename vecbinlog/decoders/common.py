@@ -98,17 +98,14 @@ def gather_fixed(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray
 
 def gather_var(col: ColumnData, skip: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Concatenate the variable-length values of ``col`` (less their first ``skip`` bytes):
-    Arrow-style offsets (int64, n+1) and the data bytes (a compiled copy:
-    :func:`vecbinlog.walk.copy_values`)."""
-    valid, buf = col.valid, col.buf
-    lengths = col.lengths if col.lengths is not None else np.full(len(col), col.width, np.int64)
-    lens = np.where(valid, lengths - skip, 0).astype(np.int64)
-    out_offsets = np.zeros(len(lens) + 1, np.int64)
-    np.cumsum(lens, out=out_offsets[1:])
-    total = int(out_offsets[-1])
-    data = pooled(total)
-    outside = walk.copy_values(buf, np.where(valid, col.offsets + skip, 0).astype(np.int64), lens, out_offsets, data)
+    Arrow-style offsets (int64, n+1) and the data bytes (compiled: :func:`vecbinlog.walk.value_offsets`
+    and :func:`vecbinlog.walk.copy_values`)."""
+    buf, n = col.buf, len(col)
+    lengths = col.lengths if col.lengths is not None else np.full(n, col.width, np.int64)
+    out_offsets = np.empty(n + 1, np.int64)
+    data = pooled(walk.value_offsets(lengths, col.valid, skip, out_offsets))
+    outside = walk.copy_values(buf, col.offsets, skip, col.valid, out_offsets, data)
     if outside >= 0:  # the row walk checks every value against its event first: a second line of defence
-        raise col.error(f"value of {int(lens[outside])} bytes at offset {int(col.offsets[outside]) + skip} is not "
-                        f"inside the {len(buf)} bytes of the file", outside)
+        raise col.error(f"value of {int(lengths[outside]) - skip} bytes at offset {int(col.offsets[outside]) + skip} "
+                        f"is not inside the {len(buf)} bytes of the file", outside)
     return out_offsets, data
