@@ -408,7 +408,7 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
                 valid[c, n] = has_value
                 # branch-free below: ``keep`` is all ones where there is a value, else 0 (bytes
                 # masked off, p not moved). NULLs are data, one mispredicted branch each: that
-                # was 15-20% of the walk of the orders and wide bench files)
+                # was 15-20% of the walk of the orders and wide bench files
                 keep = np.int64(0) - np.int64(has_value)
                 w = width[c]
                 if with_at:
