@@ -64,6 +64,7 @@ value) the new document is not in the binlog: the column is null *and* listed in
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Callable
 
@@ -225,14 +226,18 @@ def _map_columns(makers: list[Callable[[], ColumnData]], n: int, threads: int) -
 def build_batch(
     images: RowImages, options: DecodeOptions, log_file: str, txn: RowTransactions | None = None,
     queries: bool = False, schema_version: int = 0, threads: int = 1, incarnation: int = 0,
+    declared: pa.Schema | None = None,
 ) -> tuple[pa.RecordBatch, list[str]]:
     """Decode every column of ``images`` into one record batch; returns it and any warnings.
-    ``threads``: how many columns may be decoded at once."""
+    ``threads``: how many columns may be decoded at once. ``declared``: the layout's
+    :func:`table_schema` (with these options and ``queries``), when the caller keeps it for
+    the batches of a layout; made here otherwise."""
     tm = images.table_map
     n = len(images)
     names = column_names(tm, options)
+    if declared is None:
+        declared = table_schema(tm, options, queries)
     arrays: list[pa.Array] = []
-    fields: list[pa.Field] = []
     warnings: list[str] = []
     absent = images.absent  # (C, n), or None: in every image, every column
     nulls = _SharedNulls(n)
@@ -267,7 +272,7 @@ def build_batch(
         if c in decoded:
             (arr, col), partial = decoded.pop(c), images.partial.get(c)
         else:  # no value in any row
-            arr, col, partial = nulls.array(arrow_field(spec, name, options).type), None, None
+            arr, col, partial = nulls.array(declared.field(c).type), None, None
         if partial is not None:  # diff vectors: decoded and applied value by value
             arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
             for r, ds in column_diffs.items():
@@ -289,8 +294,6 @@ def build_batch(
                 "or a table made by MariaDB 10.0), whose binlog does not give its fractional-second precision: "
                 "it was read as having none, so its values are wrong if the column has fractional seconds"
             )
-        declared = arrow_field(spec, name, options)
-        fields.append(declared.with_type(arr.type))
         arrays.append(arr)
 
     # metadata columns
@@ -298,7 +301,7 @@ def build_batch(
     arrays.append(pa.DictionaryArray.from_arrays(numbers(images.change, pa.int8()), _CHANGE_DICT, safe=False))
     micros = images.timestamp.astype(np.int64) * 1_000_000
     arrays.append(numbers(micros, COMMIT_TIMESTAMP))
-    arrays.append(pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), strings([log_file]), safe=False))
+    arrays.append(pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), _labels((log_file,)), safe=False))
     arrays.append(numbers(images.event_pos, pa.int64()))
     arrays.append(numbers(images.event_row, pa.int32()))
     arrays.append(_absent_lists(absent, names) if absent is not None else _no_absent(n, names))
@@ -320,8 +323,10 @@ def build_batch(
     if queries:
         texts = ctx.queries if ctx.queries is not None else pa.nulls(0, pa.string())
         arrays.append(_dictionary(texts, txn.query.astype(np.int64), pa.int32()))
-    fields.extend(metadata_fields(tm, queries))
-    schema = pa.schema(fields, metadata={b"vecbinlog.table": tm.name.encode()})
+    schema = declared
+    for c, arr in enumerate(arrays[:len(tm.columns)]):
+        if arr.type != declared.field(c).type:  # text fallen back to binary, by its data
+            schema = schema.set(c, declared.field(c).with_type(arr.type))
     return pa.RecordBatch.from_arrays(arrays, schema=schema), warnings
 
 
@@ -373,9 +378,16 @@ def _masked(values: np.ndarray, type_: pa.DataType, null: np.ndarray) -> pa.Arra
     return numbers(values, type_, valid=~null)
 
 
+@functools.lru_cache(maxsize=1024)
+def _labels(texts: tuple[str, ...]) -> pa.Array:
+    """The dictionary of a batch's ``_log_file`` or ``_absent``: the same few for every batch
+    of a file or layout, made once (Arrow arrays are immutable)."""
+    return strings(list(texts))
+
+
 def _no_absent(n: int, names: list[str]) -> pa.Array:
     """``_absent`` of ``n`` rows that hold every column: empty lists."""
-    values = pa.DictionaryArray.from_arrays(pa.nulls(0, pa.int16()), strings(names))
+    values = pa.DictionaryArray.from_arrays(pa.nulls(0, pa.int16()), _labels(tuple(names)))
     return pa.ListArray.from_arrays(numbers(np.zeros(n + 1, np.int32)), values, type=ABSENT_TYPE)
 
 
@@ -388,7 +400,7 @@ def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
         np.cumsum(np.count_nonzero(by_row, axis=1), out=offsets[1:])
     # row-major boolean selection from a broadcast row of column numbers: no index arrays
     cols = np.broadcast_to(np.arange(by_row.shape[1], dtype=np.int16), by_row.shape)[by_row]
-    values = pa.DictionaryArray.from_arrays(numbers(cols, pa.int16()), strings(names))
+    values = pa.DictionaryArray.from_arrays(numbers(cols, pa.int16()), _labels(tuple(names)))
     return pa.ListArray.from_arrays(numbers(offsets), values, type=ABSENT_TYPE)
 
 

@@ -7,8 +7,9 @@ For each step of the walk (:mod:`vecbinlog.logwalk`) a read
    the tables it reads (:mod:`vecbinlog.versions`), before any filter;
 3. applies the per-event filters (:class:`RowsFilter`: offsets, times, change types) and
    checks the CRC32 of the TABLE_MAPs;
-4. cuts the rows events kept into runs of one table, layout, version and incarnation, checks
-   their CRC32, locates their row images (:class:`~vecbinlog.rows.PlacedRun`, at most
+4. cuts the rows events kept into runs of one table, layout, version and incarnation (a small
+   run of a memory-mapped or in-memory file is carried into the next segments: :class:`_Span`),
+   checks their CRC32, locates their row images (:class:`~vecbinlog.rows.PlacedRun`, at most
    ``batch_rows`` per batch), and leaves out the rows of changes that did not take effect
    (``rolled_back``) or of transactions outside ``gtids``;
 5. decodes each batch (:func:`~vecbinlog.arrow.build_batch`); steps 4 (but the cutting) and 5
@@ -35,6 +36,7 @@ from .arrow import RowTransactions, build_batch, table_schema
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from .decoders import DecodeOptions
 from .errors import DecodeWarning, MalformedEventError, UnsupportedError
+from .file import BinlogFile
 from .gtid import GtidSet
 from .index import EventIndex, code_table
 from .logwalk import LogWalk, Step
@@ -146,6 +148,9 @@ class TableOptions:
         self.names = {k: tuple(v) for k, v in (names or {}).items()}
         self.invalid_dates = invalid_dates
         self.queries = queries
+        #: (id of a layout, flavor) -> (the layout, its declared schema): made once for the
+        #: batches of a layout, not per batch; at most SCHEMAS_KEPT layouts
+        self._schemas: dict[tuple[int, str], tuple[TableMap, pa.Schema]] = {}
 
     def of(self, table: str, flavor: str) -> DecodeOptions:
         """The DecodeOptions of ``table`` in a file of server ``flavor``."""
@@ -160,12 +165,35 @@ class TableOptions:
 
     def schema(self, table_map: TableMap, flavor: str) -> pa.Schema:
         """The declared Arrow schema of a layout (before any text falls back to binary)."""
-        return table_schema(table_map, self.of(table_map.name, flavor), self.queries)
+        key = (id(table_map), flavor)
+        kept = self._schemas.get(key)
+        if kept is not None and kept[0] is table_map:  # the layout held, so its id is its own
+            return kept[1]
+        schema = table_schema(table_map, self.of(table_map.name, flavor), self.queries)
+        if len(self._schemas) >= SCHEMAS_KEPT:
+            self._schemas.clear()  # bounded (one call is atomic, with runs on other threads)
+        self._schemas[key] = (table_map, schema)
+        return schema
+
+
+#: layouts whose declared schema TableOptions keeps (a schema is made from every column's options)
+SCHEMAS_KEPT = 512
 
 
 #: the bytes of rows events under which a run is placed and decoded here, not in the
 #: background (a thread's hand-off and its turns at the GIL cost more than they give)
 BACKGROUND_BYTES = 1 << 20
+#: nor when its rows events are smaller than this on average: a log of many small transactions
+#: keeps the reading thread busy with Python (transactions, GTIDs), which a run in the
+#: background would take turns with at the GIL (measured: the OLTP-shaped bench file, 5-8% slower)
+BACKGROUND_EVENT_BYTES = 1024
+#: a table's run is carried into the next segment (of a memory-mapped or in-memory file) while
+#: its rows events are under ``segment_bytes // SPAN_SHARE``: fewer, larger batches for tables
+#: with little in each segment; a batch still holds about ``segment_bytes`` of rows at most
+SPAN_SHARE = 4
+#: the rows events that runs carried into the next segment hold at most (their index entries
+#: and transactions are kept): beyond, every run is decoded
+SPAN_EVENTS = 1 << 17
 #: the batches a run decodes in the background at most (they are held until read); the rest
 #: of a longer run is decoded here as it is read, so that memory stays bounded
 BACKGROUND_BATCHES = 1
@@ -185,8 +213,8 @@ class PendingRun:
         self.path, self.table, self.background, self.dropped = path, table, background, dropped
         self.make: Callable[[], Iterator[Made]] | None = make
         self.future: Future | None = None
-        #: after a run decoded in the background: let its segment's pages go again (the walk let
-        #: them go when it moved on, and the run's reads brought them back)
+        #: after the run is decoded: let its segments' pages go again (the walk let them go when
+        #: it moved on, and the run's reads brought them back); None: the walk lets them go
         self.release = release
 
     def start(self, workers: int) -> None:
@@ -215,7 +243,7 @@ class PendingRun:
                 warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=5)
             yield self.table, batch
             del batch
-        if self.background and self.release is not None:
+        if self.release is not None:
             self.release()
         if error is not None:
             raise error
@@ -326,6 +354,11 @@ def _explained_batches(placement: PlacedRun, tm: TableMap, flavor: str) -> Itera
         yield from placement.batches()
 
 
+def _release(ranges: dict[Any, tuple[int, int]]) -> None:
+    for source, (lo, hi) in ranges.items():
+        source.release(lo, hi)
+
+
 @dataclass
 class _Run:
     """Consecutive rows events of one table, effective layout, version and incarnation."""
@@ -352,11 +385,50 @@ def _runs(found: Versioned, rows_pos: np.ndarray, keep: np.ndarray) -> list[_Run
     return runs
 
 
-def _row_transactions(ctx: TxnContext | None, run_pos: np.ndarray, event: np.ndarray) -> RowTransactions | None:
+@dataclass
+class _Span:
+    """The runs of one table, layout, version and incarnation in consecutive segments of one
+    event source (a memory-mapped or in-memory file), decoded as one run: a table with little
+    in each segment (many tables written in turn) makes fewer, larger batches. Only the events
+    and their transactions are kept until then, not the bytes."""
+
+    table: str
+    layout: TableMap
+    version: int
+    incarnation: int
+    file: BinlogFile
+    src: Any  #: the events' bytes (the file, or a window or unpacked buffer of one segment)
+    start: int  #: file offset where the first piece's segment starts
+    end: int  #: and where the last piece's ends
+    events: list[EventIndex]
+    txns: list[TxnContext] | None  #: None: no transactions followed
+    nbytes: int = 0
+    nevents: int = 0
+
+    @classmethod
+    def of(cls, step: Step, run: _Run) -> _Span:
+        return cls(run.table, run.layout, run.version, run.incarnation, step.file, step.src, step.segment.start,
+                   step.segment.end, [], [] if step.txn is not None else None)
+
+    def continues(self, step: Step, run: _Run) -> bool:
+        """Whether ``run`` (of ``step``) may join: same source, layout, version and incarnation."""
+        return (step.src is self.src and run.version == self.version and run.incarnation == self.incarnation
+                and (run.layout is self.layout or run.layout == self.layout))
+
+    def add(self, step: Step, run: _Run) -> None:
+        events = step.index.take(run.rows_pos)
+        self.events.append(events)
+        if self.txns is not None:
+            self.txns.append(step.txn.of_events(run.rows_pos))
+        self.end = step.segment.end
+        self.nbytes += int(events.event_size.sum())
+        self.nevents += len(events)
+
+
+def _row_transactions(ctx: TxnContext | None, event: np.ndarray) -> RowTransactions | None:
     if ctx is None:
         return None
-    ev = run_pos[event]
-    return RowTransactions(ctx, ctx.txn[ev], ctx.undone[ev], ctx.query[ev])
+    return RowTransactions(ctx, ctx.txn[event], ctx.undone[event], ctx.query[event])
 
 
 class BatchReader:
@@ -423,8 +495,20 @@ class BatchReader:
               dropped: Counter[str]) -> Iterator[PendingRun]:
         """The runs of :meth:`batches`, each with what places and decodes its batches."""
         versions = versions if versions is not None else self.versions()
+        spans: dict[str, _Span] = {}  # by table: its runs not decoded yet
+        try:
+            yield from self._steps_jobs(wanted, versions, bar, dropped, spans)
+        except Exception:  # the runs before the failure first: their batches come before the error
+            yield from self._run_jobs(spans, list(spans), None, dropped)
+            raise
+        yield from self._run_jobs(spans, list(spans), None, dropped)
+
+    def _steps_jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
+                    dropped: Counter[str], spans: dict[str, _Span]) -> Iterator[PendingRun]:
         walk = self.walk
         for step in walk.steps(transactions=True, progress=bar):
+            # the runs of another file, or of another segment's buffer
+            yield from self._run_jobs(spans, [n for n, sp in spans.items() if sp.src is not step.src], step, dropped)
             f, index = step.file, step.index
             self._check_undecoded(step, wanted)
             found = versioned(step, lambda n: wanted(n) and self.filter.table(n), versions, walk.files.index(f))
@@ -436,38 +520,62 @@ class BatchReader:
             rows_pos = step.rows_pos[found.sel[keep]]
             # the TABLE_MAPs' CRC32 here; each run's rows events' where it is decoded (_decoded)
             step.src.verify_checksums_of(index, index.type_code == EventType.TABLE_MAP_EVENT)
-            gtid_ok = self.gtids.contains(step.txn.gtid) if self.gtids is not None else None  # per transaction
             for run in _runs(found, rows_pos, keep):
-                yield self._run_job(step, run, gtid_ok, dropped)
+                span = spans.get(run.table)
+                if span is not None and not span.continues(step, run):
+                    yield from self._run_jobs(spans, [run.table], step, dropped)
+                    span = None
+                if span is None:
+                    spans[run.table] = span = _Span.of(step, run)
+                span.add(step, run)
+            # decoded now: the runs that are large enough, those whose source the next segment
+            # will not have, and every one when too many events wait
+            carry = step.src is step.file and sum(sp.nevents for sp in spans.values()) <= SPAN_EVENTS
+            large = self.walk.segment_bytes // SPAN_SHARE
+            yield from self._run_jobs(spans, [n for n, sp in spans.items() if not carry or sp.nbytes >= large], step, dropped)
 
-    def _run_job(self, step: Step, run: _Run, gtid_ok: np.ndarray | None, dropped: Counter[str]) -> PendingRun:
-        """One run, with what checks its rows events' CRC32, walks their rows headers, places
-        their row images, takes out the rows that the outcome and GTID filters leave out
-        (counted in ``dropped``) and decodes the rest, batch by batch."""
-        events = step.index.take(run.rows_pos)
-        background = self.threads > 1 and int(events.event_size.sum()) >= BACKGROUND_BYTES
-        seg = step.segment
-        mapped = isinstance(seg.file.source, MappedSource)  # the one source whose release is not a no-op once walked past
-        if background and mapped:
-            seg.held = True  # let go by the run when it is done, not by the walk before it reads them
-        return PendingRun(step.file.path, run.table, background,
-                          functools.partial(self._decoded, step, _Pinned(step.src), events, run, gtid_ok), dropped,
-                          functools.partial(seg.file.source.release, seg.start, seg.end) if mapped else None)
+    def _run_jobs(self, spans: dict[str, _Span], names: list[str], step: Step | None, dropped: Counter[str]
+                  ) -> Iterator[PendingRun]:
+        """The runs of tables ``names`` (taken out of ``spans``), one after the other (``step``:
+        the segment the walk is at, None after the last), each with what checks its rows events'
+        CRC32, walks their rows headers, places their row images, takes out the rows that the
+        outcome and GTID filters leave out (counted in ``dropped``) and decodes the rest, batch
+        by batch. The last one, once done, lets go of the pages of a memory-mapped file that
+        they read (again: the walk let go of those of the segments it left)."""
+        jobs: list[PendingRun] = []
+        read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
+        for name in names:
+            span = spans.pop(name)
+            background = (self.threads > 1 and span.nbytes >= BACKGROUND_BYTES
+                          and span.nbytes >= span.nevents * BACKGROUND_EVENT_BYTES)
+            source = span.file.source
+            if isinstance(source, MappedSource):  # the one source whose release is not a no-op once walked past
+                lo, hi = read.get(source, (span.start, span.end))
+                read[source] = (min(lo, span.start), max(hi, span.end))
+                if background and step is not None and step.src is span.src and step.segment.end == span.end:
+                    step.segment.held = True  # let go of by the runs when done, not by the walk before they read it
+            jobs.append(PendingRun(span.file.path, span.table, background,
+                                   functools.partial(self._decoded, span, _Pinned(span.src)), dropped))
+        if jobs and read:
+            jobs[-1].release = functools.partial(_release, read)
+        yield from jobs
 
-    def _decoded(self, step: Step, src: _Pinned, events: EventIndex, run: _Run, gtid_ok: np.ndarray | None
-                 ) -> Iterator[Made]:
-        """The batches of one run (of ``step``; its rows events ``events`` in ``src``), checked,
-        placed, filtered and decoded (on any thread: a run in the background takes its CRC32s and
-        rows headers off the reading thread)."""
-        f, name, tm = step.file, run.table, run.layout
+    def _decoded(self, span: _Span, src: _Pinned) -> Iterator[Made]:
+        """The batches of one run (its rows events in ``src``), checked, placed, filtered and
+        decoded (on any thread: a run in the background takes its CRC32s and rows headers off
+        the reading thread)."""
+        f, name, tm = span.file, span.table, span.layout
         effective = self.rolled_back == "keep" or any(fnmatch.fnmatchcase(name, p) for p in self.non_transactional)
         flavor = f.formats[0].flavor
+        events = EventIndex.concat(span.events)
+        ctx = TxnContext.concat(span.txns) if span.txns is not None else None
+        gtid_ok = self.gtids.contains(ctx.gtid) if self.gtids is not None and ctx is not None else None  # per transaction
         src.verify_checksums_of(events)
         with explained(tm, flavor):
             placement = PlacedRun(src, events, tm, max_images=self.batch_rows)
-        options = self.options.of(name, flavor)
+        options, declared = self.options.of(name, flavor), self.options.schema(tm, flavor)
         for images in _explained_batches(placement, tm, flavor):
-            txn = _row_transactions(step.txn, run.rows_pos, images.event)
+            txn = _row_transactions(ctx, images.event)
             keep_rows = np.ones(len(images), bool)
             left_out = 0
             if not effective:
@@ -479,8 +587,8 @@ class BatchReader:
             if not keep_rows.all():
                 images = images.take(keep_rows)
                 txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
-            batch, notes = build_batch(images, options, f.name, txn, self.options.queries, schema_version=run.version,
-                                       incarnation=run.incarnation, threads=self.threads)
+            batch, notes = build_batch(images, options, f.name, txn, self.options.queries, schema_version=span.version,
+                                       incarnation=span.incarnation, threads=self.threads, declared=declared)
             del images, txn
             yield batch, notes, left_out
             del batch

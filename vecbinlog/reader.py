@@ -315,8 +315,9 @@ class Binlog:
 
     def iter_tables(self) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Every table's change log in one pass: ``(db.table, record batch)`` in log order per
-        table, one segment (``segment_bytes``) decoded at a time. Batches of different tables
-        come interleaved; a table's batches come in its log order."""
+        table, a segment (``segment_bytes``) at a time (a table with little in each segment of a
+        local file: several segments' rows in one batch). Batches of different tables come
+        interleaved; a table's batches come in its log order."""
         yield from self._reader.batches(lambda n: True, desc="every table")
 
     def read_table(self, table: str) -> pa.Table:
@@ -342,13 +343,15 @@ class Binlog:
         return concat_batches(batches, plan, self._paths_by_name()), plan, versions
 
     def read_all(self) -> dict[str, pa.Table]:
-        """Every table's change log: ``{"db.table": pyarrow.Table}`` (each as :meth:`read_table`)."""
+        """Every table's change log: ``{"db.table": pyarrow.Table}`` (each as :meth:`read_table`),
+        the tables in the order the log first has their rows."""
         out: dict[str, list[pa.RecordBatch]] = {}
         versions = self._reader.versions()
         for name, batch in self._reader.batches(lambda n: True, versions, desc="every table"):
             out.setdefault(name, []).append(batch)
-        return {name: concat_batches(b, self._reader.plan(name, versions), self._paths_by_name())
-                for name, b in out.items()}
+        order = [n for n in versions.layouts if n in out] + [n for n in out if n not in versions.layouts]
+        return {name: concat_batches(out[name], self._reader.plan(name, versions), self._paths_by_name())
+                for name in order}
 
     def _paths_by_name(self) -> dict[str, str]:
         return {f.name: f.path for f in self.files}

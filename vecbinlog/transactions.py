@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .arrowbuild import strings
+from .arrowbuild import numbers, strings
 from .compression import unpack_segment
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
 from .errors import MalformedEventError
@@ -134,6 +134,55 @@ class TxnContext:
     has_xid: np.ndarray
     outcome: np.ndarray
     queries: pa.Array | None
+
+    def of_events(self, ev: np.ndarray) -> TxnContext:
+        """The context of the events at positions ``ev`` alone: their per-event arrays, and
+        only the slots and queries they use, renumbered in order (a run kept for later holds
+        no more than its own transactions)."""
+        txn, query = self.txn[ev], self.query[ev]
+        slots, txn = _used(txn, len(self.start_pos))
+        texts = None
+        if self.queries is not None:
+            used_q, query = _used(query, len(self.queries))
+            texts = self.queries.take(numbers(used_q, pa.int64()))
+        return TxnContext(txn, self.undone[ev], query, self.start_pos[slots], self.gtid.take(numbers(slots, pa.int64())),
+                          self.xid[slots], self.has_xid[slots], self.outcome[slots], texts)
+
+    @staticmethod
+    def concat(parts: list[TxnContext]) -> TxnContext:
+        """The contexts of runs of one file, in log order, as one; a transaction that two of
+        them hold (it spans their segments: the same start) is one slot, as in one segment."""
+        if len(parts) == 1:
+            return parts[0]
+        start_pos = np.concatenate([p.start_pos for p in parts])
+        first = np.ones(len(start_pos), bool)
+        np.not_equal(start_pos[1:], start_pos[:-1], out=first[1:])
+        slot_of = (np.cumsum(first) - 1).astype(np.int32)  # merged slot -> slot
+        txn, query, base, qbase = [], [], 0, 0
+        for p in parts:
+            txn.append(np.where(p.txn >= 0, slot_of[np.maximum(p.txn, 0) + base], -1).astype(np.int32))
+            query.append(np.where(p.query >= 0, p.query + qbase, -1).astype(np.int32))
+            base += len(p.start_pos)
+            qbase += len(p.queries) if p.queries is not None else 0
+        queries = None if parts[0].queries is None else pa.concat_arrays([p.queries for p in parts])
+        kept = np.flatnonzero(first)
+        return TxnContext(
+            np.concatenate(txn), np.concatenate([p.undone for p in parts]), np.concatenate(query), start_pos[kept],
+            pa.concat_arrays([p.gtid for p in parts]).take(numbers(kept, pa.int64())),
+            np.concatenate([p.xid for p in parts])[kept], np.concatenate([p.has_xid for p in parts])[kept],
+            np.concatenate([p.outcome for p in parts])[kept], queries,
+        )
+
+
+def _used(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the codes of ``range(n)`` that ``codes`` uses, in order; ``codes`` as positions among
+    them, -1 kept), by marks rather than a sort."""
+    mark = np.zeros(n + 1, bool)  # the last one for -1
+    mark[codes] = True
+    mark[n] = False
+    renumber = np.cumsum(mark, dtype=np.int32) - 1
+    renumber[n] = -1
+    return np.flatnonzero(mark), renumber[codes]
 
 
 def _savepoint_names(src: EventSource, index: EventIndex, kind: np.ndarray, sp: np.ndarray) -> dict[int, str]:
