@@ -112,7 +112,7 @@ class _Ahead:
 
     outcome: int
     xid: int | None
-    ops: list[tuple[int, str]]  #: SAVEPOINT / ROLLBACK_TO statements after the segment
+    ops: list[tuple[int, int, str]]  #: SAVEPOINT / ROLLBACK_TO statements after the segment: (file offset, kind, name)
 
 
 @dataclass
@@ -329,7 +329,7 @@ class TransactionTracker:
             ops += [(i, int(kind[i]), texts[i]) for i in sp.tolist() if txn[i] == slot]
             n_here = len(ops)
             if slot == open_slot and ahead is not None:
-                ops += [(E, k, n) for k, n in ahead.ops]
+                ops += [(E, k, n) for _, k, n in ahead.ops]
             stack: list[tuple[str, int]] = []
             for j, (i, k, name) in enumerate(ops):
                 if k == SAVEPOINT:
@@ -376,10 +376,10 @@ class TransactionTracker:
         (or a MariaDB GTID): statements inside it do not end it.
         """
         hit = self._ahead.get(start_pos)
-        if hit is not None:
-            return hit
+        if hit is not None:  # walked from an earlier segment's end: the ops after this one's
+            return _Ahead(hit.outcome, hit.xid, [op for op in hit.ops if op[0] >= seg_end])
         f = self.file
-        ops: list[tuple[int, str]] = []
+        ops: list[tuple[int, int, str]] = []
         result = _Ahead(INCOMPLETE, None, ops)
         for seg in f.segments(1 << 20, start=seg_end, release=False):
             unpacked = unpack_segment(seg.src, seg.index)
@@ -389,7 +389,7 @@ class TransactionTracker:
             first = int(stop[0]) if len(stop) else len(index)
             sp = np.flatnonzero((kind == SAVEPOINT) | (kind == ROLLBACK_TO))
             sp = sp[sp < first]
-            ops += [(int(kind[i]), name) for i, name in _savepoint_names(src, index, kind, sp).items()]
+            ops += [(int(index.pos[i]), int(kind[i]), name) for i, name in _savepoint_names(src, index, kind, sp).items()]
             if len(stop):
                 k = int(kind[first])
                 if k in _OUTCOME_OF_END:  # else a new transaction starts: this one never ended
