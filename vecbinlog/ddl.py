@@ -21,6 +21,7 @@ applied to later rows.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import Iterable
 
@@ -394,6 +395,9 @@ NOT_TABLES = frozenset({
 #: the object words that decide: the first of these after the verb names what the statement is about
 _OBJECTS = NOT_TABLES | {"TABLE", "TABLES", "DATABASE", "SCHEMA", "SEQUENCE"}
 _VERBS = frozenset({"CREATE", "ALTER", "DROP", "RENAME"})
+#: the usual statements, told without sqlglot's tokenizer (a third of the time a CREATE TABLE
+#: takes to replay): the verb, an optional TEMPORARY, then TABLE as a word of its own
+_PLAIN_TABLE = re.compile(r"(?:CREATE|ALTER|DROP|RENAME)\s+(?:TEMPORARY\s+)?TABLE\s", re.IGNORECASE)
 
 
 def _object_of(text: str) -> str | None:
@@ -404,6 +408,8 @@ def _object_of(text: str) -> str | None:
     head = text.lstrip()[:400]
     if head.split(None, 1)[0].upper() not in _VERBS if head else True:
         return None
+    if _PLAIN_TABLE.match(head):
+        return "TABLE"
     try:
         tokens = dialect()().tokenize(head)
     except sql_errors.SqlglotError:
