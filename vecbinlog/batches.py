@@ -14,7 +14,9 @@ For each step of the walk (:mod:`vecbinlog.logwalk`) a read
    (``rolled_back``) or of transactions outside ``gtids``;
 5. decodes each batch (:func:`~vecbinlog.arrow.build_batch`); steps 4 (but the cutting) and 5
    of a run run here, or, with ``threads`` > 1, on the ``batch`` threads (:mod:`vecbinlog.pools`)
-   while the walk goes on (:func:`decode_in_order`); errors still come in log order.
+   while the walk goes on (:func:`decode_in_order`); batches and errors come in the same order
+   whatever ``threads`` is, each table's in log order (a run carried across segments comes
+   when it ends: a read that fails may stop before rows of another table that came earlier).
 """
 
 from __future__ import annotations
