@@ -37,7 +37,7 @@ VARIANTS: dict[str, dict] = {
 }
 #: module constants set per variant (a checkout that lacks one is unaffected)
 THRESHOLDS: dict[str, dict[str, dict[str, int]]] = {
-    "threads": {"arrow": {"THREADED_CELLS": 1}, "batches": {"BACKGROUND_BYTES": 1}},
+    "threads": {"arrow": {"THREADED_CELLS": 1}, "batches": {"BACKGROUND_BYTES": 1, "BACKGROUND_EVENT_BYTES": 0}},
 }
 MAGIC = b"\xfebin"
 

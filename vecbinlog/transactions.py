@@ -160,7 +160,10 @@ class TxnContext:
         slot_of = (np.cumsum(first) - 1).astype(np.int32)  # merged slot -> slot
         txn, query, base, qbase = [], [], 0, 0
         for p in parts:
-            txn.append(np.where(p.txn >= 0, slot_of[np.maximum(p.txn, 0) + base], -1).astype(np.int32))
+            t = np.full(len(p.txn), -1, np.int32)
+            inside = p.txn >= 0  # the others are outside any transaction
+            t[inside] = slot_of[p.txn[inside] + base]
+            txn.append(t)
             query.append(np.where(p.query >= 0, p.query + qbase, -1).astype(np.int32))
             base += len(p.start_pos)
             qbase += len(p.queries) if p.queries is not None else 0
