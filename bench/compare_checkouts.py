@@ -8,8 +8,8 @@ first on ``sys.path``) with ``read_all()`` under each variant of options, and wr
 out: every table as an Arrow IPC stream, or the error (type, message, offset, event type), and
 the warnings. The two outputs are then compared table by table, column by column: names,
 types, field metadata and values must be equal (dictionary-encoded columns by their values:
-how rows are cut into batches, each with its dictionaries, may change). Prints each difference and exits 1 when there
-is one.
+how rows are cut into batches, each with its dictionaries, may change); the order of the
+tables is not compared. Prints each difference and exits 1 when there is one.
 
 The MariaDB workloads of the test suite can be kept for this: ``VECBINLOG_KEEP_BINLOGS=DIR
 python -m pytest tests/`` copies every test server's binlogs under DIR.

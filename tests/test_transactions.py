@@ -170,8 +170,9 @@ def test_runs_carried_across_segments(workload_binlog, monkeypatch):
     """In segments of 512 bytes (transactions cut by segment boundaries), a table's rows are
     carried from segment to segment and decoded in fewer batches than with every segment's
     runs decoded at once (in a plain file; compressed events are unpacked into a buffer of
-    their segment, whose runs are not carried); each row keeps the GTID, Xid, statement and outcome that
-    mariadb-binlog's listing gives (a transaction met in two segments is one)."""
+    their segment, whose runs are not carried), with the same rows; each row keeps the GTID,
+    Xid and statement that mariadb-binlog's listing gives (a transaction met in two segments
+    is one). Outcomes in small segments: test_savepoints_across_small_segments."""
     from vecbinlog import batches as batches_module
 
     kind, path, _, selects, _ = workload_binlog
