@@ -28,7 +28,7 @@ import itertools
 import warnings
 from collections import Counter, deque
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -38,12 +38,12 @@ from .arrow import RowTransactions, build_batch, table_schema
 from .constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from .decoders import DecodeOptions
 from .errors import DecodeWarning, MalformedEventError, UnsupportedError
-from .file import BinlogFile
+from .file import BinlogFile, checksums_match
 from .gtid import GtidSet
 from .index import EventIndex, code_table
 from .logwalk import LogWalk, Step
 from .options import ProgressBar, WhenLike, byte_offset, change_kinds, epoch
-from .pools import pool
+from .pools import in_pool, pool
 from .rows import PlacedRun, RowImages, TableMaps, place_images
 from .sources import MappedSource
 from .table_map import TableMap
@@ -196,6 +196,11 @@ SPAN_SHARE = 4
 #: the rows events that runs carried into the next segment hold at most (their index entries
 #: and transactions are kept): beyond, every run is decoded
 SPAN_EVENTS = 1 << 17
+#: a memory-mapped file's segments that carried runs will read again stay mapped until those
+#: runs are decoded (instead of being let go of by the walk and faulted back in by the runs:
+#: measured 8% of the CPU of a read of the mixed bench file), while they span at most this many
+#: ``segment_bytes``; beyond, the walk lets them go as it moves on (memory stays bounded)
+SPAN_HELD_SEGMENTS = 8
 #: the batches a run decodes in the background at most (they are held until read); the rest
 #: of a longer run is decoded here as it is read, so that memory stays bounded
 BACKGROUND_BATCHES = 1
@@ -406,6 +411,9 @@ class _Span:
     txns: list[TxnContext] | None  #: None: no transactions followed
     nbytes: int = 0
     nevents: int = 0
+    #: whether the CRC32s of ``events[:len(checked)]`` match, checked on a batch thread while
+    #: the walk went on (:meth:`BatchReader._check_carried`)
+    checked: list[Future] = field(default_factory=list)
 
     @classmethod
     def of(cls, step: Step, run: _Run) -> _Span:
@@ -425,6 +433,15 @@ class _Span:
         self.end = step.segment.end
         self.nbytes += int(events.event_size.sum())
         self.nevents += len(events)
+
+
+def _matched(checked: Future) -> bool:
+    """What a check of :meth:`BatchReader._check_carried` found (False when it failed: the
+    run's own check then tells why)."""
+    try:
+        return bool(checked.result())
+    except Exception:
+        return False
 
 
 def _row_transactions(ctx: TxnContext | None, event: np.ndarray) -> RowTransactions | None:
@@ -535,6 +552,34 @@ class BatchReader:
             carry = step.src is step.file and sum(sp.nevents for sp in spans.values()) <= SPAN_EVENTS
             large = self.walk.segment_bytes // SPAN_SHARE
             yield from self._run_jobs(spans, [n for n, sp in spans.items() if not carry or sp.nbytes >= large], step, dropped)
+            self._hold_for_spans(spans, step)
+            self._check_carried(spans, step)
+
+    def _check_carried(self, spans: dict[str, _Span], step: Step) -> None:
+        """Check the CRC32s of the rows events that carried runs took from ``step``'s segment
+        on a batch thread now, while the walk goes on, rather than when the runs are decoded:
+        until runs end the other core has little to do (the mixed bench file: 24 tables whose
+        runs all end with the file). A mismatch is told when the run is decoded, as before."""
+        if self.threads < 2 or not step.src.verify_checksums:
+            return
+        here = [sp for sp in spans.values() if sp.end == step.segment.end and len(sp.checked) < len(sp.events)]
+        if not here:
+            return
+        events = EventIndex.concat([piece for sp in here for piece in sp.events[len(sp.checked):]])
+        checked = pool("batch", self.threads).submit(checksums_match, step.src, events)
+        for sp in here:
+            sp.checked.extend([checked] * (len(sp.events) - len(sp.checked)))
+
+    def _hold_for_spans(self, spans: dict[str, _Span], step: Step) -> None:
+        """Keep the pages of ``step``'s segment of a memory-mapped file mapped when a carried run
+        has events in it (the last run of its group lets go of them once decoded), as long as
+        the carried runs span at most :data:`SPAN_HELD_SEGMENTS` segments."""
+        if not isinstance(step.file.source, MappedSource) or step.src is not step.file:
+            return
+        ending = [sp for sp in spans.values() if sp.end == step.segment.end and sp.src is step.src]
+        if ending and step.segment.end - min(sp.start for sp in spans.values()) <= (
+                SPAN_HELD_SEGMENTS * self.walk.segment_bytes):
+            step.segment.held = True
 
     def _run_jobs(self, spans: dict[str, _Span], names: list[str], step: Step | None, dropped: Counter[str]
                   ) -> Iterator[PendingRun]:
@@ -572,7 +617,8 @@ class BatchReader:
         events = EventIndex.concat(span.events)
         ctx = TxnContext.concat(span.txns) if span.txns is not None else None
         gtid_ok = self.gtids.contains(ctx.gtid) if self.gtids is not None and ctx is not None else None  # per transaction
-        src.verify_checksums_of(events)
+        unchecked = [piece for k, piece in enumerate(span.events) if k >= len(span.checked) or not _matched(span.checked[k])]
+        src.verify_checksums_of(EventIndex.concat(unchecked) if len(unchecked) < len(span.events) else events)
         with explained(tm, flavor):
             placement = PlacedRun(src, events, tm, max_images=self.batch_rows)
         options, declared = self.options.of(name, flavor), self.options.schema(tm, flavor)
@@ -589,8 +635,11 @@ class BatchReader:
             if not keep_rows.all():
                 images = images.take(keep_rows)
                 txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows])
+            # columns at once only on the reading thread: on a batch thread, runs are what goes on at
+            # once (column threads as well measured 7-17% slower on the mixed and wide bench files)
+            columns = 1 if in_pool("batch") else self.threads
             batch, notes = build_batch(images, options, f.name, txn, self.options.queries, schema_version=span.version,
-                                       incarnation=span.incarnation, threads=self.threads, declared=declared)
+                                       incarnation=span.incarnation, threads=columns, declared=declared)
             del images, txn
             yield batch, notes, left_out
             del batch

@@ -510,6 +510,16 @@ def _event_size_at(buf: np.ndarray, at: int) -> int:
     return int(buf[at + 9 : at + 13].view("<u4")[0])
 
 
+def checksums_match(src: EventSource, index: EventIndex) -> bool:
+    """Whether the CRC32 of every event of ``index`` in ``src.buf`` is the one stored (True
+    when ``src`` does not verify checksums); no error: a False is for
+    :meth:`BinlogFile.verify_checksums_of` to tell (it runs without the GIL, on any thread)."""
+    if not src.verify_checksums or len(index) == 0:
+        return True
+    start = index.offset[index.checksum]
+    return first_mismatch(src.buf, start, start + index.event_size[index.checksum].astype(np.int64) - CHECKSUM_LEN) < 0
+
+
 def _verify(src: EventSource, index: EventIndex, which: np.ndarray | None) -> None:
     """Check the CRC32 of the events of ``index`` in ``src.buf`` (those ``which`` selects)."""
     if not src.verify_checksums or len(index) == 0:

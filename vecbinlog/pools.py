@@ -8,9 +8,10 @@ process's own pool, grown when more workers are asked for.
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
-__all__ = ["pool"]
+__all__ = ["in_pool", "pool"]
 
 #: name -> (the process that made it, its workers, the pool)
 _POOLS: dict[str, tuple[int, int, ThreadPoolExecutor]] = {}
@@ -23,3 +24,8 @@ def pool(name: str, workers: int = 1) -> ThreadPoolExecutor:
         made = (os.getpid(), workers, ThreadPoolExecutor(max_workers=workers, thread_name_prefix=f"vecbinlog-{name}"))
         _POOLS[name] = made
     return made[2]
+
+
+def in_pool(name: str) -> bool:
+    """Whether the calling thread is one of pool ``name``'s."""
+    return threading.current_thread().name.startswith(f"vecbinlog-{name}_")

@@ -133,6 +133,8 @@ def apply_definition(table_map: TableMap, d: TableDef, flavor: str, problems: li
         where = [d.index_of(k) for k in d.primary_key]
         if all(w is not None for w in where):
             pk, prefixes = tuple(w for w in where if w is not None), tuple(0 for _ in where)
+    if pk == table_map.primary_key and all(c is spec for c, spec in zip(cols, table_map.columns)):
+        return table_map  # nothing filled (FULL metadata): the same layout, so what is kept per layout holds
     return replace(table_map, columns=tuple(cols), primary_key=pk, primary_key_prefixes=prefixes)
 
 
