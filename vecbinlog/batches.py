@@ -202,9 +202,11 @@ SPAN_EVENTS = 1 << 17
 #: ``segment_bytes``; beyond, the walk lets them go as it moves on (memory stays bounded)
 SPAN_HELD_SEGMENTS = 8
 #: runs under way in the background: ``threads`` of any size, and up to RUNS_AHEAD x ``threads``
-#: while those under way hold under ``segment_bytes`` of rows events in all, so that a thread
-#: done with a small run takes the next at once, not when the reading thread has taken the
-#: oldest one's batch (mixed bench file, 24 runs of 1.4-8.4 MB: 224-237 against 241 ms best)
+#: while each holds under ``segment_bytes // SPAN_SHARE`` of rows events and all of them under
+#: ``segment_bytes``, so that a thread done with a small run takes the next at once, not when
+#: the reading thread has taken the oldest one's batch (mixed bench file, 24 runs of 1.4-8.4
+#: MB: median 251 against 283 ms). Larger runs are not: more of them under way measured 60 MB
+#: more peak memory (iter_batches of 1.9 GB of narrow rows, runs of 10 MB)
 RUNS_AHEAD = 3
 #: the batches a run decodes in the background at most (they are held until read); the rest
 #: of a longer run is decoded here as it is read, so that memory stays bounded
@@ -301,7 +303,7 @@ def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int =
 
     With ``threads`` > 1 the runs marked ``background`` are placed and decoded (their first
     :data:`BACKGROUND_BATCHES` batches) on ``threads`` threads, ``threads`` at a time (more while
-    they hold under ``ahead_bytes`` of rows events, see :data:`RUNS_AHEAD`) (the compiled
+    they are small and hold under ``ahead_bytes`` of rows events, see :data:`RUNS_AHEAD`) (the compiled
     walk, NumPy and Arrow release the GIL) while this thread walks on through the log, and
     takes the batches in turn; batches still come, and fail, in order: when the walk fails,
     the batches of the runs before come first."""
@@ -320,8 +322,9 @@ def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int =
             if threads > 1 and job.background:
                 job.start(threads)
                 pending.append(job)
-                while len(pending) >= threads and (len(pending) >= RUNS_AHEAD * threads
-                                                   or sum(p.nbytes for p in pending) >= ahead_bytes):
+                while len(pending) >= threads and (
+                        len(pending) >= RUNS_AHEAD * threads or sum(p.nbytes for p in pending) >= ahead_bytes
+                        or any(p.nbytes >= ahead_bytes // SPAN_SHARE for p in pending)):
                     yield from pending.popleft().results()
             else:
                 while pending:
