@@ -198,7 +198,8 @@ SPAN_SHARE = 4
 SPAN_EVENTS = 1 << 17
 #: a memory-mapped file's segments that carried runs will read again stay mapped until those
 #: runs are decoded (instead of being let go of by the walk and faulted back in by the runs:
-#: measured 8% of the CPU of a read of the mixed bench file), while they span at most this many
+#: the mixed bench file's read without either measured 314 against 341 ms CPU best in one
+#: sitting, within this VM's noise in others), while they span at most this many
 #: ``segment_bytes``; beyond, the walk lets them go as it moves on (memory stays bounded)
 SPAN_HELD_SEGMENTS = 8
 #: runs under way in the background: ``threads`` of any size, and up to RUNS_AHEAD x ``threads``
@@ -302,9 +303,9 @@ def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int =
     """The batches of ``jobs``, in their order.
 
     With ``threads`` > 1 the runs marked ``background`` are placed and decoded (their first
-    :data:`BACKGROUND_BATCHES` batches) on ``threads`` threads, ``threads`` at a time (more while
-    they are small and hold under ``ahead_bytes`` of rows events, see :data:`RUNS_AHEAD`) (the compiled
-    walk, NumPy and Arrow release the GIL) while this thread walks on through the log, and
+    :data:`BACKGROUND_BATCHES` batches) on ``threads`` threads (the compiled walk, NumPy and
+    Arrow release the GIL), ``threads`` runs under way at a time, more while they are small and
+    hold under ``ahead_bytes`` of rows events (:data:`RUNS_AHEAD`), while this thread walks on through the log, and
     takes the batches in turn; batches still come, and fail, in order: when the walk fails,
     the batches of the runs before come first."""
     pending: deque[PendingRun] = deque()  # started, in log order
