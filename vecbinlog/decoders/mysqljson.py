@@ -565,8 +565,7 @@ def decode(col: ColumnData) -> pa.Array:
         raise col.error(f"malformed JSON value: {e}", row) from None
     out_offsets = np.fromiter(_accumulate(map(len, docs), initial=0), np.int64, n + 1)
     data = np.frombuffer(join(docs), np.uint8)
-    # ASCII is valid UTF-8: only other bytes need checking
-    if data.size and int(data.max()) > 0x7F and not utf8.valid_values(out_offsets, data):
+    if not utf8.valid_values(out_offsets, data):
         for i, d in enumerate(docs):
             try:
                 d.decode("utf-8")

@@ -169,8 +169,7 @@ def decode(col: ColumnData) -> pa.Array:
         if codec is None:
             return _fallback(col, offsets, data, f"no Python codec for charset {cs}")
         return _decode_with_codec(col, offsets, data, codec, cs)
-    # ASCII is valid UTF-8: only other bytes need checking
-    if data.size and int(data.max()) > 0x7F and not utf8.valid_values(offsets, data):
+    if not utf8.valid_values(offsets, data):
         return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
     return binary_like(pa.string(), n, offsets, data, col.valid)
 
