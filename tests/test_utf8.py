@@ -11,13 +11,14 @@ import pyarrow as pa
 import pytest
 
 from vecbinlog.decoders import utf8
+from vecbinlog.jit import host_x86_has
 from vecbinlog.decoders.utf8 import LANES, valid_values
 
 
 @pytest.fixture(autouse=True, params=["lookup", "rules"])
 def check(request, monkeypatch) -> str:
     """Every test runs with the table lookups (x86-64 with AVX2 only) and with the comparisons."""
-    if request.param == "lookup" and not utf8._has_avx2():
+    if request.param == "lookup" and not host_x86_has("avx2"):
         pytest.skip("this CPU has no AVX2 (or NUMBA_CPU_NAME is set): the lookups are not used")
     monkeypatch.setattr(utf8, "_LOOKUP", request.param == "lookup")
     return request.param

@@ -36,7 +36,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .jit import kernel
+from .jit import host_x86_has, kernel
 from .layout import CHECKSUM_LEN
 from .walk import load_word
 
@@ -228,7 +228,7 @@ def _kernel() -> Callable[[np.ndarray, np.ndarray, np.ndarray, int], int]:
             import llvmlite.binding as llvm
 
             llvm.add_symbol(_SYMBOL, address)
-            if _can_fold() and _agrees_with_zlib(_mismatch_folded):
+            if host_x86_has("pclmul") and _agrees_with_zlib(_mismatch_folded):
                 _KERNEL = _mismatch_folded
             elif _agrees_with_zlib(_mismatch):
                 _KERNEL = _mismatch
@@ -253,22 +253,6 @@ def _agrees_with_zlib(check: Callable[[np.ndarray, np.ndarray, np.ndarray, int],
         events[ends[-1] - 17] ^= 1
         return check(events, starts, ends, 0) == len(starts) - 1
     except Exception:  # noqa: BLE001 - a kernel this LLVM cannot build: zlib alone
-        return False
-
-
-def _can_fold() -> bool:
-    """Whether numba compiles for this CPU (no NUMBA_CPU_NAME) and it is x86-64 with PCLMULQDQ."""
-    import platform
-
-    from numba.core import config
-
-    if config.CPU_NAME is not None or platform.machine().lower() not in ("x86_64", "amd64"):
-        return False
-    import llvmlite.binding as llvm
-
-    try:
-        return "+pclmul" in llvm.get_host_cpu_features().flatten().split(",")
-    except RuntimeError:
         return False
 
 

@@ -24,7 +24,7 @@ from numba import njit
 from numba.core.caching import FunctionCache
 from numba.core.runtime import rtsys
 
-__all__ = ["kernel"]
+__all__ = ["kernel", "host_x86_has"]
 
 
 class _Cache(FunctionCache):
@@ -56,3 +56,21 @@ def kernel(fn: Callable | None = None, /, **options: Any) -> Any:
         return dispatcher
 
     return make(fn) if fn is not None else make
+
+
+def host_x86_has(feature: str) -> bool:
+    """Whether numba compiles for this CPU (no ``NUMBA_CPU_NAME``, which compiles for another)
+    and it is an x86-64 CPU with ``feature`` (LLVM's name: "pclmul", "avx2"): what the kernels
+    that use x86 instructions directly check before they are used."""
+    import platform
+
+    from numba.core import config
+
+    if config.CPU_NAME is not None or platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    import llvmlite.binding as llvm
+
+    try:
+        return f"+{feature}" in llvm.get_host_cpu_features().flatten().split(",")
+    except RuntimeError:
+        return False

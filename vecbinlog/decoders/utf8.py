@@ -43,7 +43,7 @@ from llvmlite import ir as llvm_ir
 from numba import types
 from numba.extending import intrinsic
 
-from ..jit import kernel
+from ..jit import host_x86_has, kernel
 
 __all__ = ["LANES", "valid_values"]
 
@@ -214,22 +214,6 @@ def _valid_by_lookup(offsets, data, n):  # pragma: no cover - compiled
     return _valid(offsets, data, n, _lookup_step)
 
 
-def _has_avx2() -> bool:
-    """Whether numba compiles for this CPU (no NUMBA_CPU_NAME) and it is x86-64 with AVX2."""
-    import platform
-
-    from numba.core import config
-
-    if config.CPU_NAME is not None or platform.machine().lower() not in ("x86_64", "amd64"):
-        return False
-    import llvmlite.binding as llvm
-
-    try:
-        return "+avx2" in llvm.get_host_cpu_features().flatten().split(",")
-    except RuntimeError:
-        return False
-
-
 #: whether the table lookups are used (decided on first use)
 _LOOKUP: bool | None = None
 
@@ -244,7 +228,7 @@ def valid_values(offsets: np.ndarray, data: np.ndarray) -> bool:
     if n > len(data) or (len(offsets) and int(offsets[0]) != 0):
         raise ValueError(f"offsets from {int(offsets[0])} to {n} do not fit {len(data)} bytes of data")
     if _LOOKUP is None:
-        _LOOKUP = _has_avx2()
+        _LOOKUP = host_x86_has("avx2")
     if _LOOKUP:
         return bool(_valid_by_lookup(offsets, data, n))
     # ASCII is valid UTF-8: the comparisons are 3x slower than NumPy's max, so only other bytes are checked
