@@ -329,6 +329,23 @@ def _datetime2_micros(raw, nfrac, valid, year_start, month_start, days_in_month,
     return bad
 
 
+@kernel
+def _date_days(raw, nfrac, valid, year_start, month_start, days_in_month, leap, out):  # pragma: no cover - compiled
+    """Days since the epoch of every DATE value with ``valid`` (0 where not), in one pass: 3
+    bytes little-endian, the day in bits 0-4, the month in 5-8, the year above; returns how many
+    are impossible or invalid dates, as :func:`_datetime2_micros` (``nfrac``: unused, 0)."""
+    bad = 0
+    for i in range(raw.shape[0]):
+        if not valid[i]:
+            out[i] = 0
+            continue
+        v = np.int64(raw[i, 0]) | (np.int64(raw[i, 1]) << 8) | (np.int64(raw[i, 2]) << 16)
+        y, mo, d = v >> 9, (v >> 5) & 15, v & 31
+        bad += (mo > 12) | (y > 9999) | _bad_date(y, mo, d, days_in_month, leap)
+        out[i] = _civil_days(y, mo, d, year_start, month_start, leap)
+    return bad
+
+
 def _parse_timestamp(raw: np.ndarray, t: int, digits: int) -> _Fields:
     f = _Fields(len(raw))
     if t == T.MYSQL_TYPE_TIMESTAMP:
@@ -574,15 +591,25 @@ def _micros(hour, minute, second, usec, whole, kind, negative, ok, out):  # prag
                 out[i] = whole[i] * 86_400_000_000 + us
 
 
-def _datetime2_fast(col: ColumnData) -> pa.Array | None:
-    """A DATETIME2 column in one compiled pass (the usual temporal column: 4-5x the general
-    way, which makes each field a column first), or None when a value is an impossible or
-    invalid date: then the general way decodes it, with its warning or error."""
+#: the temporal types decoded in one compiled pass: type -> (kernel, dtype of its values)
+_ONE_PASS = {
+    T.MYSQL_TYPE_DATETIME2: (_datetime2_micros, np.int64),
+    T.MYSQL_TYPE_DATE: (_date_days, np.int32),
+    T.MYSQL_TYPE_NEWDATE: (_date_days, np.int32),
+}
+
+
+def _one_pass(col: ColumnData) -> pa.Array | None:
+    """A DATETIME2 or DATE column in one compiled pass (the usual temporal columns: DATETIME2
+    4-5x, DATE 3-4x the general way, which makes each field a column first), or None when a
+    value is an impossible or invalid date: then the general way decodes it, with its warning
+    or error."""
     _check(col)
     n = len(col)
-    values = np.empty(n, np.int64)
-    if n and _datetime2_micros(col.fixed_bytes(), (fsp(col.spec) + 1) // 2, col.valid, _YEAR_START, _MONTH_START,
-                               _DAYS_IN_MONTH, _LEAP.view(np.uint8), values):
+    convert, dtype = _ONE_PASS[col.spec.type]
+    values = np.empty(n, dtype)
+    if n and convert(col.fixed_bytes(), (fsp(col.spec) + 1) // 2, col.valid, _YEAR_START, _MONTH_START,
+                     _DAYS_IN_MONTH, _LEAP.view(np.uint8), values):
         return None
     vbuf, nulls = validity(col.valid)
     return pa.Array.from_buffers(arrow_type(col.spec, col.name, col.options), n, [vbuf, pa.py_buffer(values)],
@@ -591,8 +618,8 @@ def _datetime2_fast(col: ColumnData) -> pa.Array | None:
 
 def decode(col: ColumnData) -> pa.Array:
     t = col.spec.type
-    if t == T.MYSQL_TYPE_DATETIME2 and _mode(col.options) != "string":
-        fast = _datetime2_fast(col)
+    if t in _ONE_PASS and _mode(col.options) != "string":
+        fast = _one_pass(col)
         if fast is not None:
             return fast
     f = _parse(col)
