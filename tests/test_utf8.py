@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 
 from vecbinlog.decoders import utf8
-from vecbinlog.jit import host_x86_has
 from vecbinlog.decoders.utf8 import LANES, valid_values
+from vecbinlog.jit import host_x86_has
 
 
 @pytest.fixture(autouse=True, params=["lookup", "rules"])
