@@ -595,7 +595,7 @@ class BatchReader:
 
     def _run_jobs(self, spans: dict[str, _Span], names: list[str], step: Step | None, dropped: Counter[str]
                   ) -> Iterator[PendingRun]:
-        """The runs of tables ``names`` (taken out of ``spans``), the largest first (``step``:
+        """The runs of tables ``names`` (taken out of ``spans``), one after the other (``step``:
         the segment the walk is at, None after the last), each with what checks its rows events'
         CRC32, walks their rows headers, places their row images, takes out the rows that the
         outcome and GTID filters leave out (counted in ``dropped``) and decodes the rest, batch
@@ -603,11 +603,6 @@ class BatchReader:
         they read (again: the walk let go of those of the segments it left)."""
         jobs: list[PendingRun] = []
         read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
-        # the largest first: runs that end together (every carried run at the end of a file)
-        # then finish together on the batch threads, instead of one thread decoding the last
-        # large run alone (mixed bench file, 24 runs ending with it, interleaved: median 230-248
-        # against 245-267 ms, best within noise); the same order whatever ``threads`` is
-        names = sorted(names, key=lambda n: -spans[n].nbytes)
         for name in names:
             span = spans.pop(name)
             background = (self.threads > 1 and span.nbytes >= BACKGROUND_BYTES
