@@ -156,9 +156,16 @@ class RowTransactions:
     txn: np.ndarray  #: int32 (n,)
     undone: np.ndarray  #: bool (n,): undone by ROLLBACK TO SAVEPOINT
     query: np.ndarray  #: int32 (n,): index into context.queries, -1 none
+    #: what :meth:`outcome` gives, once it has been asked (the outcome filter, then the column)
+    outcomes: np.ndarray | None = None
 
     def outcome(self) -> np.ndarray:
         """int8 (n,) code into OUTCOMES of each row (rows outside a transaction: commit)."""
+        if self.outcomes is None:
+            self.outcomes = self._outcome()
+        return self.outcomes
+
+    def _outcome(self) -> np.ndarray:
         t = self.txn
         per_slot = self.context.outcome
         if not len(per_slot):

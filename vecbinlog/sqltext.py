@@ -22,8 +22,10 @@ class LazyModule:
     def __init__(self, name: str) -> None:
         self._name = name
 
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(importlib.import_module(self._name), attr)
+    def __getattr__(self, attr: str) -> Any:  # called only for what is not set here yet
+        value = getattr(importlib.import_module(self._name), attr)
+        setattr(self, attr, value)  # the next look-up is an attribute's (the DDL of mixed: 1 368 of them)
+        return value
 
 
 exp: Any = LazyModule("sqlglot.expressions")
