@@ -206,6 +206,46 @@ def test_runs_carried_across_segments(workload_binlog, monkeypatch):
         {n: t.to_pylist() for n, t in rows.items()}, kind
 
 
+@pytest.mark.parametrize("segment_bytes", [300, 512, 2048])
+def test_pages_let_go_only_once_no_run_reads_them(workload_binlog, monkeypatch, segment_bytes):
+    """The pages of a memory-mapped file that a decoded run read are let go of (madvise), but
+    not while a run not decoded yet (carried, or handed out) will read them: every release
+    comes after the last run that reads its range has been placed, and by the end every byte
+    the runs read has been let go of (nothing stays mapped)."""
+    from vecbinlog import batches as batches_module
+    from vecbinlog.sources import MappedSource
+
+    kind, path, _, _, _ = workload_binlog
+    if kind != "plain":
+        pytest.skip("compressed events are unpacked per segment: their runs are not carried")
+    for threads in (1, 2):
+        log_of: list = []  # ("release", lo, hi) and ("run", lo, hi), in the order they happen
+        release, decoded = MappedSource.release, batches_module.BatchReader._decoded
+
+        def recorded_release(self, lo, hi, release=release):
+            log_of.append(("release", lo, hi))
+            release(self, lo, hi)
+
+        def recorded_run(self, span, src, decoded=decoded):
+            for events in span.events:
+                log_of.extend(("event", int(a), int(a + n)) for a, n in zip(events.pos, events.event_size))
+            return decoded(self, span, src)
+
+        monkeypatch.setattr(MappedSource, "release", recorded_release)
+        monkeypatch.setattr(batches_module.BatchReader, "_decoded", recorded_run)
+        with vecbinlog.open(path, segment_bytes=segment_bytes, threads=threads, rolled_back="keep") as log:
+            log.read_all()
+        monkeypatch.undo()
+        events = [(k, lo, hi) for k, (what, lo, hi) in enumerate(log_of) if what == "event"]
+        released = [(k, lo, hi) for k, (what, lo, hi) in enumerate(log_of) if what == "release"]
+        assert released and len(events) >= 8, (threads, segment_bytes)
+        for k, lo, hi in released:  # no rows event a run reads later is in a range let go of
+            later = [(a, b) for j, a, b in events if j > k and a < hi and b > lo]
+            assert not later, (threads, segment_bytes, (lo, hi), later)
+        for j, lo, hi in events:  # every rows event read: let go of afterwards, whole pages aside
+            assert any(k > j and a <= lo + 4096 and hi - 4096 <= b for k, a, b in released), (threads, segment_bytes, (lo, hi))
+
+
 def test_checksum_mismatch_in_a_carried_run(workload_binlog):
     """A rows event with one byte changed, in a run carried across segments (whose CRC32s are
     checked on a batch thread while the walk goes on, with threads=2): the read stops with

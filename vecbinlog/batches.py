@@ -373,9 +373,46 @@ def _explained_batches(placement: PlacedRun, tm: TableMap, flavor: str) -> Itera
         yield from placement.batches()
 
 
-def _release(ranges: dict[Any, tuple[int, int]]) -> None:
-    for source, (lo, hi) in ranges.items():
-        source.release(lo, hi)
+class _Pages:
+    """Lets go of the pages of memory-mapped files that decoded runs read (the walk let go of
+    those of the segments it left, or kept them for the runs: :meth:`BatchReader._hold_for_spans`),
+    but not of those that runs not decoded yet (carried, or handed out) will read, while these
+    span at most ``held`` bytes: those wait until no such run needs them. (A run decoded before
+    the others that began with the file took from under them the pages they read again: the
+    mixed bench file, 3 000 page faults a read.) Used on the reading thread only, where
+    ``spans`` (the carried runs, by table) change and runs are handed out and read."""
+
+    def __init__(self, spans: dict[str, _Span], held: int) -> None:
+        self.spans, self.held = spans, held
+        self.groups: dict[int, dict[Any, tuple[int, int]]] = {}  # handed out, not decoded yet: source -> range
+        self.waiting: dict[Any, tuple[int, int]] = {}  # source -> the range not let go of yet
+        self._keys = itertools.count()
+
+    def handed(self, read: dict[Any, tuple[int, int]]) -> int:
+        """A group of runs handed out, that read ``read`` (source -> file range); its key."""
+        key = next(self._keys)
+        self.groups[key] = read
+        return key
+
+    def release(self, key: int) -> None:
+        """The group of runs ``key`` is decoded: let go of what it read and nothing else needs."""
+        for source, (lo, hi) in self.groups.pop(key).items():
+            w = self.waiting.get(source)
+            self.waiting[source] = (lo, hi) if w is None else (min(lo, w[0]), max(hi, w[1]))
+        for source in list(self.waiting):
+            lo, hi = self.waiting.pop(source)
+            needed = [(sp.start, sp.end) for sp in self.spans.values() if sp.file.source is source]
+            needed += [read[source] for read in self.groups.values() if source in read]
+            keep_lo = min((a for a, _ in needed), default=0)
+            keep_hi = max((b for _, b in needed), default=0)
+            if keep_hi - keep_lo > self.held:  # too much to keep: let go (the runs read it in again)
+                keep_lo = keep_hi = 0
+            if lo < keep_lo:
+                source.release(lo, min(hi, keep_lo))
+            if hi > keep_hi:
+                source.release(max(lo, keep_hi), hi)
+            if lo < keep_hi and hi > keep_lo:
+                self.waiting[source] = (max(lo, keep_lo), min(hi, keep_hi))
 
 
 @dataclass
@@ -529,19 +566,20 @@ class BatchReader:
         """The runs of :meth:`batches`, each with what places and decodes its batches."""
         versions = versions if versions is not None else self.versions()
         spans: dict[str, _Span] = {}  # by table: its runs not decoded yet
+        pages = _Pages(spans, SPAN_HELD_SEGMENTS * self.walk.segment_bytes)
         try:
-            yield from self._steps_jobs(wanted, versions, bar, dropped, spans)
+            yield from self._steps_jobs(wanted, versions, bar, dropped, spans, pages)
         except Exception:  # the runs before the failure first: their batches come before the error
-            yield from self._run_jobs(spans, list(spans), None, dropped)
+            yield from self._run_jobs(spans, list(spans), None, dropped, pages)
             raise
-        yield from self._run_jobs(spans, list(spans), None, dropped)
+        yield from self._run_jobs(spans, list(spans), None, dropped, pages)
 
     def _steps_jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
-                    dropped: Counter[str], spans: dict[str, _Span]) -> Iterator[PendingRun]:
+                    dropped: Counter[str], spans: dict[str, _Span], pages: _Pages) -> Iterator[PendingRun]:
         walk = self.walk
         for step in walk.steps(transactions=True, progress=bar):
             # the runs of another file, or of another segment's buffer
-            yield from self._run_jobs(spans, [n for n, sp in spans.items() if sp.src is not step.src], step, dropped)
+            yield from self._run_jobs(spans, [n for n, sp in spans.items() if sp.src is not step.src], step, dropped, pages)
             f, index = step.file, step.index
             self._check_undecoded(step, wanted)
             found = versioned(step, lambda n: wanted(n) and self.filter.table(n), versions, walk.files.index(f))
@@ -556,7 +594,7 @@ class BatchReader:
             for run in _runs(found, rows_pos, keep):
                 span = spans.get(run.table)
                 if span is not None and not span.continues(step, run):
-                    yield from self._run_jobs(spans, [run.table], step, dropped)
+                    yield from self._run_jobs(spans, [run.table], step, dropped, pages)
                     span = None
                 if span is None:
                     spans[run.table] = span = _Span.of(step, run)
@@ -565,7 +603,7 @@ class BatchReader:
             # will not have, and every one when too many events wait
             carry = step.src is step.file and sum(sp.nevents for sp in spans.values()) <= SPAN_EVENTS
             large = self.walk.segment_bytes // SPAN_SHARE
-            yield from self._run_jobs(spans, [n for n, sp in spans.items() if not carry or sp.nbytes >= large], step, dropped)
+            yield from self._run_jobs(spans, [n for n, sp in spans.items() if not carry or sp.nbytes >= large], step, dropped, pages)
             self._hold_for_spans(spans, step)
             self._check_carried(spans, step)
 
@@ -595,14 +633,14 @@ class BatchReader:
                 SPAN_HELD_SEGMENTS * self.walk.segment_bytes):
             step.segment.held = True
 
-    def _run_jobs(self, spans: dict[str, _Span], names: list[str], step: Step | None, dropped: Counter[str]
-                  ) -> Iterator[PendingRun]:
+    def _run_jobs(self, spans: dict[str, _Span], names: list[str], step: Step | None, dropped: Counter[str],
+                  pages: _Pages) -> Iterator[PendingRun]:
         """The runs of tables ``names`` (taken out of ``spans``), one after the other (``step``:
         the segment the walk is at, None after the last), each with what checks its rows events'
         CRC32, walks their rows headers, places their row images, takes out the rows that the
         outcome and GTID filters leave out (counted in ``dropped``) and decodes the rest, batch
         by batch. The last one, once done, lets go of the pages of a memory-mapped file that
-        they read (again: the walk let go of those of the segments it left)."""
+        they read and no carried run will (:class:`_Pages`)."""
         jobs: list[PendingRun] = []
         read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
         for name in names:
@@ -619,7 +657,7 @@ class BatchReader:
                                    functools.partial(self._decoded, span, _Pinned(span.src)), dropped,
                                    nbytes=span.nbytes))
         if jobs and read:
-            jobs[-1].release = functools.partial(_release, read)
+            jobs[-1].release = functools.partial(pages.release, pages.handed(read))
         yield from jobs
 
     def _decoded(self, span: _Span, src: _Pinned) -> Iterator[Made]:

@@ -137,6 +137,10 @@ def _packed_int(buf, p, end):  # pragma: no cover - compiled
     return v, 1 + k
 
 
+#: how many rows events ahead :func:`walk_rows_headers` asks for the post-header's cache line
+HEADERS_AHEAD = 8
+
+
 @kernel
 def walk_rows_headers(buf, offset, post_header, end, is_update, ncols, first, bitmaps, present):  # pragma: no cover
     """The headers of rows events (all of one table layout of ``ncols`` columns).
@@ -147,7 +151,10 @@ def walk_rows_headers(buf, offset, post_header, end, is_update, ncols, first, bi
     ``(code, event, width)``: code 0, or a key of ROWS_ERRORS for the first bad event.
     """
     nbytes = (ncols + 7) // 8
-    for e in range(len(offset)):
+    n_events = len(offset)
+    for e in range(n_events):
+        if e + HEADERS_AHEAD < n_events:  # the events are far apart: each header a cache miss, asked early
+            _prefetch(buf, offset[e + HEADERS_AHEAD] + _HEADER_LEN)
         p = offset[e] + _HEADER_LEN + post_header[e]
         stop = end[e]
         if p > stop:
