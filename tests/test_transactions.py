@@ -209,9 +209,9 @@ def test_runs_carried_across_segments(workload_binlog, monkeypatch):
 @pytest.mark.parametrize("segment_bytes", [300, 512, 2048])
 def test_pages_let_go_only_once_no_run_reads_them(workload_binlog, monkeypatch, segment_bytes):
     """The pages of a memory-mapped file that a decoded run read are let go of (madvise), but
-    not while a run not decoded yet (carried, or handed out) will read them: every release
-    comes after the last run that reads its range has been placed, and by the end every byte
-    the runs read has been let go of (nothing stays mapped)."""
+    not while a run not decoded yet (carried, or handed out) will read them: no rows event a
+    run reads is in a range let go of before, and every one is let go of afterwards (nothing
+    stays mapped but partial pages)."""
     from vecbinlog import batches as batches_module
     from vecbinlog.sources import MappedSource
 
@@ -219,7 +219,7 @@ def test_pages_let_go_only_once_no_run_reads_them(workload_binlog, monkeypatch, 
     if kind != "plain":
         pytest.skip("compressed events are unpacked per segment: their runs are not carried")
     for threads in (1, 2):
-        log_of: list = []  # ("release", lo, hi) and ("run", lo, hi), in the order they happen
+        log_of: list = []  # ("release", lo, hi) and ("event", lo, hi) of each run's rows events, in order
         release, decoded = MappedSource.release, batches_module.BatchReader._decoded
 
         def recorded_release(self, lo, hi, release=release):
