@@ -36,9 +36,12 @@ VARIANTS: dict[str, dict] = {
     "threads": {"segment_bytes": 65536, "batch_rows": 1000, "threads": 2},
 }
 #: module constants set per variant (a checkout that lacks one is unaffected)
-THRESHOLDS: dict[str, dict[str, dict[str, int]]] = {
-    "threads": {"arrow": {"THREADED_CELLS": 1}, "batches": {"BACKGROUND_BYTES": 1, "BACKGROUND_EVENT_BYTES": 0}},
+THRESHOLDS: dict[str, dict[str, int]] = {
+    "threads": {"THREADED_CELLS": 1, "BACKGROUND_BYTES": 1, "BACKGROUND_EVENT_BYTES": 0},
 }
+#: the modules (under ``vecbinlog.``) that may hold those constants, newest layout first: the
+#: first one a checkout has that defines a constant is where it is set
+CONSTANT_MODULES = ("decode.batch", "log.scheduler", "log.batches", "arrow", "batches")
 MAGIC = b"\xfebin"
 
 
@@ -61,13 +64,20 @@ def dump(out_dir: Path, files: list[str], variants: list[str]) -> None:
 
     import vecbinlog
 
-    defaults = {(m, name): getattr(importlib.import_module(f"vecbinlog.{m}"), name, None)
-                for consts in THRESHOLDS.values() for m, names in consts.items() for name in names}
+    defaults = {}  # (module, name) -> the checkout's value
+    for name in {n for consts in THRESHOLDS.values() for n in consts}:
+        for m in CONSTANT_MODULES:
+            try:
+                module = importlib.import_module(f"vecbinlog.{m}")
+            except ImportError:
+                continue
+            if hasattr(module, name):
+                defaults[(module, name)] = getattr(module, name)
+                break
     for k, path in enumerate(files):
         for variant in variants:
-            for (m, name), value in defaults.items():
-                value = THRESHOLDS.get(variant, {}).get(m, {}).get(name, value)
-                setattr(importlib.import_module(f"vecbinlog.{m}"), name, value)
+            for (module, name), value in defaults.items():
+                setattr(module, name, THRESHOLDS.get(variant, {}).get(name, value))
             here = out_dir / f"{k}-{variant}"
             here.mkdir()
             outcome: dict = {"tables": [], "warnings": []}

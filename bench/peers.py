@@ -352,8 +352,8 @@ def child_stages(path: str) -> dict:
     images, which also copies every fixed-width value's bytes to its column) and the copies of
     the length-prefixed values (``gather_var``: every text/blob value's bytes out of the file)."""
     import vecbinlog
-    from vecbinlog import rows
-    from vecbinlog.decoders import common
+    from vecbinlog.decode import rows
+    from vecbinlog.decode.decoders import common
 
     spent = {"place": 0.0, "gather": 0.0}
 
@@ -400,7 +400,7 @@ def _decoder_modules() -> list:
     import importlib
     import pkgutil
 
-    import vecbinlog.decoders as pkg
+    import vecbinlog.decode.decoders as pkg
 
     return [importlib.import_module(f"{pkg.__name__}.{m.name}") for m in pkgutil.iter_modules(pkg.__path__)]
 

@@ -3,9 +3,9 @@
     pytest bench/test_bench_kernels.py --benchmark-enable --benchmark-group-by=group
 
 * ``utf8``: whether 64 MB of text values (one byte in six not ASCII, as the bench files'
-  text) are well-formed UTF-8: :func:`vecbinlog.decoders.utf8.valid_values` against Arrow's
+  text) are well-formed UTF-8: :func:`vecbinlog.decode.decoders.utf8.valid_values` against Arrow's
   ``validate(full=True)`` (what vecbinlog used before);
-* ``crc32``: the CRC32 of 64 MB of events of 100 B-8 KiB: :func:`vecbinlog.checksum.first_mismatch`
+* ``crc32``: the CRC32 of 64 MB of events of 100 B-8 KiB: :func:`vecbinlog.binlog.checksum.first_mismatch`
   (folded with PCLMULQDQ on x86-64) against zlib's ``crc32`` called from the compiled loop
   (what vecbinlog used before, and still does on other CPUs).
 
@@ -20,8 +20,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from vecbinlog import checksum
-from vecbinlog.decoders.utf8 import valid_values
+from vecbinlog.binlog import checksum
+from vecbinlog.decode.decoders.utf8 import valid_values
 
 SIZE = 64 << 20
 

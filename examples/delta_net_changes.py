@@ -32,7 +32,7 @@ from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
 import vecbinlog
 from vecbinlog.netchanges import net_changes, table_key
 from vecbinlog.streaming import Archive, Position
-from vecbinlog.tableplan import METADATA_NAMES
+from vecbinlog.decode.tableplan import METADATA_NAMES
 
 POSITION = "vecbinlog.position"  #: the commit metadata holding where the table's changes end
 _UNSIGNED = {pa.uint8(): pa.int16(), pa.uint16(): pa.int32(), pa.uint32(): pa.int64(), pa.uint64(): pa.decimal128(20, 0)}

@@ -21,11 +21,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from vecbinlog import arrow
-from vecbinlog.arrow import build_batch
-from vecbinlog.decoders import DecodeOptions
-from vecbinlog.rows import CHANGE_TYPES, RowImages
-from vecbinlog.table_map import TableMap, parse_table_map
+from vecbinlog.decode import batch as arrow
+from vecbinlog.decode.batch import build_batch
+from vecbinlog.decode.decoders import DecodeOptions
+from vecbinlog.decode.rows import CHANGE_TYPES, RowImages
+from vecbinlog.tables.table_map import TableMap, parse_table_map
 
 from .conftest import corpus_path
 from .support import reference as ref

@@ -7,9 +7,9 @@ import pyarrow as pa
 import pytest
 
 import vecbinlog
-from vecbinlog.decoders import ColumnData, DecodeOptions, decode_column
+from vecbinlog.decode.decoders import ColumnData, DecodeOptions, decode_column
 from vecbinlog.errors import MalformedEventError
-from vecbinlog.table_map import ColumnSpec
+from vecbinlog.tables.table_map import ColumnSpec
 
 # charset -> text the charset can hold (the server converts it from utf8mb4 on INSERT)
 SAMPLES = {

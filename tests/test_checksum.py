@@ -1,4 +1,4 @@
-"""vecbinlog.checksum against ``zlib.crc32``: events of every length around the folding
+"""vecbinlog.binlog.checksum against ``zlib.crc32``: events of every length around the folding
 steps, at every alignment, each one-byte change found in the event it is in."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vecbinlog import checksum
+from vecbinlog.binlog import checksum
 
 
 def events(lengths: list[int], seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import vecbinlog
-from vecbinlog.compression import unpack_segment
-from vecbinlog.file import BinlogFile
+from vecbinlog.binlog.compression import unpack_segment
+from vecbinlog.binlog.file import BinlogFile
 
 from .conftest import DATA, corpus_path
 from .support import builder as b

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pytest
 
 import vecbinlog
-from vecbinlog.ddl import Catalog, DdlError
+from vecbinlog.tables.ddl import Catalog, DdlError
 from vecbinlog.reader import widen_type
 
 from .support.mariadb import find_tool

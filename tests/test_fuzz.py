@@ -1071,7 +1071,8 @@ def test_background_decoding_agrees(tmp_path, monkeypatch, name, data, rows, mut
     order, errors, warnings) is that of ``threads=1``, for the seed files and for mutated
     rows/TABLE_MAP events (an error placing a batch comes after the batches, and the errors,
     before it)."""
-    from vecbinlog import arrow, batches
+    from vecbinlog.decode import batch as arrow
+    from vecbinlog.log import batches
 
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
     monkeypatch.setattr(batches, "BACKGROUND_BYTES", 1)

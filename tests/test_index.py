@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import vecbinlog
-from vecbinlog.file import BinlogFile
-from vecbinlog.index import EventIndex, walk_headers
+from vecbinlog.binlog.file import BinlogFile
+from vecbinlog.binlog.headers import EventIndex, walk_headers
 
 from .conftest import corpus_files
 from .support import builder as b

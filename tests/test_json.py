@@ -38,9 +38,9 @@ import pyarrow as pa
 import pytest
 
 import vecbinlog
-from vecbinlog.decoders import DECODERS, mysqljson
-from vecbinlog.decoders.common import ColumnData, DecodeOptions
-from vecbinlog.table_map import ColumnSpec
+from vecbinlog.decode.decoders import DECODERS, mysqljson
+from vecbinlog.decode.decoders.common import ColumnData, DecodeOptions
+from vecbinlog.tables.table_map import ColumnSpec
 
 from .support import reference as ref
 from .support.builder import (  # binary JSON, from json_binary.h / json_binary.cc

@@ -261,7 +261,7 @@ def test_images_equal_mariadb_binlog_vv(decoded, config):
         assert im.table == table and im.kind == kinds[row["_change_type"]]
         assert row["_log_pos"] in (im.event_positions or (im.pos,))
         t = tables[table]
-        ncols = len(t.schema.names) - len(vecbinlog.arrow.METADATA_FIELDS)
+        ncols = len(t.schema.names) - len(vecbinlog.decode.batch.METADATA_FIELDS)
         names = t.schema.names[:ncols]
         shown = im.as_dict()
         assert sorted(shown) == [k + 1 for k, n in enumerate(names) if n not in row["_absent"]]
@@ -402,8 +402,8 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tm
         own = t.select(["id", "v", "d", "ts", "u"]).to_pylist()
         assert [tuple(r.values()) for r in own] == expected, threads
     # every run in the background, columns in threads too (the size thresholds set to 1)
-    from vecbinlog import arrow
-    from vecbinlog import batches as batches_module
+    from vecbinlog.decode import batch as arrow
+    from vecbinlog.log import batches as batches_module
 
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
     monkeypatch.setattr(batches_module, "BACKGROUND_BYTES", 1)

@@ -29,7 +29,7 @@ import warnings
 import pytest
 
 import vecbinlog
-from vecbinlog.decoders import jsondiff
+from vecbinlog.decode.decoders import jsondiff
 
 from .support import builder
 from .support import reference as ref

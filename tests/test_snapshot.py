@@ -13,7 +13,7 @@ import warnings
 import pytest
 
 import vecbinlog
-from vecbinlog.logset import binlog_files, log_order_key
+from vecbinlog.log.logset import binlog_files, log_order_key
 
 from .support.mariadb import copy_binlogs
 

@@ -81,7 +81,7 @@ def assert_each_change_once(got: pa.Table, expected: pa.Table, columns=COMPARED)
 
 def replay(table: pa.Table, columns=("id", "v", "n")) -> list[tuple]:
     """The rows a change log leaves, replayed by ``id`` in log order (tests/support/replay.py)."""
-    order = sorted(table.to_pylist(), key=lambda r: (vecbinlog.logset.log_order_key(r["_log_file"]), r["_log_pos"],
+    order = sorted(table.to_pylist(), key=lambda r: (vecbinlog.log.logset.log_order_key(r["_log_file"]), r["_log_pos"],
                                                      r["_event_row"], r["_change_type"] == "update_postimage"))
     state: dict = {}
     before = None

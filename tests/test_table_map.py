@@ -10,8 +10,8 @@ import pytest
 
 import vecbinlog
 from vecbinlog.constants import ColumnType as T, OptionalMetadataType as M
-from vecbinlog.table_map import ColumnSpec, parse_table_map
-from vecbinlog.types import decimal_bin_size
+from vecbinlog.tables.table_map import ColumnSpec, parse_table_map
+from vecbinlog.tables.types import decimal_bin_size
 
 from .conftest import corpus_path
 from .support import builder

@@ -23,9 +23,9 @@ import pytest
 
 import vecbinlog
 from vecbinlog.constants import ColumnType as T
-from vecbinlog.decoders import DecodeOptions, arrow_field, decode_column
-from vecbinlog.decoders.common import ColumnData
-from vecbinlog.table_map import ColumnSpec
+from vecbinlog.decode.decoders import DecodeOptions, arrow_field, decode_column
+from vecbinlog.decode.decoders.common import ColumnData
+from vecbinlog.tables.table_map import ColumnSpec
 
 from .support import reference as ref
 from .support.mariadb import parse_vv, run_mariadb_binlog_vv
@@ -207,7 +207,7 @@ def test_datetime2_and_timestamp2_roundtrip_every_fsp(fsp):
 def test_datetime2_valid_column_takes_the_one_pass_way(monkeypatch):
     """A DATETIME2 column of valid values is decoded by the one compiled pass, not field by
     field (the general way, taken for invalid dates and impossible values, is above)."""
-    from vecbinlog.decoders import temporal
+    from vecbinlog.decode.decoders import temporal
 
     def general(col):
         raise AssertionError("the general way was taken")

@@ -18,7 +18,7 @@ import pyarrow as pa
 import pytest
 
 import vecbinlog
-from vecbinlog.transactions import OUTCOMES
+from vecbinlog.binlog.transactions import OUTCOMES
 
 from .conftest import CORPUS, DATA
 from .support.mariadb import run_mariadb_binlog_vv
@@ -174,7 +174,7 @@ def test_runs_carried_across_segments(workload_binlog, monkeypatch):
     their segment, whose runs are not carried), with the same rows; each row keeps the GTID,
     Xid and statement that mariadb-binlog's listing gives (a transaction met in two segments
     is one). Outcomes in small segments: test_savepoints_across_small_segments."""
-    from vecbinlog import batches as batches_module
+    from vecbinlog.log import batches as batches_module
 
     kind, path, _, selects, _ = workload_binlog
     gtid_of, xid_of, query_of = _listing(path)
@@ -212,8 +212,8 @@ def test_pages_let_go_only_once_no_run_reads_them(workload_binlog, monkeypatch, 
     not while a run not decoded yet (carried, or handed out) will read them: no rows event a
     run reads is in a range let go of before, and every one is let go of afterwards (nothing
     stays mapped but partial pages)."""
-    from vecbinlog import batches as batches_module
-    from vecbinlog.sources import MappedSource
+    from vecbinlog.log import batches as batches_module
+    from vecbinlog.binlog.sources import MappedSource
 
     kind, path, _, _, _ = workload_binlog
     if kind != "plain":

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pytest
 
 import vecbinlog
-from vecbinlog.ddl import Catalog
+from vecbinlog.tables.ddl import Catalog
 
 from .support.mariadb import parse_vv, run_mariadb_binlog_vv, vv_unescape
 
@@ -216,7 +216,7 @@ def test_three_hundred_columns(mariadb_server, mariadb_globals):
                                 "UPDATE w SET c5 = 42, c304 = 'changed' WHERE id % 2 = 0",
                                 "DELETE FROM w WHERE id = 3")
         t = vecbinlog.read_table(path, "wide3.w")
-        assert t.num_columns == ncols + 1 + len(vecbinlog.arrow.METADATA_FIELDS)
+        assert t.num_columns == ncols + 1 + len(vecbinlog.decode.batch.METADATA_FIELDS)
         state = {}
         pre = None
         names = t.schema.names[: ncols + 1]

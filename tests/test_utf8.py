@@ -1,4 +1,4 @@
-"""vecbinlog.decoders.utf8 against Python's strict ``utf-8`` codec (and Arrow's check): every
+"""vecbinlog.decode.decoders.utf8 against Python's strict ``utf-8`` codec (and Arrow's check): every
 2-byte sequence, every lead of 3 and 4 bytes with the continuation bytes at the edges of
 their ranges, at every position of a compiled step, and values cut anywhere in valid text."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from vecbinlog.decoders import utf8
-from vecbinlog.decoders.utf8 import LANES, valid_values
+from vecbinlog.decode.decoders import utf8
+from vecbinlog.decode.decoders.utf8 import LANES, valid_values
 from vecbinlog.jit import host_x86_has
 
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from vecbinlog import walk
+from vecbinlog.decode import rowwalk as walk
 
 from .conftest import DATA, corpus_files
 from .support import builder as b
@@ -233,12 +233,13 @@ _LOAD_CHILD = r"""
 import json, sys
 import pyarrow as pa
 import vecbinlog
-from vecbinlog import checksum, walk
+from vecbinlog.binlog import checksum, headers
+from vecbinlog.decode import rowwalk
 with vecbinlog.open(sys.argv[1]) as log:
     table = log.read_table("shop.orders")
 with pa.OSFile(sys.argv[2], "wb") as f, pa.ipc.new_file(f, table.schema) as w:
     w.write_table(table)
-kernels = (walk.walk_event_headers, walk.walk_rows_headers, walk.walk_row_images, checksum._KERNEL)
+kernels = (headers.walk_event_headers, rowwalk.walk_rows_headers, rowwalk.walk_row_images, checksum._KERNEL)
 print(json.dumps({
     "hits": sum(sum(k.stats.cache_hits.values()) for k in kernels),
     "misses": sum(sum(k.stats.cache_misses.values()) for k in kernels),

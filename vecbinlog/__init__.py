@@ -4,25 +4,25 @@ from __future__ import annotations
 
 from .errors import (
     BinlogError,
+    BinlogSetWarning,
     ChecksumError,
     CorruptArchiveError,
+    DecodeWarning,
     EncryptedBinlogError,
     MalformedEventError,
-    NotABinlogError,
-    TruncatedError,
-    TruncatedWarning,
     MalformedEventWarning,
-    BinlogSetWarning,
+    NotABinlogError,
+    SchemaChangedError,
     SchemaWarning,
     SourceError,
     SourceNotFoundError,
     SourcePermissionError,
     SourceUnreachableError,
     TableNotFoundError,
-    SchemaChangedError,
+    TruncatedError,
+    TruncatedWarning,
     UnsupportedError,
     UnsupportedVersionError,
-    DecodeWarning,
 )
 from .reader import Binlog, open, read_pandas, read_table
 

@@ -20,11 +20,14 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from numba import njit
+from llvmlite import ir as llvm_ir
+from numba import njit, types
+from numba.core import cgutils
 from numba.core.caching import FunctionCache
 from numba.core.runtime import rtsys
+from numba.extending import intrinsic
 
-__all__ = ["kernel", "host_x86_has"]
+__all__ = ["kernel", "host_x86_has", "load_word", "store_word", "prefetch"]
 
 
 class _Cache(FunctionCache):
@@ -74,3 +77,55 @@ def host_x86_has(feature: str) -> bool:
         return f"+{feature}" in llvm.get_host_cpu_features().flatten().split(",")
     except RuntimeError:
         return False
+
+
+# -- unaligned words, for kernels ------------------------------------------------------------
+# A fixed-width value is moved as one 8-byte word (a load from the binlog, a store into its
+# column): branch-free, whatever its width (up to 8; wider ones in 8-byte steps). The bytes past
+# the value's width land in the slot of the column's next value, written afterwards, or in 8
+# bytes of padding after the column: never in the output. Loads are made only where 8 bytes
+# are inside the buffer (``rowwalk._load``); near its end the bytes are read one at a time.
+
+
+@intrinsic
+def load_word(typingctx, arr, idx):  # pragma: no cover - compiled
+    """The 8 bytes of ``arr`` (uint8) at ``idx``, little-endian, unaligned; unchecked."""
+    sig = types.uint64(arr, idx)
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        word = builder.bitcast(builder.gep(data, [args[1]]), llvm_ir.IntType(64).as_pointer())
+        return builder.load(word, align=1)
+
+    return sig, codegen
+
+
+@intrinsic
+def store_word(typingctx, arr, idx, value):  # pragma: no cover - compiled
+    """Write the 8 bytes of ``value`` into ``arr`` (uint8) at ``idx``, unaligned; unchecked."""
+    sig = types.void(arr, idx, value)
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        word = builder.bitcast(builder.gep(data, [args[1]]), llvm_ir.IntType(64).as_pointer())
+        builder.store(args[2], word, align=1)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
+@intrinsic
+def prefetch(typingctx, arr, idx):  # pragma: no cover - compiled
+    """Ask for the cache line of ``arr[idx]`` to be loaded (LLVM's prefetch: a hint, no fault)."""
+    sig = types.void(arr, idx)
+
+    def codegen(context, builder, sig, args):
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        i32 = llvm_ir.IntType(32)
+        fn = cgutils.get_or_insert_function(
+            builder.module, llvm_ir.FunctionType(llvm_ir.VoidType(), [data.type, i32, i32, i32]), "llvm.prefetch")
+        builder.call(fn, [builder.gep(data, [args[1]]), llvm_ir.Constant(i32, 0), llvm_ir.Constant(i32, 3),
+                          llvm_ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return sig, codegen

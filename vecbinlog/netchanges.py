@@ -48,9 +48,9 @@ import pyarrow.compute as pc
 
 from .arrowbuild import numbers, scalar, strings
 from .errors import UnsupportedError
-from .logset import log_order_key
+from .log.logset import log_order_key
+from .log.versions import TableLayouts
 from .reader import Binlog, PathLike
-from .versions import TableLayouts
 
 __all__ = ["net_changes", "read_net_changes", "table_key", "checked_key", "mark_key", "ORDER_COLUMNS", "KEY_METADATA"]
 
@@ -79,7 +79,7 @@ def table_key(layouts: TableLayouts, table: str) -> list[str] | None:
 
 
 def _log_order(changes: pa.Table) -> pa.Array:
-    """Indices of ``changes`` in log order: files by :func:`~vecbinlog.logset.log_order_key`,
+    """Indices of ``changes`` in log order: files by :func:`~vecbinlog.log.logset.log_order_key`,
     then ``_log_pos``, ``_event_row``, a before image before its after image."""
     files = changes.column("_log_file")
     names = pc.unique(files.cast(pa.string())).to_pylist()

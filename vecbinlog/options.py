@@ -4,16 +4,13 @@ normalised (with errors that say what is accepted), and the progress bar it draw
 from __future__ import annotations
 
 from datetime import date, datetime, timezone
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import Any, Iterable
 
 import numpy as np
 
 from .constants import RowsKind
 
-if TYPE_CHECKING:
-    from .file import BinlogFile
-
-__all__ = ["WhenLike", "epoch", "change_kinds", "byte_offset", "ProgressBar", "CHANGE_KINDS"]
+__all__ = ["WhenLike", "epoch", "change_kinds", "byte_offset", "CHANGE_KINDS"]
 
 #: change_types names -> the kind of rows event
 CHANGE_KINDS = {"insert": RowsKind.WRITE, "update": RowsKind.UPDATE, "delete": RowsKind.DELETE}
@@ -79,36 +76,3 @@ def byte_offset(value: Any, what: str) -> int | None:
     if value < 0:
         raise ValueError(f"{what}: a byte offset cannot be negative: {value}")
     return int(value)
-
-
-class ProgressBar:
-    """A progress bar of the binlog bytes walked (``open(..., progress=...)``): tqdm.auto, or
-    tqdm with the options given."""
-
-    def __init__(self, files: list[BinlogFile], desc: str, options: bool | Mapping[str, Any]) -> None:
-        self.base: dict[int, int] = {}
-        total = 0
-        for f in files:
-            self.base[id(f)] = total
-            total += f.size
-        kwargs: dict[str, Any] = {"total": total, "desc": desc, "unit": "B", "unit_scale": True, "unit_divisor": 1024,
-                                  "leave": False}
-        if isinstance(options, Mapping):
-            kwargs.update(options)
-            from tqdm import tqdm
-        else:
-            from tqdm.auto import tqdm
-        self.bar = tqdm(**kwargs)
-
-    def at(self, f: BinlogFile, offset: int) -> None:
-        """The walk has reached ``offset`` of file ``f``."""
-        done = self.base.get(id(f), 0) + offset
-        if done > self.bar.n:
-            self.bar.update(done - self.bar.n)
-
-    def done(self) -> None:
-        if self.bar.total and self.bar.total > self.bar.n:
-            self.bar.update(self.bar.total - self.bar.n)
-
-    def close(self) -> None:
-        self.bar.close()

@@ -2,12 +2,12 @@
 
 :class:`Binlog` is a façade: it checks the options and hands the work to
 
-* :mod:`vecbinlog.logwalk`: the one walk of the files (segments, unpacking, table maps, DDL,
+* :mod:`vecbinlog.log.logwalk`: the one walk of the files (segments, unpacking, table maps, DDL,
   transactions);
-* :mod:`vecbinlog.batches`: the rows events kept, placed and decoded in log order
-  (:mod:`vecbinlog.versions`: their effective layouts and schema versions);
-* :mod:`vecbinlog.tableplan`: one schema per table, batches concatenated and widened into it;
-* :mod:`vecbinlog.loginfo`: what the files hold (``info``, ``events``, ``verify``);
+* :mod:`vecbinlog.log.batches`: the rows events kept, placed and decoded in log order
+  (:mod:`vecbinlog.log.versions`: their effective layouts and schema versions);
+* :mod:`vecbinlog.decode.tableplan`: one schema per table, batches concatenated and widened into it;
+* :mod:`vecbinlog.log.loginfo`: what the files hold (``info``, ``events``, ``verify``);
 * :mod:`vecbinlog.snapshot`: a table's rows as of a point in the log.
 """
 
@@ -21,21 +21,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowbuild import scalar, strings
-from .batches import BatchReader, RowsFilter, TableOptions
+from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
+from .binlog.gtid import GtidSet
+from .binlog.sources import MemorySource
+from .decode.rows import MAX_BATCH_IMAGES
+from .decode.tableplan import TablePlan, concat_batches, widen_type
 from .errors import DecodeWarning, TableNotFoundError
-from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .gtid import GtidSet
-from .logset import InMemory, binlog_sources, source_name
-from .loginfo import events_table, file_info, gtid_position, verify_files
-from .logwalk import LogWalk
+from .log.batches import BatchReader, RowsFilter, TableOptions
+from .log.loginfo import events_table, file_info, gtid_position, verify_files
+from .log.logset import InMemory, binlog_sources, source_name
+from .log.logwalk import LogWalk
+from .log.versions import LayoutState, SchemaVersions, TableLayouts
 from .options import WhenLike
-from .rows import MAX_BATCH_IMAGES
-from .schema import SchemaSource, load_schema
 from .snapshot import replay
-from .sources import MemorySource
-from .table_map import TableMap
-from .tableplan import TablePlan, concat_batches, widen_type
-from .versions import LayoutState, SchemaVersions, TableLayouts
+from .tables.table_map import TableMap
+from .tables.tracker import SchemaSource, load_schema
 
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning", "LayoutState",
            "TableLayouts", "widen_type"]
@@ -57,7 +57,7 @@ class Binlog:
     paths : a binlog file (str or ``os.PathLike``), a list of them in log order, a glob
         (``"archive/mysql-bin.*"``, sorted by number) or the server's ``mysql-bin.index``; local
         paths or URIs (``s3://bucket/binlogs/mysql-bin.*?region=...``, ``gs://``, ``abfs://``,
-        ``hdfs://``, ``file://``: see :mod:`vecbinlog.sources`); compressed files (``.gz``,
+        ``hdfs://``, ``file://``: see :mod:`vecbinlog.binlog.sources`); compressed files (``.gz``,
         ``.zst``, ``.bz2``, ``.lz4``) are decompressed as they are read. Or the binlog itself:
         ``bytes``/``bytearray``/``memoryview``, or a binary file object (``open(..., "rb")``,
         ``io.BytesIO``), read whole into memory (its ``_log_file`` is the file object's name,
@@ -109,7 +109,7 @@ class Binlog:
     schema : names, signedness, charsets and ENUM/SET labels for binlogs without FULL
         metadata: a ``mysqldump --no-data`` file, a string of CREATE TABLE statements, or
         ``{"db.table": [{"name": ..., "type": ..., "unsigned": ..., "charset": ...,
-        "enum": [...], "set": [...]}, ...]}`` (see :func:`vecbinlog.schema.load_schema`).
+        "enum": [...], "set": [...]}, ...]}`` (see :func:`vecbinlog.tables.tracker.load_schema`).
         Used for a TABLE_MAP whose column count and types it matches; the binlog's own
         metadata and the DDL in the log come first (README, "Names and types without FULL
         metadata").
@@ -263,7 +263,7 @@ class Binlog:
     def table_maps(self, table: str) -> list[TableMap]:
         """Every distinct TABLE_MAP layout of ``table`` used by its rows events, in log order.
 
-        A :class:`~vecbinlog.table_map.TableMap` has the columns' types, field metadata,
+        A :class:`~vecbinlog.tables.table_map.TableMap` has the columns' types, field metadata,
         nullability and whatever optional metadata the binlog carries (names, signedness,
         collations, ENUM/SET labels, primary key, geometry types, visibility, vector sizes).
         """
@@ -276,7 +276,7 @@ class Binlog:
         return out
 
     def plans(self) -> dict[str, TablePlan]:
-        """Each table's :class:`~vecbinlog.tableplan.TablePlan`, without decoding a row: the
+        """Each table's :class:`~vecbinlog.decode.tableplan.TablePlan`, without decoding a row: the
         schema :meth:`read_table` returns (``.schema``), and how a batch of
         :meth:`iter_batches` fits it (``.conform``). See "Schema changes mid-stream"."""
         return self._reader.plans()
@@ -326,7 +326,7 @@ class Binlog:
         A table whose layout changes within the files read (ALTER TABLE, DROP and CREATE
         TABLE) comes in one schema: columns matched by name, types widened exactly, and types
         that cannot be widened kept apart under distinct names (``a@0``), see
-        :mod:`vecbinlog.tableplan` and the README, "Schema changes mid-stream".
+        :mod:`vecbinlog.decode.tableplan` and the README, "Schema changes mid-stream".
 
         Raises :class:`~vecbinlog.TableNotFoundError` (a ``KeyError``) when the files have no
         rows events of that table (or the ``tables=`` filter leaves it out).
@@ -443,7 +443,7 @@ class Binlog:
         """One row per event, for every file: where it is, what it is.
 
         Columns: file, pos, type_code, type, size, timestamp, server_id, end_log_pos, flags,
-        and info, the text ``SHOW BINLOG EVENTS`` gives (see :mod:`vecbinlog.events`; null for
+        and info, the text ``SHOW BINLOG EVENTS`` gives (see :mod:`vecbinlog.binlog.events`; null for
         the types it does not describe: vendor types, LOAD DATA events, INCIDENT...).
         """
         parts = [events_table(f, self.segment_bytes) for f in self.files]

@@ -16,8 +16,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowbuild import numbers, strings
+from .decode.tableplan import METADATA_NAMES
 from .errors import UnsupportedError
-from .tableplan import METADATA_NAMES
 
 __all__ = ["replay"]
 

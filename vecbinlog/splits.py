@@ -1,7 +1,7 @@
 """Split planning: cut binlog files into byte ranges that start at transaction boundaries.
 
 A *split* is ``[start, stop)`` of one file. Splits are planned from the event headers only
-(the walk of :mod:`vecbinlog.index`, one integer read per event) and each starts where a
+(the walk of :mod:`vecbinlog.binlog.headers`, one integer read per event) and each starts where a
 transaction starts, so that it holds its own TABLE_MAP events and can be decoded alone:
 the FORMAT_DESCRIPTION_EVENT at offset 4, which ``BinlogFile`` parses on open, is all a
 split needs from the rest of its file.
@@ -29,16 +29,16 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from .file import BinlogFile
-from .layout import MAGIC_LEN
-from .logset import binlog_files
-from .batches import RowsFilter
-from .reader import Binlog, PathLike
-from .versions import TableLayouts
+from .binlog.file import BinlogFile
+from .binlog.sources import is_uri
+from .binlog.spec import MAGIC_LEN
+from .binlog.transactions import BEGIN, GTID, classify
 from .errors import SchemaWarning, SourceNotFoundError
-from .sources import is_uri
-from .schema import SchemaTracker, ddl_candidates
-from .transactions import BEGIN, GTID, classify
+from .log.batches import RowsFilter
+from .log.logset import binlog_files
+from .log.versions import TableLayouts
+from .reader import Binlog, PathLike
+from .tables.tracker import SchemaTracker, ddl_candidates
 
 __all__ = ["Split", "plan_splits", "read_split", "with_layouts", "DEFAULT_SPLIT_BYTES",
            "transaction_starts", "cut_bounds", "split_paths"]
@@ -78,7 +78,7 @@ def transaction_starts(file: BinlogFile, start: int = MAGIC_LEN, stop: int | Non
     """Offsets of the events in ``[start, stop)`` of ``file`` that start a transaction.
 
     Returns an int64 array, in file order. Only headers are read, plus the first bytes of
-    each QUERY_EVENT's statement (``BEGIN``, ``XA START``: :func:`vecbinlog.transactions.classify`).
+    each QUERY_EVENT's statement (``BEGIN``, ``XA START``: :func:`vecbinlog.binlog.transactions.classify`).
     """
     found: list[np.ndarray] = []
     previous_gtid = False  # the event before the segment is a GTID event
@@ -236,7 +236,7 @@ _RANGE_OPTIONS = ("start", "stop", "tables")
 
 def split_paths(paths: str | Iterable[str], filesystem: Any = None) -> list[str]:
     """Binlog files from a path, a glob, a ``mysql-bin.index`` or a comma-separated list of
-    them, each glob in log order (:func:`vecbinlog.logset.log_order_key`); local paths or
+    them, each glob in log order (:func:`vecbinlog.log.logset.log_order_key`); local paths or
     URIs (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``, ``file://``).
 
     A pattern that matches nothing is an error. Local paths come back absolute, so that a

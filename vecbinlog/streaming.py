@@ -8,7 +8,7 @@ Positions
 A :class:`Position` is ``(file, pos)``: a binlog's name (``mysql-bin.000042``: no folder, no
 compression suffix, as ``_log_file``) and a real byte offset in it, never ``end_log_pos``
 (a uint32 that wraps past 4 GiB). Positions order by file in log order
-(:func:`vecbinlog.logset.log_order_key`), then by offset. Every position a stream hands out
+(:func:`vecbinlog.log.logset.log_order_key`), then by offset. Every position a stream hands out
 is *outside any transaction* (a transaction start, or where the last complete transaction
 and the events after it end), so the changes between two positions decode alone, given
 where the DDL and the layouts stand at the first (:class:`StreamLayouts`).
@@ -21,7 +21,7 @@ What is complete (:meth:`Archive.end`)
   last complete transaction, found by walking its headers (:func:`scan_transactions`); the
   rest, a transaction whose end is not there yet or an event cut in the middle, comes later.
 
-Where a transaction ends (the rules of :mod:`vecbinlog.transactions`)::
+Where a transaction ends (the rules of :mod:`vecbinlog.binlog.transactions`)::
 
     starts  a GTID event, or a BEGIN / XA START query not after a GTID event
     ends    XID_EVENT, a COMMIT / ROLLBACK / XA PREPARE query, XA_PREPARE_LOG_EVENT; or
@@ -45,20 +45,20 @@ from urllib.parse import urlsplit
 
 import numpy as np
 
+from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
+from .binlog.gtid import FL_STANDALONE, mariadb_gtid_flags
+from .binlog.sources import is_uri, name_of, open_source, redact, resolve
+from .binlog.spec import MAGIC_LEN
+from .binlog.transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
 from .constants import EventType
+from .decode.tableplan import TablePlan
 from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
-from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .gtid import FL_STANDALONE, mariadb_gtid_flags
-from .layout import MAGIC_LEN
-from .loginfo import gtid_offset
-from .logset import log_order_key
-from .logwalk import unpacked
+from .log.loginfo import gtid_offset
+from .log.logset import log_order_key
+from .log.logwalk import unpacked
+from .log.versions import LayoutState, TableLayouts
 from .reader import Binlog
-from .sources import is_uri, name_of, open_source, redact, resolve
 from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, split_paths, transaction_starts
-from .tableplan import TablePlan
-from .versions import LayoutState, TableLayouts
-from .transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
 
 __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamLayouts",
            "NewLayout", "SchemaChangedError"]
@@ -528,7 +528,7 @@ class NewLayout:
 @dataclass
 class StreamLayouts:
     """Where the DDL and each table's layouts stand along a stream, and each table's
-    :class:`~vecbinlog.tableplan.TablePlan` over the layouts met so far.
+    :class:`~vecbinlog.decode.tableplan.TablePlan` over the layouts met so far.
 
     The first stretch is walked from the archive's first file (so that ``_schema_version``
     and ``_incarnation`` count as a batch read of the archive counts them, and the DDL of

@@ -20,9 +20,9 @@ import pyarrow.compute as pc
 import vecbinlog
 
 from ..arrowbuild import numbers, to_numpy
+from ..binlog.spec import MAGIC_LEN
 from ..errors import BinlogError
-from ..logset import binlog_files
-from ..layout import MAGIC_LEN
+from ..log.logset import binlog_files
 from .lines import CsvText, JsonLinesText, TableText
 from .progress import Progress
 from .writers import CsvFile, TableWriters, table_folder

@@ -20,12 +20,21 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..arrowbuild import numbers, strings, to_numpy, valid_mask
-from ..jit import kernel
+from ..jit import kernel, load_word, store_word
 from ..pools import pool
-from ..walk import load_word, store_word
 from .buffers import string_parts
-from .text import (NULL_TEXT, RUN_SHARE, column_text, csv_escape, csv_quote, fill_nulls, hex_text, json_escape,
-                   run_friendly, values_text)
+from .text import (
+    NULL_TEXT,
+    RUN_SHARE,
+    column_text,
+    csv_escape,
+    csv_quote,
+    fill_nulls,
+    hex_text,
+    json_escape,
+    run_friendly,
+    values_text,
+)
 from .widths import fit_cells
 
 __all__ = ["CsvText", "JsonLinesText", "TableText"]

@@ -63,7 +63,7 @@ _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F
 
 def _gtid_set(text: str) -> str:
     """--gtids: checked here, so that a bad set is a usage error."""
-    from ..gtid import GtidSet
+    from ..binlog.gtid import GtidSet
 
     try:
         GtidSet(text)

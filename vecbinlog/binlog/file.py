@@ -1,0 +1,397 @@
+"""One binlog file: its bytes (a byte source), the magic, the FORMAT_DESCRIPTION_EVENTs, checksums.
+
+A local file is mapped once and never copied; everything downstream works on views of it.
+A file in object storage, or a compressed one, is read a window at a time
+(:mod:`vecbinlog.binlog.sources`). Either way a file is read as a sequence of *segments* (runs of
+whole events of about a given byte size) so that memory stays bounded on files of any size.
+
+Every decoder reads a segment's events through one typed protocol, :class:`~vecbinlog.binlog.sources.EventSource`:
+
+==========================  =====================================================  ============
+event source                its ``buf``                                            offsets
+==========================  =====================================================  ============
+:class:`BinlogFile`         the whole file (memory-mapped, or given as bytes)      the file's
+:class:`Window`             one window of a file read in windows (object storage,  file - base
+                            a compressed file: :mod:`vecbinlog.binlog.sources`)
+``compression.Unpacked``    a segment whose compressed events were unpacked        mapped back
+                                                                                   per event
+==========================  =====================================================  ============
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import warnings
+import zlib
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..constants import EventType, LogEventFlag, event_type_name
+from ..errors import (
+    BinlogError,
+    ChecksumError,
+    CorruptArchiveError,
+    EncryptedBinlogError,
+    MalformedEventError,
+    NotABinlogError,
+    TruncatedError,
+    TruncatedWarning,
+    UnsupportedError,
+    UnsupportedVersionError,
+)
+from .checksum import first_mismatch
+from .format import FormatDescription, parse_format_description
+from .headers import EventIndex, WalkStop, walk_headers
+from .sources import ByteSource, EventSource, MappedSource, MemorySource, RangedSource, StreamSource, open_source
+from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
+
+__all__ = ["BinlogFile", "Segment", "Window", "relocated"]
+
+#: Default segment size: large enough that NumPy calls are amortised over many events,
+#: small enough that a segment's index and decoded columns stay well under the 512 MB budget.
+DEFAULT_SEGMENT_BYTES = 32 * 1024 * 1024
+
+
+def relocated(exc: BinlogError, path: str, offset: int, note: str = "") -> BinlogError:
+    """``exc`` moved to ``offset`` of ``path`` (``note`` added to its message); errors that
+    carry no offset in a buffer (checksum, truncation...) are returned as they are."""
+    if exc.offset is None or type(exc) not in (MalformedEventError, UnsupportedError):
+        return exc
+    return type(exc)(exc.message + note, path=path, offset=offset, event_type=exc.event_type)
+
+
+@dataclass
+class Segment:
+    """A run of whole events of one file, with their headers as columns.
+
+    ``src`` holds the events' bytes: the file itself when it is memory-mapped (``index.offset``
+    is then the file offset), else a :class:`Window` of the file (``index.offset`` is the
+    position in ``src.buf``; ``index.pos`` is always the file offset).
+    """
+
+    file: BinlogFile
+    src: EventSource
+    index: EventIndex
+    start: int  #: file offset of the first event
+    end: int  #: file offset after the last event
+    #: a reader still reads the segment's bytes on another thread and lets them go itself: the
+    #: walk does not let them go when it moves on (they would only be read in again)
+    held: bool = False
+
+
+#: bytes read first from a file that is not memory-mapped: its magic and FORMAT_DESCRIPTION_EVENT
+_FIRST_WINDOW = 64 * 1024
+
+
+class BinlogFile:
+    """A binlog file: a local file (memory-mapped), an object in storage, or a compressed file
+    (see :mod:`vecbinlog.binlog.sources`).
+
+    Parameters
+    ----------
+    path : the file: a local path, or a URI (``s3://``, ``gs://``, ``abfs://``, ``hdfs://``,
+        ``file://``), or a path inside ``filesystem``.
+    strict : raise :class:`TruncatedError` at a truncated last event instead of warning.
+    verify_checksums : check the CRC32 of every event that is decoded.
+    filesystem : a ``pyarrow.fs.FileSystem`` (or an fsspec filesystem) ``path`` is in.
+    """
+
+    #: file offset of ``buf[0]``: a memory-mapped file's ``buf`` is the whole file
+    base = 0
+
+    def __init__(self, path: str | os.PathLike[str] | ByteSource, *, strict: bool = False,
+                 verify_checksums: bool = True, filesystem: Any = None):
+        self.source: ByteSource = path if isinstance(path, (MappedSource, MemorySource, RangedSource, StreamSource)) \
+            else open_source(path, filesystem)
+        self.path = self.source.path
+        self.name = self.source.name
+        self.strict = strict
+        self.verify_checksums = verify_checksums
+        #: the whole file's bytes when it is memory-mapped; None when it is read in windows
+        self.buf: np.ndarray | None = self.source.buf if isinstance(self.source, (MappedSource, MemorySource)) else None
+        self.walk_stop: WalkStop | None = None
+        self._warned = False
+        try:
+            head, _ = self.source.window(0, _FIRST_WINDOW, _FIRST_WINDOW)
+            if len(head) < MAGIC_LEN:
+                self._corrupt(0)
+                raise NotABinlogError(
+                    f"file has {len(head)} bytes; a binlog starts with the 4 magic bytes fe 62 69 6e",
+                    path=self.path, offset=0,
+                )
+            magic = bytes(head[:MAGIC_LEN])
+            if magic != MAGIC:
+                raise NotABinlogError(
+                    f"magic bytes are {magic.hex(' ')}, expected fe 62 69 6e", path=self.path, offset=0
+                )
+            self.formats: list[FormatDescription] = [self._first_format(head)]
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def size(self) -> int | None:
+        """The file's bytes (decompressed bytes for a compressed file; None until it was read to its end)."""
+        return self.source.size
+
+    # -- lifecycle -------------------------------------------------------------------
+    def close(self) -> None:
+        """Release the file (arrays still viewing a memory map must not be used afterwards)."""
+        self.buf = np.zeros(0, np.uint8) if self.buf is not None else None
+        self.source.close()
+
+    def __enter__(self) -> BinlogFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        fde = self.formats[0]
+        size = "size unknown" if self.size is None else f"{self.size} bytes"
+        return f"BinlogFile({self.path!r}, {size}, {fde.server_version}, checksum {fde.checksum_name})"
+
+    # -- the FDE -----------------------------------------------------------------------
+    def _first_format(self, head: np.ndarray) -> FormatDescription:
+        first, _, stop = walk_headers(head, MAGIC_LEN, MAGIC_LEN + 1, len(head))
+        if len(first) == 0 and stop is not None and stop.kind == "truncated" and not self.source.at_end(len(head)):
+            need = int(head[MAGIC_LEN + 9 : MAGIC_LEN + 13].view("<u4")[0]) if len(head) >= MAGIC_LEN + 13 else 0
+            head, _ = self.source.window(0, MAGIC_LEN + max(need, COMMON_HEADER_LEN))  # a larger FDE than usual
+            first, _, stop = walk_headers(head, MAGIC_LEN, MAGIC_LEN + 1, len(head))
+        if len(first) == 0:
+            assert stop is not None
+            if len(head) == MAGIC_LEN:
+                raise TruncatedError(
+                    "the file holds only the magic bytes, no FORMAT_DESCRIPTION_EVENT",
+                    path=self.path, offset=MAGIC_LEN,
+                )
+            cls = TruncatedError if stop.kind == "truncated" else MalformedEventError
+            raise cls(f"first event: {stop.reason}", path=self.path, offset=stop.offset)
+        type_code = int(first.type_code[0])
+        size = int(first.event_size[0])
+        if type_code == EventType.START_EVENT_V3:
+            raise UnsupportedVersionError(
+                "the file starts with START_EVENT_V3: a binlog v1/v3 written by MySQL 4.x or older; "
+                "only v4 (MySQL 5.0+, MariaDB) is supported",
+                path=self.path, offset=MAGIC_LEN, event_type="START_EVENT_V3",
+            )
+        if type_code != EventType.FORMAT_DESCRIPTION_EVENT:
+            raise NotABinlogError(
+                f"the first event is {event_type_name(type_code)}, not a FORMAT_DESCRIPTION_EVENT; "
+                "the file is not a complete binlog (or starts mid-stream)",
+                path=self.path, offset=MAGIC_LEN, event_type=event_type_name(type_code),
+            )
+        fde = parse_format_description(head, MAGIC_LEN, size, self.path)
+        if fde.has_checksum and self.verify_checksums:
+            _verify_one(head, MAGIC_LEN, size, int(EventType.FORMAT_DESCRIPTION_EVENT), self.path, MAGIC_LEN)
+        return fde
+
+    # -- walking ---------------------------------------------------------------------
+    def segments(
+        self, segment_bytes: int = DEFAULT_SEGMENT_BYTES, start: int = MAGIC_LEN, stop: int | None = None,
+        *, release: bool = True,
+    ) -> Iterator[Segment]:
+        """Walk the file (or ``[start, stop)``) as segments of about ``segment_bytes``.
+
+        ``start`` must be an event boundary; the last segment ends at the first boundary at
+        or after ``stop``. FORMAT_DESCRIPTION_EVENTs met on the way govern the events after
+        them (relay logs hold several). A file read in windows gets one window per segment,
+        grown to hold the segment's last event (segments are the same as a mapped file's).
+        ``release``: each segment's bytes are let go once
+        the next one is asked for (False: a look ahead, after which the reading goes on from
+        where it was).
+        """
+        pos = start
+        fmt_id = self._format_id_at(start)
+        step = max(segment_bytes, 1)
+        while stop is None or pos < stop:
+            seg_stop = pos + step if stop is None else min(stop, pos + step)
+            buf, base = self.source.window(pos, seg_stop, stop)
+            while True:
+                limit = base + len(buf)  # the data this window holds ends here
+                index, nxt, walk_stop = walk_headers(buf, pos - base, min(seg_stop, limit) - base, len(buf))
+                if walk_stop is None or walk_stop.kind != "truncated" or self.source.at_end(limit):
+                    break
+                # an event that starts in the segment runs past the window, and the file holds it
+                # whole: a window that holds it (segments end where they would in a mapped file)
+                at = walk_stop.offset
+                buf, base = self.source.window(pos, max(base + at + max(COMMON_HEADER_LEN, _event_size_at(buf, at)),
+                                                        limit + 1), stop)
+            nxt += base
+            if walk_stop is not None:
+                walk_stop = WalkStop(base + walk_stop.offset, walk_stop.reason, walk_stop.kind)
+            src: EventSource = self if self.buf is not None else Window(self, buf, base)
+            if base:
+                index.pos = index.offset + base
+            fmt_id = self._assign_formats(src, index, fmt_id)
+            if len(index):
+                segment = Segment(self, src, index, pos, nxt)
+                yield segment
+                if release and not segment.held:
+                    self.source.release(pos, nxt)
+            if walk_stop is not None:
+                self._stopped(walk_stop)
+                return
+            if self.source.at_end(nxt):
+                self._corrupt(nxt)
+                return
+            pos = nxt
+
+    def _format_id_at(self, offset: int) -> int:
+        """The format that governs an event at ``offset`` among those seen so far."""
+        fid = 0
+        for i, f in enumerate(self.formats):
+            if f.offset < offset:
+                fid = i
+        return fid
+
+    def _assign_formats(self, src: EventSource, index: EventIndex, fmt_id: int) -> int:
+        """Set the format of every event of ``index`` (:meth:`EventIndex.apply_formats`);
+        parse the FDEs met in this run of events."""
+        enc = np.flatnonzero(index.type_code == EventType.START_ENCRYPTION_EVENT)
+        if len(enc):
+            raise EncryptedBinlogError(
+                "encrypted binlog (MariaDB encrypt_binlog=ON): decrypt it with the server "
+                "(mariadb-binlog --read-from-remote-server) before decoding",
+                path=self.path, offset=int(index.pos[enc[0]]), event_type="START_ENCRYPTION_EVENT",
+            )
+        fmt = np.full(len(index), fmt_id, np.int32)
+        for i in np.flatnonzero(index.type_code == EventType.FORMAT_DESCRIPTION_EVENT):
+            at = int(index.pos[i])
+            known = [f.offset for f in self.formats]
+            if at in known:
+                fid = known.index(at)
+            else:
+                fde = parse_format_description(src.buf, int(index.offset[i]), int(index.event_size[i]), self.path)
+                self.formats.append(dataclasses.replace(fde, offset=at))
+                fid = len(self.formats) - 1
+            fmt[i:] = fid  # an FDE describes itself and what follows it
+            fmt_id = fid
+        index.apply_formats(self.formats, fmt)
+        return fmt_id
+
+    def _stopped(self, stop: WalkStop) -> None:
+        self.walk_stop = stop
+        self._corrupt(stop.offset)
+        if stop.kind == "malformed":
+            raise MalformedEventError(stop.reason, path=self.path, offset=stop.offset)
+        if self.strict:
+            raise TruncatedError(stop.reason, path=self.path, offset=stop.offset)
+        if not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"{self.path}: reading stopped at offset {stop.offset}: {stop.reason}; "
+                "every complete event before it was decoded (strict=True raises instead)",
+                TruncatedWarning,
+                stacklevel=4,
+            )
+
+    def _corrupt(self, offset: int) -> None:
+        """Raise when the data ended early because a compressed stream is corrupt (the events
+        before ``offset``, where the last complete one ends, were decoded)."""
+        if self.source.failure is not None:
+            raise CorruptArchiveError(
+                f"{self.source.failure}; the last complete event ends at offset {offset}", path=self.path,
+                offset=offset,
+            )
+
+    # -- checksums and offsets of a segment's bytes ----------------------------------
+    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
+        """Check the CRC32 of the events of ``index`` (or of those ``which``, a boolean mask,
+        selects) whose format has checksums."""
+        _verify(self, index, which)
+
+    def file_offset(self, offset: int) -> int:
+        """The file offset of ``buf[offset]``."""
+        return offset
+
+    def relocate(self, exc: BinlogError) -> BinlogError:
+        """An error located in ``buf``, located in the file: the same (``buf`` is the file)."""
+        return exc
+
+
+class Window:
+    """The bytes of one segment of a file that is not memory-mapped (see :class:`Segment`):
+    what decoding reads instead of the file, offsets in ``buf`` being file offsets less ``base``."""
+
+    def __init__(self, file: BinlogFile, buf: np.ndarray, base: int) -> None:
+        self.file, self.buf, self.base = file, buf, base
+        self.path, self.name = file.path, file.name
+
+    @property
+    def formats(self) -> list[FormatDescription]:
+        return self.file.formats
+
+    @property
+    def verify_checksums(self) -> bool:
+        return self.file.verify_checksums
+
+    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
+        """As :meth:`BinlogFile.verify_checksums_of`."""
+        _verify(self, index, which)
+
+    def file_offset(self, offset: int) -> int:
+        """The file offset of ``buf[offset]``."""
+        return self.base + offset
+
+    def relocate(self, exc: BinlogError) -> BinlogError:
+        """The same error, at the file offset of what went wrong (not the window's)."""
+        return relocated(exc, self.path, self.base + exc.offset if exc.offset is not None else 0)
+
+
+def _event_size_at(buf: np.ndarray, at: int) -> int:
+    """The event_size field of the header at ``at`` (0 when the header is not all there)."""
+    if at + COMMON_HEADER_LEN > len(buf):
+        return 0
+    return int(buf[at + 9 : at + 13].view("<u4")[0])
+
+
+def checksums_match(src: EventSource, index: EventIndex) -> bool:
+    """Whether the CRC32 of every event of ``index`` in ``src.buf`` is the one stored (True
+    when ``src`` does not verify checksums); no error: a False is for
+    :meth:`BinlogFile.verify_checksums_of` to tell (it runs without the GIL, on any thread)."""
+    if not src.verify_checksums or len(index) == 0:
+        return True
+    start = index.offset[index.checksum]
+    return first_mismatch(src.buf, start, start + index.event_size[index.checksum].astype(np.int64) - CHECKSUM_LEN) < 0
+
+
+def _verify(src: EventSource, index: EventIndex, which: np.ndarray | None) -> None:
+    """Check the CRC32 of the events of ``index`` in ``src.buf`` (those ``which`` selects)."""
+    if not src.verify_checksums or len(index) == 0:
+        return
+    has_crc = index.checksum.copy()
+    if which is not None:
+        has_crc &= which
+    start = index.offset[has_crc]
+    size = index.event_size[has_crc].astype(np.int64)
+    types = index.type_code[has_crc]
+    pos = index.pos[has_crc]
+    i = first_mismatch(src.buf, start, start + size - CHECKSUM_LEN)
+    while i >= 0:  # recheck with the FDE rule; raise with detail
+        _verify_one(src.buf, int(start[i]), int(size[i]), int(types[i]), src.path, int(pos[i]))
+        i = first_mismatch(src.buf, start, start + size - CHECKSUM_LEN, i + 1)
+
+
+def _verify_one(buf: np.ndarray, off: int, size: int, type_code: int, path: str, pos: int) -> None:
+    """Check one event's CRC32 (at ``off`` in ``buf``, ``pos`` in the file), raising ChecksumError."""
+    mem = memoryview(buf)
+    end = off + size - CHECKSUM_LEN
+    stored = int.from_bytes(mem[end : end + CHECKSUM_LEN], "little")
+    if type_code == EventType.FORMAT_DESCRIPTION_EVENT:
+        # The server computes the FDE checksum with LOG_EVENT_BINLOG_IN_USE_F cleared.
+        head = bytearray(mem[off : off + COMMON_HEADER_LEN])
+        head[17] &= ~int(LogEventFlag.LOG_EVENT_BINLOG_IN_USE_F) & 0xFF
+        computed = zlib.crc32(mem[off + COMMON_HEADER_LEN : end], zlib.crc32(bytes(head)))
+    else:
+        computed = zlib.crc32(mem[off:end])
+    if computed != stored:
+        raise ChecksumError(
+            f"CRC32 mismatch: stored 0x{stored:08x}, computed 0x{computed:08x} "
+            "(verify_checksums=False skips the check)",
+            stored=stored, computed=computed, path=path, offset=pos,
+            event_type=event_type_name(type_code),
+        )

@@ -1,0 +1,577 @@
+"""Where a binlog's bytes come from: one small protocol, three implementations.
+
+Everything that reads a binlog asks its source for *windows*: the bytes of ``[start, stop)``
+as a uint8 array and the file offset of that array's first byte. A decoder works on one
+window at a time (a segment of events), so a file of any size is read in bounded memory.
+
+=================  ===========================================  =============================
+source             what a window is                             used for
+=================  ===========================================  =============================
+``MappedSource``   the whole file's memory map (offset 0),      local files (and ``file://``)
+                   whatever is asked: nothing is copied
+``RangedSource``   the bytes of one ranged read (``read_at``),  ``s3://``, ``gs://``,
+                   the next window's read started in the        ``abfs://``, ``hdfs://``...
+                   background while this one is decoded         through ``pyarrow.fs``
+``StreamSource``   the next bytes of a decompressing stream     ``.gz``, ``.zst``, ``.bz2``,
+                   (forward only: a window may start where an   ``.lz4`` files, local or
+                   earlier one did, never before)               remote
+``MemorySource``   the whole buffer                             a binlog given as bytes or a
+                                                                binary file object
+=================  ===========================================  =============================
+
+Paths: a local path, a ``file://`` URI, any URI ``pyarrow.fs.FileSystem.from_uri`` resolves
+(``s3://bucket/key?endpoint_override=host:port&scheme=http&region=...``, ``gs://``,
+``abfs://``, ``hdfs://``; ``s3a://`` and ``s3n://`` are read as ``s3://``), or a path inside
+a ``filesystem=`` (a ``pyarrow.fs.FileSystem``, or an fsspec filesystem, wrapped as pyarrow
+does). Credentials come the usual way for each filesystem (environment, instance profile,
+config files) or from the URI's query; messages never show a URI's credentials.
+
+Compression is told by the name (``.gz``, ``.zst``/``.zstd``, ``.bz2``, ``.lz4``), or else
+by the first bytes (gzip ``1f 8b``, zstd ``28 b5 2f fd``, bzip2 ``BZh``, lz4 frame
+``04 22 4d 18``), and decoded by pyarrow's compressed streams.
+
+Above the bytes, every decoder reads a run of events through one protocol, :class:`EventSource`
+(a file, a window of it, or a segment whose compressed events were unpacked).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Callable, Protocol
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import (
+    CorruptArchiveError,
+    SourceError,
+    SourceNotFoundError,
+    SourcePermissionError,
+    SourceUnreachableError,
+)
+from ..pools import pool
+
+if TYPE_CHECKING:
+    import pyarrow.fs as pafs
+
+    from ..errors import BinlogError
+    from .format import FormatDescription
+    from .headers import EventIndex
+
+__all__ = ["ByteSource", "EventSource", "MappedSource", "MemorySource", "RangedSource", "StreamSource", "open_source", "resolve",
+           "is_uri", "name_of", "redact", "strip_compression", "COMPRESSION_SUFFIXES"]
+
+#: file name endings -> pyarrow codec
+COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".lz4": "lz4"}
+#: first bytes -> pyarrow codec (gzip, zstd frame, bzip2, lz4 frame)
+COMPRESSION_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\x28\xb5\x2f\xfd", "zstd"), (b"BZh", "bz2"), (b"\x04\x22\x4d\x18", "lz4"))
+#: query parameters of a URI that are secrets (shown as ``***`` in messages)
+_SECRET_KEYS = re.compile(r"(key|secret|token|password|passwd|sas|credential|signature)", re.IGNORECASE)
+#: schemes read as another (Hadoop's names for S3)
+_SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
+_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
+
+
+class ByteSource(Protocol):
+    """What a :class:`~vecbinlog.binlog.file.BinlogFile` reads its bytes through."""
+
+    path: str  #: the file as messages name it: a local path, or the URI without credentials
+    name: str  #: the file's name (``_log_file``)
+    size: int | None  #: bytes; None for a compressed stream not yet read to its end
+    seekable: bool  #: windows anywhere (False: a compressed stream, read forward only)
+    compression: str | None  #: the codec of a compressed file
+    failure: str | None  #: why the data ended early (a corrupt compressed stream), else None
+
+    def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
+        """The bytes ``[start, stop)`` (fewer at the end of the data) as uint8, and the file
+        offset of the array's first byte (``start``, or 0 for a whole-file map). ``until``:
+        the reader will not go past it (no read ahead beyond it; None: the end)."""
+        ...
+
+    def at_end(self, offset: int) -> bool:
+        """Whether the data ends at ``offset`` (no byte there)."""
+        ...
+
+    def release(self, start: int, stop: int) -> None:
+        """The bytes of ``[start, stop)`` were decoded: their memory may go."""
+        ...
+
+    def close(self) -> None:
+        ...
+
+
+def is_uri(path: str) -> bool:
+    """Whether ``path`` is a URI (``scheme://...``), not a local path."""
+    return bool(_URI.match(path))
+
+
+def redact(uri: str) -> str:
+    """``uri`` without credentials: no user/password, secret query values as ``***``."""
+    if not is_uri(uri):
+        return uri
+    parts = urlsplit(uri)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = urlencode([(k, "***" if _SECRET_KEYS.search(k) else v) for k, v in parse_qsl(parts.query)], safe="*:/")
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def name_of(path: str) -> str:
+    """The binlog's name: the last path component of a path or URI (query left out), less a
+    compression suffix (``mysql-bin.000042.gz`` is the binlog ``mysql-bin.000042``)."""
+    if is_uri(path):
+        path = urlsplit(path).path
+    return strip_compression(path.rstrip("/").rsplit("/", 1)[-1])
+
+
+
+
+def strip_compression(name: str) -> str:
+    """``name`` less a compression suffix (:data:`COMPRESSION_SUFFIXES`)."""
+    for suffix in COMPRESSION_SUFFIXES:
+        if name.lower().endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def resolve(path: str | os.PathLike[str], filesystem: Any = None) -> tuple[pafs.FileSystem | None, str, str]:
+    """``(filesystem, path inside it, what messages call it)``; filesystem None: a local path.
+
+    ``filesystem``: a ``pyarrow.fs.FileSystem`` or an fsspec filesystem (wrapped with
+    ``pyarrow.fs.PyFileSystem(FSSpecHandler(...))``), and ``path`` a path inside it.
+    """
+    text = os.fspath(path)
+    if filesystem is not None:
+        return _as_pyarrow(filesystem), text, text
+    if not is_uri(text):
+        return None, text, text
+    if text.startswith("file://"):
+        return None, urlsplit(text).path, text
+    import pyarrow.fs as pafs  # here: a local path does not need it (9 ms of every start)
+
+    scheme, rest = text.split("://", 1)
+    uri = f"{_SCHEME_ALIASES.get(scheme.lower(), scheme)}://{rest}"
+    try:
+        fs, inner = pafs.FileSystem.from_uri(uri)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
+        raise SourceError(f"not a location pyarrow can read: {_first_line(exc)}", uri=redact(text)) from None
+    except OSError as exc:
+        raise _source_error(exc, redact(text)) from None
+    return fs, inner, redact(text)
+
+
+def _as_pyarrow(filesystem: Any) -> pafs.FileSystem:
+    import pyarrow.fs as pafs
+
+    if isinstance(filesystem, pafs.FileSystem):
+        return filesystem
+    try:
+        import fsspec
+    except ImportError:  # pragma: no cover - no fsspec: only pyarrow filesystems can be given
+        fsspec = None
+    if fsspec is not None and isinstance(filesystem, fsspec.AbstractFileSystem):
+        return pafs.PyFileSystem(pafs.FSSpecHandler(filesystem))
+    raise TypeError(f"filesystem must be a pyarrow.fs.FileSystem or an fsspec filesystem, not {type(filesystem)!r}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _source_error(exc: BaseException, uri: str) -> SourceError:
+    """One clear error for a failed open or read (credentials never shown)."""
+    text = _first_line(exc)
+    low = text.lower()
+    if isinstance(exc, FileNotFoundError) or "does not exist" in low or "nosuchkey" in low or "not found" in low:
+        return SourceNotFoundError("no such file or object", uri=uri)
+    if isinstance(exc, PermissionError) or any(w in low for w in ("access denied", "access_denied", "forbidden", "403")):
+        return SourcePermissionError(f"access denied ({_redact_text(text)})", uri=uri)
+    return SourceUnreachableError(_redact_text(text), uri=uri)
+
+
+def _redact_text(text: str) -> str:
+    """A pyarrow message, any URI in it redacted."""
+    return re.sub(r"[A-Za-z][A-Za-z0-9+.-]+://\S+", lambda m: redact(m.group(0)), text)
+
+
+def _codec_by_name(name: str) -> str | None:
+    for suffix, codec in COMPRESSION_SUFFIXES.items():
+        if name.lower().endswith(suffix):
+            return codec
+    return None
+
+
+def _codec_by_magic(head: bytes) -> str | None:
+    for magic, codec in COMPRESSION_MAGIC:
+        if head.startswith(magic):
+            return codec
+    return None
+
+
+def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ahead: bool = True) -> ByteSource:
+    """The source of one binlog file (see the module docstring)."""
+    fs, inner, shown = resolve(path, filesystem)
+    name = name_of(inner)
+    raw_name = inner.rstrip("/").rsplit("/", 1)[-1]
+    if fs is None:
+        try:
+            with open(inner, "rb") as fh:
+                head = fh.read(4)
+        except FileNotFoundError:
+            raise SourceNotFoundError("No such file or directory", uri=shown) from None
+        except PermissionError:
+            raise SourcePermissionError("Permission denied", uri=shown) from None
+        except IsADirectoryError:
+            raise SourceNotFoundError("Is a directory, not a binlog file", uri=shown) from None
+        codec = _codec_by_name(raw_name) or _codec_by_magic(head)
+        if codec is None:
+            return MappedSource(inner, shown, name)
+        return StreamSource(lambda: pa.OSFile(inner, "rb"), codec, shown, name, compressed_size=os.path.getsize(inner))
+    try:
+        info = fs.get_file_info(inner)
+    except OSError as exc:
+        raise _source_error(exc, shown) from None
+    import pyarrow.fs as pafs
+
+    if info.type == pafs.FileType.NotFound:
+        raise SourceNotFoundError("no such file or object", uri=shown)
+    if info.type != pafs.FileType.File:
+        raise SourceNotFoundError("not a file (a directory or prefix)", uri=shown)
+    codec = _codec_by_name(raw_name)
+    try:
+        handle = fs.open_input_file(inner)
+        if codec is None:
+            codec = _codec_by_magic(bytes(handle.read_at(4, 0)) if info.size else b"")
+    except OSError as exc:
+        raise _source_error(exc, shown) from None
+    if codec is None:
+        return RangedSource(handle, shown, name, read_ahead=read_ahead)
+    handle.close()
+    return StreamSource(lambda: fs.open_input_file(inner), codec, shown, name, compressed_size=info.size)
+
+
+class MappedSource:
+    """A local file, memory-mapped once; every window is the whole map (nothing copied)."""
+
+    seekable = True
+    compression = None
+    failure = None
+
+    def __init__(self, path: str, shown: str, name: str) -> None:
+        self.path, self.name = shown, name
+        self.size = os.path.getsize(path)
+        self._mmap: mmap.mmap | None = None
+        if self.size:
+            with open(path, "rb") as fh:
+                self._mmap = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+            self.buf = np.frombuffer(self._mmap, dtype=np.uint8)
+        else:
+            self.buf = np.zeros(0, np.uint8)
+
+    def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
+        return self.buf, 0
+
+    def at_end(self, offset: int) -> bool:
+        return offset >= self.size
+
+    def release(self, start: int, stop: int) -> None:
+        """Let the OS drop the pages of a decoded segment (decoded values are copies; reading
+        the range again faults the pages back in from the page cache): without it every page
+        of a large file stays resident. Done on a thread of its own: taking down the page
+        table entries of 210 MB costs 5-13 ms (more while other threads run), which the
+        reading thread then need not wait for (the map stays while it is done)."""
+        if self._mmap is None or not hasattr(mmap, "MADV_DONTNEED"):
+            return
+        page = mmap.PAGESIZE
+        lo = -(-start // page) * page  # whole pages inside [start, stop) only
+        hi = (stop // page) * page
+        if hi - lo >= (1 << 20):
+            pool("release").submit(_drop_pages, self._mmap, self.buf, lo, hi)
+
+    def close(self) -> None:
+        self.buf = np.zeros(0, np.uint8)
+        if self._mmap is not None:
+            try:
+                self._mmap.close()
+            except BufferError:
+                pass  # NumPy/Arrow views of the map are alive: it goes when they do
+            self._mmap = None
+
+
+def _drop_pages(mapped: mmap.mmap, view: np.ndarray, lo: int, hi: int) -> None:
+    """MADV_DONTNEED on ``mapped[lo:hi]``; ``view`` (a NumPy view of the map) is held until
+    done, so that the map is not closed, nor its address range reused, meanwhile."""
+    try:
+        mapped.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+    except (OSError, ValueError):  # not every platform/mapping allows it; only memory is at stake
+        pass
+    del view
+
+
+class MemorySource:
+    """A binlog given as its bytes (``open(b"...")``, a binary file object read whole): every
+    window is the whole buffer, as for a memory-mapped file."""
+
+    seekable = True
+    compression = None
+    failure = None
+
+    def __init__(self, data: bytes | bytearray | memoryview, name: str) -> None:
+        self.path = self.name = name
+        self.buf = np.frombuffer(data, np.uint8) if len(data) else np.zeros(0, np.uint8)
+        self.size = len(self.buf)
+
+    def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
+        return self.buf, 0
+
+    def at_end(self, offset: int) -> bool:
+        return offset >= self.size
+
+    def release(self, start: int, stop: int) -> None:
+        """Nothing to do: the bytes are the caller's."""
+
+    def close(self) -> None:
+        self.buf = np.zeros(0, np.uint8)
+
+
+class _Windows:
+    """What the ranged and the stream sources share: the last window is kept, so that the next
+    one, which starts inside it (at the first event that did not fit), copies its tail
+    instead of reading those bytes again."""
+
+    path: str
+    size: int | None
+
+    def __init__(self) -> None:
+        self._last = np.zeros(0, np.uint8)
+        self._last_base = 0
+        self.requests = 0  #: reads made (ranged reads, or stream reads)
+        self.bytes_read = 0  #: bytes read from the storage (compressed bytes for a stream)
+
+    def _from_last(self, start: int, stop: int) -> np.ndarray:
+        lo, hi = start - self._last_base, min(stop, self._last_base + len(self._last)) - self._last_base
+        return self._last[lo:hi] if 0 <= lo < hi else self._last[:0]
+
+    def _keep(self, buf: np.ndarray, base: int) -> tuple[np.ndarray, int]:
+        self._last, self._last_base = buf, base
+        return buf, base
+
+    def release(self, start: int, stop: int) -> None:
+        """Nothing to do: a window's bytes go with the last array that uses them."""
+
+
+class RangedSource(_Windows):
+    """A file in object storage or HDFS (``pyarrow.fs``), read a window at a time with ranged
+    reads; the next window (as large as this one, right after it) is read in the background
+    while this one is decoded, so that the storage's latency overlaps the decoding."""
+
+    seekable = True
+    compression = None
+    failure = None
+
+    def __init__(self, handle: Any, shown: str, name: str, *, read_ahead: bool = True) -> None:
+        super().__init__()
+        self.path, self.name = shown, name
+        self._file = handle
+        try:
+            self.size = int(handle.size())
+        except OSError as exc:
+            raise _source_error(exc, shown) from None
+        self._read_ahead = read_ahead
+        self._ahead: tuple[int, int, Future] | None = None
+
+    def _read(self, start: int, stop: int) -> np.ndarray:
+        self.requests += 1
+        self.bytes_read += stop - start
+        try:
+            data = self._file.read_at(stop - start, start)
+        except OSError as exc:
+            raise _source_error(exc, self.path) from None
+        if len(data) != stop - start:
+            raise SourceUnreachableError(f"a read of {stop - start} bytes at {start} returned {len(data)}",
+                                         uri=self.path)
+        return np.frombuffer(data, np.uint8)
+
+    def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
+        stop = min(stop, self.size)
+        if start >= stop:
+            return self._keep(np.zeros(0, np.uint8), start)
+        head = self._from_last(start, stop)
+        fetch_from = start + len(head)
+        fresh = np.zeros(0, np.uint8)
+        if fetch_from < stop:
+            ahead, self._ahead = self._ahead, None
+            if ahead is not None and ahead[0] == fetch_from and ahead[1] >= stop:
+                fresh = ahead[2].result()[: stop - fetch_from]
+            else:
+                if ahead is not None:
+                    ahead[2].cancel()
+                fresh = self._read(fetch_from, stop)
+        buf = np.concatenate([head, fresh]) if len(head) and len(fresh) else (fresh if len(fresh) else head.copy())
+        end = self.size if until is None else min(until, self.size)
+        if self._read_ahead and stop < end and self._ahead is None:
+            nxt = min(stop + (stop - start), end)
+            self._ahead = (stop, nxt, pool("read", 2).submit(self._read, stop, nxt))
+        return self._keep(buf, start)
+
+    def at_end(self, offset: int) -> bool:
+        return offset >= self.size
+
+    def close(self) -> None:
+        if self._ahead is not None:
+            self._ahead[2].cancel()
+            self._ahead = None
+        self._file.close()
+
+
+class StreamSource:
+    """A compressed binlog, decompressed as it is read (pyarrow's ``CompressedInputStream``):
+    windows go forward (one may start inside the last one; one before it starts the
+    decompression again from the file's start: a second walk of the file). It cannot be cut by
+    byte ranges (a reader must start at its beginning), so a Spark split is one whole file. The decompressed bytes are kept from where the reader released them (the end of
+    the last segment decoded) to the furthest point read (a look past a segment for how a
+    transaction ends reads ahead, and the next segment then starts from what was kept)."""
+
+    seekable = False
+    #: decompressed bytes read at a time (small enough that a codec error loses little: pyarrow
+    #: returns nothing of a read that meets the error)
+    CHUNK = 16 << 10
+    #: the largest window: an event larger than that (MySQL's max_allowed_packet is 1 GB) is not
+    #: decompressed into memory
+    MAX_WINDOW = 1 << 31
+
+    def __init__(self, open_raw: Callable[[], Any], codec: str, shown: str, name: str, *,
+                 compressed_size: int | None = None) -> None:
+        self.path, self.name, self.compression = shown, name, codec
+        self.compressed_size = compressed_size
+        self.size: int | None = None  # known at the end of the stream
+        self.requests = 0  #: reads of the stream
+        #: why the stream ended early (a codec error), once it did: the data ends at ``size``
+        self.failure: str | None = None
+        self._open_raw = open_raw
+        self._raw = self._stream = None
+        self._restart()
+
+    def _restart(self) -> None:
+        """Decompress from the file's start again (a second walk of the file: another read)."""
+        self.close()
+        try:
+            self._raw = self._open_raw()
+        except OSError as exc:
+            raise _source_error(exc, self.path) from None
+        try:
+            self._stream = pa.CompressedInputStream(self._raw, self.compression)
+        except (OSError, pa.ArrowException) as exc:
+            raise CorruptArchiveError(f"{self.compression} stream cannot be opened: {_first_line(exc)}",
+                                      path=self.path, offset=0) from None
+        self._kept = np.zeros(0, np.uint8)  # decompressed bytes [_base, _base + len(_kept))
+        self._base = 0
+        self._ended = False
+
+    @property
+    def _pos(self) -> int:
+        return self._base + len(self._kept)
+
+    def _read_to(self, stop: int) -> None:
+        """Decompress up to ``stop`` (or the end of the stream) into what is kept."""
+        parts = [self._kept]
+        pos = self._pos
+        while pos < stop and not self._ended:
+            try:
+                chunk = self._stream.read(min(max(stop - pos, 1), self.CHUNK))
+            except (OSError, pa.ArrowException) as exc:
+                # the data ends here: the reader decodes what came before and reports this
+                self.failure = f"the {self.compression} stream is corrupt or truncated ({_first_line(exc)})"
+                self.size, self._ended = pos, True
+                break
+            self.requests += 1
+            if not len(chunk):
+                self.size, self._ended = pos, True
+                break
+            parts.append(np.frombuffer(chunk, np.uint8))
+            pos += len(chunk)
+        if len(parts) > 1:
+            self._kept = np.concatenate(parts)  # new arrays: windows handed out stay as they were
+
+    def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
+        if start < self._base:  # a new walk of the file
+            self._restart()
+        if stop - start > self.MAX_WINDOW:
+            raise CorruptArchiveError(
+                f"an event of over {self.MAX_WINDOW} bytes at offset {start}: no server writes one (a corrupt "
+                "header, or a decompression bomb)", path=self.path, offset=start)
+        self._read_to(stop)
+        lo = start - self._base
+        return self._kept[lo : max(stop - self._base, lo)], start
+
+    def at_end(self, offset: int) -> bool:
+        if offset >= self._pos:
+            self._read_to(offset + 1)
+        return self._ended and offset >= self._pos
+
+    def release(self, start: int, stop: int) -> None:
+        """The bytes before ``stop`` are let go: no window will start before it."""
+        if stop > self._base:
+            cut = min(stop, self._pos)
+            self._kept, self._base = self._kept[cut - self._base:], cut
+
+    def close(self) -> None:
+        for handle in (self._stream, self._raw):
+            if handle is not None:
+                try:
+                    handle.close()
+                except (OSError, pa.ArrowException):
+                    pass
+
+
+# -- events ---------------------------------------------------------------------------------------
+
+
+class EventSource(Protocol):
+    """The bytes of a run of events, as every decoder reads them (a file, a window of it, or an unpacked segment: :mod:`vecbinlog.binlog.file`).
+
+    ``index.offset`` of the run's :class:`~vecbinlog.binlog.headers.EventIndex` are positions in
+    ``buf``; an error found at such a position is reported at the file offset of what went
+    wrong through :meth:`file_offset` / :meth:`relocate`.
+    """
+
+    @property
+    def buf(self) -> np.ndarray:
+        """The events' bytes (uint8)."""
+        ...
+
+    @property
+    def path(self) -> str:
+        """The file as messages name it."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """The file's name."""
+        ...
+
+    @property
+    def formats(self) -> list[FormatDescription]:
+        """The file's FORMAT_DESCRIPTION_EVENTs met so far (``index.fmt`` indexes them)."""
+        ...
+
+    @property
+    def verify_checksums(self) -> bool:
+        """Whether the CRC32 of events is checked when they are decoded."""
+        ...
+
+    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
+        """Check the CRC32 of the events of ``index`` (those ``which``, a boolean mask, selects)."""
+        ...
+
+    def file_offset(self, offset: int) -> int:
+        """The file offset of ``buf[offset]``."""
+        ...
+
+    def relocate(self, exc: BinlogError) -> BinlogError:
+        """``exc``, raised with an offset in ``buf``, at the file offset of what went wrong."""
+        ...

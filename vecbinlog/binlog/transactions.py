@@ -1,0 +1,409 @@
+"""Transactions: which transaction each event is in, its GTID, its XID, and how it ended.
+
+What the servers write around the changes of a transaction (MySQL binlog.cc,
+MYSQL_BIN_LOG::commit / binlog_rollback / binlog_savepoint_rollback; MariaDB log.cc)::
+
+    starts   a GTID event (33, 34, 42; MariaDB 162), or a ``BEGIN`` / ``XA START`` query
+             that does not follow a GTID event (servers without GTIDs)
+    ends     XID_EVENT                 committed by a transactional engine (InnoDB); has the xid
+             ``COMMIT`` query          committed, non-transactional tables only (MyISAM, Aria...)
+             ``ROLLBACK`` query        rolled back: the server still writes the transaction when
+                                       it changed a non-transactional table
+             XA_PREPARE / ``XA PREPARE``  prepared; a later ``XA COMMIT``/``XA ROLLBACK`` decides
+             any other statement       when no BEGIN opened the transaction (DDL: GTID + query;
+                                       a MariaDB GTID without FL_STANDALONE counts as BEGIN)
+    inside   ``SAVEPOINT `x``` ... ``ROLLBACK TO `x```: the changes between them were undone
+
+Every change gets the transaction's outcome (:data:`OUTCOMES`). The classification is done
+for all events of a segment at once with NumPy (running maxima of start and end positions);
+only SAVEPOINT/ROLLBACK TO statements, which are rare, are replayed one by one. A
+transaction still open at the end of a segment is resolved by walking the headers after
+it up to its end (once per transaction; the walk keeps no index).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+
+from ..arrowbuild import numbers, strings
+from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
+from ..errors import MalformedEventError
+from .compression import unpack_segment
+from .events import annotated_statement, parse_xid, query_bounds, xid_values
+from .file import BinlogFile
+from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
+from .headers import EventIndex, code_table
+from .sources import EventSource
+
+__all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify"]
+
+
+#: ``_outcome`` values, in the order of their codes.
+OUTCOMES = ("commit", "rollback", "prepare", "incomplete")
+COMMIT, ROLLBACK, PREPARE, INCOMPLETE = range(4)
+
+# control kinds of events
+NONE, GTID, BEGIN, XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q, SAVEPOINT, ROLLBACK_TO, OTHER, ANNOTATE = range(11)
+_ENDS = code_table([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q])  # by kind
+_OUTCOME_OF_END = {XID: COMMIT, COMMIT_Q: COMMIT, OTHER: COMMIT, ROLLBACK_Q: ROLLBACK, PREPARE_Q: PREPARE}
+#: control kind of a transaction's last event -> outcome code
+_OUTCOME_OF_KIND = np.full(ANNOTATE + 1, INCOMPLETE, np.int8)
+for _k, _o in _OUTCOME_OF_END.items():
+    _OUTCOME_OF_KIND[_k] = _o
+
+_GTID_CODES = code_table(sorted(GTID_EVENTS))
+_CHANGE_CODES = code_table(sorted({*ROWS_EVENTS, *UNDECODED_ROWS_EVENTS}))
+#: (statement text, exact match or prefix, kind), checked in order
+_STATEMENTS = (
+    (b"BEGIN", True, BEGIN),
+    (b"COMMIT", True, COMMIT_Q),
+    (b"ROLLBACK", True, ROLLBACK_Q),
+    (b"SAVEPOINT ", False, SAVEPOINT),
+    (b"ROLLBACK TO ", False, ROLLBACK_TO),
+    (b"XA START", False, BEGIN),
+    (b"XA BEGIN", False, BEGIN),
+    (b"XA END", False, NONE),
+    (b"XA PREPARE", False, PREPARE_Q),
+)
+_PEEK = max(len(s) for s, _, _ in _STATEMENTS)
+
+
+def classify(src: EventSource, index: EventIndex) -> np.ndarray:
+    """The control kind (int8) of every event: GTID, BEGIN, XID, COMMIT, ... or NONE."""
+    tc = index.type_code
+    kind = np.zeros(len(index), np.int8)
+    kind[_GTID_CODES[tc]] = GTID
+    kind[tc == EventType.XID_EVENT] = XID
+    kind[tc == EventType.XA_PREPARE_LOG_EVENT] = PREPARE_Q
+    kind[(tc == EventType.ROWS_QUERY_LOG_EVENT) | (tc == EventType.ANNOTATE_ROWS_EVENT)] = ANNOTATE
+    q = np.flatnonzero(tc == EventType.QUERY_EVENT)
+    if len(q):
+        start, end = query_bounds(src, index, q, lenient=True)
+        n = end - start
+        k = np.arange(_PEEK)
+        peek = np.where(k < n[:, None], np.take(src.buf, np.minimum(start[:, None] + k, len(src.buf) - 1)), 0)
+        qk = np.full(len(q), OTHER, np.int8)
+        done = np.zeros(len(q), bool)
+        for text, exact, what in _STATEMENTS:
+            pat = np.frombuffer(text, np.uint8)
+            hit = ~done & (peek[:, : len(pat)] == pat).all(axis=1) & ((n == len(pat)) if exact else (n >= len(pat)))
+            qk[hit] = what
+            done |= hit
+        kind[q] = qk
+    return kind
+
+
+@dataclass
+class _Open:
+    """A transaction still open at the end of a segment, carried into the next one."""
+
+    start_pos: int
+    gtid: str | None
+    begun: bool
+    savepoints: list[str] = field(default_factory=list)
+    query: str | None = None
+
+
+@dataclass
+class _Ahead:
+    """How an open transaction ends, found by walking past the segment."""
+
+    outcome: int
+    xid: int | None
+    ops: list[tuple[int, int, str]]  #: SAVEPOINT / ROLLBACK_TO statements after the segment: (file offset, kind, name)
+
+
+@dataclass
+class TxnContext:
+    """The transactions of one segment.
+
+    Per event (arrays of the segment's length): ``txn`` (slot, -1 outside any transaction),
+    ``undone`` (a change undone by ROLLBACK TO SAVEPOINT), ``query`` (index into ``queries``,
+    -1 none). Per slot: ``start_pos`` (file offset of the event that opened it), ``gtid``,
+    ``xid`` (+ ``has_xid``), ``outcome`` (code into :data:`OUTCOMES`).
+    """
+
+    txn: np.ndarray
+    undone: np.ndarray
+    query: np.ndarray
+    start_pos: np.ndarray
+    gtid: pa.Array
+    xid: np.ndarray
+    has_xid: np.ndarray
+    outcome: np.ndarray
+    queries: pa.Array | None
+
+    def of_events(self, ev: np.ndarray) -> TxnContext:
+        """The context of the events at positions ``ev`` alone: their per-event arrays, and
+        only the slots and queries they use, renumbered in order (a run kept for later holds
+        no more than its own transactions)."""
+        txn, query = self.txn[ev], self.query[ev]
+        slots, txn = _used(txn, len(self.start_pos))
+        texts = None
+        if self.queries is not None:
+            used_q, query = _used(query, len(self.queries))
+            texts = self.queries.take(numbers(used_q, pa.int64()))
+        return TxnContext(txn, self.undone[ev], query, self.start_pos[slots], self.gtid.take(numbers(slots, pa.int64())),
+                          self.xid[slots], self.has_xid[slots], self.outcome[slots], texts)
+
+    @staticmethod
+    def concat(parts: list[TxnContext]) -> TxnContext:
+        """The contexts of runs of one file, in log order, as one; a transaction that two of
+        them hold (it spans their segments: the same start) is one slot, as in one segment."""
+        if len(parts) == 1:
+            return parts[0]
+        start_pos = np.concatenate([p.start_pos for p in parts])
+        first = np.ones(len(start_pos), bool)
+        np.not_equal(start_pos[1:], start_pos[:-1], out=first[1:])
+        slot_of = (np.cumsum(first) - 1).astype(np.int32)  # merged slot -> slot
+        txn, query, base, qbase = [], [], 0, 0
+        for p in parts:
+            t = np.full(len(p.txn), -1, np.int32)
+            inside = p.txn >= 0  # the others are outside any transaction
+            t[inside] = slot_of[p.txn[inside] + base]
+            txn.append(t)
+            query.append(np.where(p.query >= 0, p.query + qbase, -1).astype(np.int32))
+            base += len(p.start_pos)
+            qbase += len(p.queries) if p.queries is not None else 0
+        queries = None if parts[0].queries is None else pa.concat_arrays([p.queries for p in parts])
+        kept = np.flatnonzero(first)
+        return TxnContext(
+            np.concatenate(txn), np.concatenate([p.undone for p in parts]), np.concatenate(query), start_pos[kept],
+            pa.concat_arrays([p.gtid for p in parts]).take(numbers(kept, pa.int64())),
+            np.concatenate([p.xid for p in parts])[kept], np.concatenate([p.has_xid for p in parts])[kept],
+            np.concatenate([p.outcome for p in parts])[kept], queries,
+        )
+
+
+def _used(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the codes of ``range(n)`` that ``codes`` uses, in order; ``codes`` as positions among
+    them, -1 kept), by marks rather than a sort."""
+    mark = np.zeros(n + 1, bool)  # the last one for -1
+    mark[codes] = True
+    mark[n] = False
+    renumber = np.cumsum(mark, dtype=np.int32) - 1
+    renumber[n] = -1
+    return np.flatnonzero(mark), renumber[codes]
+
+
+def _savepoint_names(src: EventSource, index: EventIndex, kind: np.ndarray, sp: np.ndarray) -> dict[int, str]:
+    """{event number: savepoint name} of the SAVEPOINT / ROLLBACK TO statements ``index[sp]``."""
+    if not len(sp):
+        return {}
+    start, end = query_bounds(src, index, sp)
+    mem = memoryview(src.buf)
+    return {i: _savepoint_name(bytes(mem[a:b]), 10 if kind[i] == SAVEPOINT else 12)
+            for i, a, b in zip(sp.tolist(), start.tolist(), end.tolist())}
+
+
+def _savepoint_name(raw: bytes, prefix_len: int) -> str:
+    name = raw[prefix_len:].strip()
+    if name.upper().startswith(b"SAVEPOINT "):
+        name = name[10:].strip()
+    if len(name) >= 2 and name[:1] == b"`" and name[-1:] == b"`":
+        name = name[1:-1].replace(b"``", b"`")
+    return name.decode("utf-8", "replace")
+
+
+class TransactionTracker:
+    """Follows the transactions of one file, segment after segment, in order."""
+
+    def __init__(self, file: BinlogFile, *, queries: bool = False):
+        self.file = file
+        self.queries = queries
+        self.open: _Open | None = None
+        self.after_gtid = False  #: the last event of the previous segment was a GTID event
+        self._ahead: dict[int, _Ahead] = {}
+
+    def assign(self, src: EventSource, index: EventIndex, seg_end: int) -> TxnContext:
+        """Classify the events of a segment (``src``/``index``, unpacked) ending at file offset ``seg_end``."""
+        E = len(index)
+        idx = np.arange(E)
+        kind = classify(src, index)
+        carry = self.open
+        prev_gtid = np.empty(E, bool)
+        if E:
+            prev_gtid[0] = self.after_gtid
+            prev_gtid[1:] = kind[:-1] == GTID
+        is_start = (kind == GTID) | ((kind == BEGIN) & ~prev_gtid)
+        # whether a start opens a BEGIN ... COMMIT group by itself
+        start_begun = kind == BEGIN
+        maria = np.flatnonzero(index.type_code == EventType.GTID_EVENT)
+        if len(maria):
+            start_begun[maria] = (mariadb_gtid_flags(src, index, maria) & FL_STANDALONE) == 0
+        last_start = np.maximum.accumulate(np.where(is_start, idx, -1)) if E else idx
+        begin_cum = np.cumsum(kind == BEGIN)
+        ls = np.maximum(last_start, 0)
+        begun = np.where(
+            last_start >= 0,
+            start_begun[ls] | (begin_cum - begin_cum[ls] > 0),
+            (carry is not None and carry.begun) | (begin_cum > 0),
+        )
+        is_end = _ENDS[kind] | ((kind == OTHER) & ~begun)
+        last_end = np.maximum.accumulate(np.where(is_end, idx, -1)) if E else idx
+        end_before = np.empty(E, np.int64)
+        if E:
+            end_before[0] = -1
+            end_before[1:] = last_end[:-1]
+        inside = np.where(last_start >= 0, last_start > end_before, (carry is not None) & (end_before < 0))
+
+        # slots: 0 = the carried transaction (when there is one), then one per start event
+        starts = np.flatnonzero(is_start)
+        base = 1 if carry is not None else 0
+        n_slots = base + len(starts)
+        slot_of_start = np.full(E, -1, np.int64)
+        slot_of_start[starts] = base + np.arange(len(starts))
+        txn = np.where(inside, np.where(last_start >= 0, slot_of_start[ls], 0), -1).astype(np.int64)
+
+        # each slot's end: the first end at or after its start, unless another start comes first
+        next_end = np.minimum.accumulate(np.where(is_end, idx, E)[::-1])[::-1] if E else idx
+        next_start = np.minimum.accumulate(np.where(is_start, idx, E)[::-1])[::-1] if E else idx
+        slot_first = np.concatenate([[0] if carry is not None else [], starts]).astype(np.int64)
+        after_first = np.concatenate([[0] if carry is not None else [], starts + 1]).astype(np.int64)
+        end_of = np.where(slot_first < E, next_end[np.minimum(slot_first, E - 1)] if E else 0, E)
+        nxt = np.where(after_first < E, next_start[np.minimum(after_first, max(E - 1, 0))] if E else E, E)
+        if carry is not None and E:
+            nxt[0] = next_start[0]
+        ended = end_of < nxt
+        outcome = np.full(n_slots, INCOMPLETE, np.int8)
+        xid = np.zeros(n_slots, np.uint64)
+        has_xid = np.zeros(n_slots, bool)
+        if ended.any():
+            e = end_of[ended]
+            outcome[ended] = _OUTCOME_OF_KIND[kind[e]]
+            is_xid = kind[e] == XID
+            if is_xid.any():
+                slots = np.flatnonzero(ended)[is_xid]
+                xid[slots] = xid_values(src, index, e[is_xid])
+                has_xid[slots] = True
+        # the last slot may still be open at the end of the segment
+        open_slot = n_slots - 1 if n_slots and not ended[-1] and nxt[-1] >= E else None
+        changes = _CHANGE_CODES[index.type_code]
+
+        start_pos = np.concatenate([[carry.start_pos] if carry is not None else [], index.pos[starts]]).astype(np.int64)
+        gtid = gtid_texts(src, index, starts)  # null for the BEGIN starts
+        if carry is not None:
+            gtid = pa.concat_arrays([strings([carry.gtid]), gtid])
+
+        ahead = None
+        if open_slot is not None and (changes & (txn == open_slot)).any():
+            ahead = self._look_ahead(int(start_pos[open_slot]), seg_end)
+            outcome[open_slot] = ahead.outcome
+            if ahead.xid is not None:
+                xid[open_slot], has_xid[open_slot] = ahead.xid, True
+
+        undone = np.zeros(E, bool)
+        carried_savepoints = self._savepoints(src, index, kind, txn, carry, open_slot, ahead, undone)
+
+        query = np.full(E, -1, np.int32)
+        queries = None
+        if self.queries:
+            query, queries, last_query = self._queries(src, index, kind, txn, carry, last_start, inside)
+        # carry the open transaction into the next segment
+        if open_slot is not None:
+            self.open = _Open(
+                start_pos=int(start_pos[open_slot]), gtid=gtid[open_slot].as_py(),
+                begun=bool(begun[-1]) if E else bool(carry and carry.begun),
+                savepoints=carried_savepoints, query=last_query if self.queries else None,
+            )
+        else:
+            self.open = None
+        self.after_gtid = bool(E and kind[-1] == GTID) or (not E and self.after_gtid)
+        return TxnContext(txn.astype(np.int32), undone, query, start_pos, gtid, xid, has_xid, outcome, queries)
+
+    def _savepoints(self, src: EventSource, index: EventIndex, kind: np.ndarray, txn: np.ndarray,
+                    carry: _Open | None, open_slot: int | None, ahead: _Ahead | None, undone: np.ndarray) -> list[str]:
+        """Mark changes undone by ROLLBACK TO; returns the open transaction's savepoints."""
+        sp = np.flatnonzero(((kind == SAVEPOINT) | (kind == ROLLBACK_TO)) & (txn >= 0))
+        slots = set(txn[sp].tolist())
+        if carry is not None and carry.savepoints:
+            slots.add(0)
+        if ahead is not None and ahead.ops:
+            slots.add(open_slot)
+        carried: list[str] = []
+        if not slots:
+            return carried
+        texts = _savepoint_names(src, index, kind, sp)
+        E = len(index)
+        for slot in sorted(slots):
+            ops = [(-1, SAVEPOINT, n) for n in (carry.savepoints if slot == 0 and carry is not None else [])]
+            ops += [(i, int(kind[i]), texts[i]) for i in sp.tolist() if txn[i] == slot]
+            n_here = len(ops)
+            if slot == open_slot and ahead is not None:
+                ops += [(E, k, n) for _, k, n in ahead.ops]
+            stack: list[tuple[str, int]] = []
+            for j, (i, k, name) in enumerate(ops):
+                if k == SAVEPOINT:
+                    stack = [s for s in stack if s[0] != name] + [(name, i)]
+                else:
+                    hits = [m for m, s in enumerate(stack) if s[0] == name]
+                    if hits:
+                        m = hits[-1]
+                        lo = stack[m][1]
+                        undone[max(lo + 1, 0) : min(i, E)] |= txn[max(lo + 1, 0) : min(i, E)] == slot
+                        stack = stack[: m + 1]
+                if j == n_here - 1 and slot == open_slot:
+                    carried = [s[0] for s in stack]
+            if slot == open_slot and n_here == 0:
+                carried = []
+        return carried
+
+    def _queries(self, src: EventSource, index: EventIndex, kind: np.ndarray, txn: np.ndarray, carry: _Open | None,
+                 last_start: np.ndarray, inside: np.ndarray) -> tuple[np.ndarray, pa.Array, str | None]:
+        """The statement (ROWS_QUERY / ANNOTATE_ROWS) each event's changes came from."""
+        E = len(index)
+        idx = np.arange(E)
+        ann = np.flatnonzero(kind == ANNOTATE)
+        texts: list[str | None] = [carry.query if carry is not None else None]
+        texts += [annotated_statement(src, index, i).decode("utf-8", "replace") for i in ann.tolist()]
+        slot_of = np.full(E, -1, np.int64)
+        slot_of[ann] = 1 + np.arange(len(ann))
+        last_ann = np.maximum.accumulate(np.where(kind == ANNOTATE, idx, -1)) if E else idx
+        la = np.maximum(last_ann, 0)
+        in_txn = last_ann > last_start
+        query = np.where(last_ann >= 0, slot_of[la], -1)
+        query = np.where(in_txn & (last_ann >= 0), query, np.where((last_start < 0) & inside, 0, -1))
+        query = np.where(query == 0, 0 if texts[0] is not None else -1, query)
+        last = None
+        if E and inside[-1]:
+            q = int(query[-1])
+            last = texts[q] if q >= 0 else None
+        return query.astype(np.int32), strings(texts), last
+
+    def _look_ahead(self, start_pos: int, seg_end: int) -> _Ahead:
+        """How the transaction opened at ``start_pos`` ends, walking the file after ``seg_end``.
+
+        Only called for a transaction with changes in the segment, hence one opened by BEGIN
+        (or a MariaDB GTID): statements inside it do not end it.
+        """
+        hit = self._ahead.get(start_pos)
+        if hit is not None:  # walked from an earlier segment's end: the ops after this one's
+            return _Ahead(hit.outcome, hit.xid, [op for op in hit.ops if op[0] >= seg_end])
+        f = self.file
+        ops: list[tuple[int, int, str]] = []
+        result = _Ahead(INCOMPLETE, None, ops)
+        for seg in f.segments(1 << 20, start=seg_end, release=False):
+            unpacked = unpack_segment(seg.src, seg.index)
+            src, index = unpacked if unpacked is not None else (seg.src, seg.index)
+            kind = classify(src, index)
+            stop = np.flatnonzero((kind == GTID) | (kind == BEGIN) | _ENDS[kind])
+            first = int(stop[0]) if len(stop) else len(index)
+            sp = np.flatnonzero((kind == SAVEPOINT) | (kind == ROLLBACK_TO))
+            sp = sp[sp < first]
+            ops += [(int(index.pos[i]), int(kind[i]), name) for i, name in _savepoint_names(src, index, kind, sp).items()]
+            if len(stop):
+                k = int(kind[first])
+                if k in _OUTCOME_OF_END:  # else a new transaction starts: this one never ended
+                    result.outcome = _OUTCOME_OF_END[k]
+                if k == XID:
+                    try:
+                        result.xid = parse_xid(src, int(index.offset[first]), int(index.body_end[first]),
+                                               int(index.post_header_len[first]))
+                    except MalformedEventError:
+                        pass  # a short XID event: the outcome is known, not the xid
+                break
+        self._ahead = {start_pos: result}
+        return result

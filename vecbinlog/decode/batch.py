@@ -1,0 +1,427 @@
+"""Arrow record batches of a table's change log: its columns, then the metadata columns.
+
+Metadata columns (Spark Change Data Feed names, plus where each row came from):
+
+=====================  ==============================  =============================================
+column                 Arrow type                      meaning
+=====================  ==============================  =============================================
+``_change_type``       dictionary<int8, string>        insert, update_preimage, update_postimage, delete
+``_commit_timestamp``  timestamp[us, tz=UTC]           timestamp of the rows event's header
+``_log_file``          dictionary<int32, string>       binlog file name (no directory)
+``_log_pos``           int64                           byte offset of the rows event in that file
+``_event_row``         int32                           row number within the rows event (an UPDATE's
+                                                       two images share it)
+``_absent``            list<dictionary<int16,          names of the table's columns that are not in
+                       string>>                        this row image (binlog_row_image MINIMAL or
+                                                       NOBLOB); empty for full images. Each name is
+                                                       a 2-byte code into the table's column names
+                                                       (``to_pylist``/pandas give strings)
+``_payload_offset``    int64, nullable                 for a rows event unpacked from a MySQL
+                                                       TRANSACTION_PAYLOAD_EVENT (whose offset is
+                                                       ``_log_pos``): its offset inside the
+                                                       decompressed payload; null otherwise
+``_gtid``              dictionary<int32, string>,      the transaction's GTID: ``uuid:N``,
+                       nullable                        ``uuid:tag:N`` (MySQL 8.3+), MariaDB
+                                                       ``domain-server-seq``; null when the server
+                                                       wrote none (ANONYMOUS_GTID, old servers)
+``_transaction_pos``   int64, nullable                 offset of the event that opened the
+                                                       transaction (its GTID event, else BEGIN) in
+                                                       ``_log_file``: with it, identifies the
+                                                       transaction; null outside any transaction
+``_xid``               uint64, nullable                the XID_EVENT's xid that committed it; null
+                                                       when it ended otherwise (COMMIT query of
+                                                       non-transactional tables, ROLLBACK...)
+``_outcome``           dictionary<int8, string>        how the transaction ended: commit,
+                                                       rollback (also: undone by ROLLBACK TO
+                                                       SAVEPOINT), prepare (XA), incomplete (no
+                                                       end in the file); see transactions.py
+``_schema_version``    int32                           which layout of the table the row was written
+                                                       under: 0 for the first met in the files read,
+                                                       +1 at every change (an ALTER TABLE seen in the
+                                                       DDL or in the TABLE_MAP); see tableplan.py
+``_incarnation``       int32                           which table of that name the row belongs to: 0
+                                                       for the first met in the files read, +1 at
+                                                       every DROP, CREATE (OR REPLACE), RENAME onto
+                                                       or TRUNCATE TABLE of the name in the log
+``_query``             dictionary<int32, string>,      only with ``queries=True``: the statement
+                       nullable                        (ROWS_QUERY / MariaDB ANNOTATE_ROWS event)
+``_json_diffs``         list<struct<column, operation,  only for tables with a MySQL JSON column: the
+                       path, value: string>>           partial JSON updates logged in this after image
+                                                       (PARTIAL_UPDATE_ROWS_EVENT), in order; empty
+                                                       for every other image
+=====================  ==============================  =============================================
+
+A column absent from an image is null in its own column *and* listed in ``_absent``; a
+NULL value is null and not listed.
+
+Partial JSON updates (``binlog_row_value_options=PARTIAL_JSON``): when the before image
+holds the column's document, the diffs are applied and the post-image holds the full new
+JSON text. When it does not (``binlog_row_image=MINIMAL``/``NOBLOB``, or a NULL before
+value) the new document is not in the binlog: the column is null *and* listed in
+``_absent`` (so replaying by primary key keeps the old value), its diffs are in
+``_json_diffs`` to be applied to it, and a DecodeWarning counts such values.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pyarrow as pa
+
+from ..arrowbuild import numbers, strings, valid_mask
+from ..binlog.transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
+from ..constants import ColumnType
+from ..errors import BinlogError
+from ..pools import pool
+from ..tables.table_map import TableMap
+from ..tables.types import MARIADB_OLD_TEMPORAL
+from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
+from .decoders.jsondiff import JsonDiff, apply_partial
+from .rows import CHANGE_TYPES, RowImages
+
+__all__ = ["METADATA_FIELDS", "JSON_DIFFS_FIELD", "table_schema", "build_batch"]
+
+CHANGE_TYPE = pa.dictionary(pa.int8(), pa.string())
+LOG_FILE = pa.dictionary(pa.int32(), pa.string())
+COMMIT_TIMESTAMP = pa.timestamp("us", tz="UTC")
+
+#: ``_absent``: the names as codes into the table's column names
+ABSENT_TYPE = pa.list_(pa.dictionary(pa.int16(), pa.string()))
+METADATA_FIELDS: tuple[pa.Field, ...] = (
+    pa.field("_change_type", CHANGE_TYPE, nullable=False),
+    pa.field("_commit_timestamp", COMMIT_TIMESTAMP, nullable=False),
+    pa.field("_log_file", LOG_FILE, nullable=False),
+    pa.field("_log_pos", pa.int64(), nullable=False),
+    pa.field("_event_row", pa.int32(), nullable=False),
+    pa.field("_absent", ABSENT_TYPE, nullable=False),
+    pa.field("_payload_offset", pa.int64()),
+    pa.field("_gtid", pa.dictionary(pa.int32(), pa.string())),
+    pa.field("_transaction_pos", pa.int64()),
+    pa.field("_xid", pa.uint64()),
+    pa.field("_outcome", pa.dictionary(pa.int8(), pa.string()), nullable=False),
+    pa.field("_schema_version", pa.int32(), nullable=False),
+    pa.field("_incarnation", pa.int32(), nullable=False),
+)
+QUERY_FIELD = pa.field("_query", pa.dictionary(pa.int32(), pa.string()))
+#: Present only for tables with a MySQL JSON column, so that the schema of a table depends
+#: on its layout alone (never on whether a batch happens to hold partial updates).
+JSON_DIFF = pa.struct(
+    [pa.field("column", pa.string(), nullable=False), pa.field("operation", pa.string(), nullable=False),
+     pa.field("path", pa.string(), nullable=False), pa.field("value", pa.string())]
+)
+JSON_DIFFS_FIELD = pa.field("_json_diffs", pa.list_(pa.field("item", JSON_DIFF, nullable=False)), nullable=False)
+_CHANGE_DICT = strings(CHANGE_TYPES)
+_OUTCOME_DICT = strings(OUTCOMES)
+
+
+def column_names(table_map: TableMap, options: DecodeOptions) -> list[str]:
+    """The user's ``names=`` for the table when given, else the binlog's (or ``@N``)."""
+    if options.names is None:
+        return table_map.column_names
+    if len(options.names) != len(table_map.columns):
+        raise ValueError(
+            f"names= gives {len(options.names)} column names for {table_map.name}, "
+            f"whose TABLE_MAP has {len(table_map.columns)} columns"
+        )
+    return list(options.names)
+
+
+def has_json(table_map: TableMap) -> bool:
+    """Whether the table has a MySQL JSON column (and so a ``_json_diffs`` column)."""
+    return any(spec.type == ColumnType.MYSQL_TYPE_JSON for spec in table_map.columns)
+
+
+def metadata_fields(table_map: TableMap, queries: bool = False) -> list[pa.Field]:
+    """The metadata columns of a table: METADATA_FIELDS, ``_json_diffs`` when it has JSON,
+    ``_query`` when asked for."""
+    return (list(METADATA_FIELDS) + ([JSON_DIFFS_FIELD] if has_json(table_map) else [])
+            + ([QUERY_FIELD] if queries else []))
+
+
+def table_schema(table_map: TableMap, options: DecodeOptions, queries: bool = False) -> pa.Schema:
+    """The schema a table's change log decodes to (data may turn an undecodable text column to binary)."""
+    names = column_names(table_map, options)
+    fields = [arrow_field(spec, name, options) for spec, name in zip(table_map.columns, names)]
+    return pa.schema(fields + metadata_fields(table_map, queries), metadata={b"vecbinlog.table": table_map.name.encode()})
+
+
+@dataclass
+class RowTransactions:
+    """The transaction of each row of a batch: a slot of ``context`` (-1: none) and more."""
+
+    context: TxnContext
+    txn: np.ndarray  #: int32 (n,)
+    undone: np.ndarray  #: bool (n,): undone by ROLLBACK TO SAVEPOINT
+    query: np.ndarray  #: int32 (n,): index into context.queries, -1 none
+    #: what :meth:`outcome` gives, once it has been asked (the outcome filter, then the column)
+    outcomes: np.ndarray | None = None
+
+    def outcome(self) -> np.ndarray:
+        """int8 (n,) code into OUTCOMES of each row (rows outside a transaction: commit)."""
+        if self.outcomes is None:
+            self.outcomes = self._outcome()
+        return self.outcomes
+
+    def _outcome(self) -> np.ndarray:
+        t = self.txn
+        per_slot = self.context.outcome
+        if not len(per_slot):
+            code = np.full(len(t), COMMIT, np.int8)
+        elif bool((t >= 0).all()):  # every row in a transaction: one look-up
+            code = per_slot.astype(np.int8, copy=False)[t]
+        else:
+            code = np.where(t >= 0, per_slot[np.maximum(t, 0)], COMMIT).astype(np.int8)
+        if self.undone.any():
+            code[self.undone] = ROLLBACK
+        return code
+
+
+def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) -> pa.Array:
+    """A dictionary array of ``values[codes]`` (codes < 0 or null values: null), keeping only used values."""
+    dtype = index_type.to_pandas_dtype()
+    ok = codes >= 0
+    if values.null_count and ok.any():
+        ok[ok] = valid_mask(values)[codes[ok]]
+    every = bool(ok.all())  # the usual case: no row without a value, no boolean selections
+    kept = codes if every else codes[ok]
+    if len(kept) and bool((kept[1:] >= kept[:-1]).all()):  # in log order: no sort needed
+        first = np.empty(len(kept), bool)
+        first[0] = True
+        np.not_equal(kept[1:], kept[:-1], out=first[1:])
+        used = kept[first]
+        inverse = np.cumsum(first, dtype=dtype) - 1
+    else:
+        used, inverse = np.unique(kept, return_inverse=True)
+    if every:
+        indices = numbers(inverse.ravel().astype(dtype, copy=False), index_type)
+    else:
+        idx = np.zeros(len(codes), dtype)
+        idx[ok] = inverse.ravel()
+        indices = numbers(idx, index_type, valid=ok)
+    return pa.DictionaryArray.from_arrays(indices, values.take(numbers(used, pa.int64())))
+
+
+#: Rows x columns under which a batch's columns are decoded one after the other, and the
+#: batch is not decoded in the background (threads cost more than they give on small
+#: batches: they take turns at the GIL).
+THREADED_CELLS = 1 << 18
+
+
+def _decode(make: Callable[[], ColumnData]) -> tuple[pa.Array, ColumnData]:
+    """Decode one column; the returned ColumnData keeps its warnings, and its positions only
+    when a partial JSON update needs them afterwards."""
+    col = make()
+    arr = decode_column(col)
+    if col.spec.type != ColumnType.MYSQL_TYPE_JSON:
+        col.offsets = col.valid = col.lengths = None  # type: ignore[assignment]
+    return arr, col
+
+
+def _map_columns(makers: list[Callable[[], ColumnData]], n: int, threads: int) -> list[tuple[pa.Array, ColumnData]]:
+    """Each column made and decoded, in order; spread over ``threads`` threads when worth it."""
+    if threads <= 1 or len(makers) < 2 or n * len(makers) < THREADED_CELLS:
+        return [_decode(make) for make in makers]
+    # the first error in column order wins, as it would decoding one column after another
+    columns = pool("columns", threads)
+    futures = [columns.submit(_decode, make) for make in makers]
+    return [f.result() for f in futures]
+
+
+def build_batch(
+    images: RowImages, options: DecodeOptions, log_file: str, txn: RowTransactions | None = None,
+    queries: bool = False, schema_version: int = 0, threads: int = 1, incarnation: int = 0,
+    declared: pa.Schema | None = None,
+) -> tuple[pa.RecordBatch, list[str]]:
+    """Decode every column of ``images`` into one record batch; returns it and any warnings.
+    ``threads``: how many columns may be decoded at once. ``declared``: the layout's
+    :func:`table_schema` (with these options and ``queries``), when the caller keeps it for
+    the batches of a layout; made here otherwise."""
+    tm = images.table_map
+    n = len(images)
+    names = column_names(tm, options)
+    if declared is None:
+        declared = table_schema(tm, options, queries)
+    arrays: list[pa.Array] = []
+    warnings: list[str] = []
+    absent = images.absent  # (C, n), or None: in every image, every column
+    nulls = _SharedNulls(n)
+    diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
+
+    # A column NULL or absent in every row is a shared all-null array; the others are decoded,
+    # in threads when there are several columns of many rows (NumPy and Arrow release the GIL).
+    def column_data(c: int) -> ColumnData:
+        valid = images.valid[c]
+        partial = images.partial.get(c)
+        starts, lengths = images.var.get(c, (None, None))
+        return ColumnData(
+            raw=images.fixed.get(c),
+            spec=tm.columns[c],
+            name=names[c],
+            buf=images.file.buf,
+            offsets=starts,
+            lengths=lengths,
+            width=int(images.fixed[c].shape[1]) if c in images.fixed else 0,
+            valid=valid if partial is None else valid & ~partial,
+            options=options,
+            path=images.file.path,
+            locate=lambda row, c=c: images.value_offset(row, c),
+        )
+
+    todo = [c for c in range(len(tm.columns)) if not n or images.has_values(c)]
+    try:
+        decoded = dict(zip(todo, _map_columns([lambda c=c: column_data(c) for c in todo], n, threads)))
+    except BinlogError as exc:
+        raise images.file.relocate(exc) from exc
+    for c, (spec, name) in enumerate(zip(tm.columns, names)):
+        if c in decoded:
+            (arr, col), partial = decoded.pop(c), images.partial.get(c)
+        else:  # no value in any row
+            arr, col, partial = nulls.array(declared.field(c).type), None, None
+        if partial is not None:  # diff vectors: decoded and applied value by value
+            arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
+            for r, ds in column_diffs.items():
+                diffs.setdefault(r, []).extend((name, d) for d in ds)
+            if unapplied.any():
+                if absent is None:
+                    absent = np.zeros((len(tm.columns), n), bool)
+                absent[c, unapplied] = True
+                col.warnings.append(
+                    f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
+                    "before image does not hold its value (binlog_row_image=MINIMAL or NOBLOB) or it is NULL; "
+                    "the column is null and listed in _absent, and its diffs are in _json_diffs"
+                )
+        if col is not None:
+            warnings.extend(col.warnings)
+        if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and len(images):
+            warnings.append(
+                f"column {name!r} is {spec.type_name} in MariaDB's pre-10.1 format (mysql56_temporal_format=OFF, "
+                "or a table made by MariaDB 10.0), whose binlog does not give its fractional-second precision: "
+                "it was read as having none, so its values are wrong if the column has fractional seconds"
+            )
+        arrays.append(arr)
+
+    # metadata columns
+    # (the dictionaries' codes are made here, in range: from_arrays does not check them again)
+    arrays.append(pa.DictionaryArray.from_arrays(numbers(images.change, pa.int8()), _CHANGE_DICT, safe=False))
+    micros = images.timestamp.astype(np.int64) * 1_000_000
+    arrays.append(numbers(micros, COMMIT_TIMESTAMP))
+    arrays.append(pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), _labels((log_file,)), safe=False))
+    arrays.append(numbers(images.event_pos, pa.int64()))
+    arrays.append(numbers(images.event_row, pa.int32()))
+    arrays.append(_absent_lists(absent, names) if absent is not None else _no_absent(n, names))
+    arrays.append(_masked(images.inner, pa.int64(), images.inner < 0))
+    if txn is None:  # no transaction context: every row outside a transaction
+        txn = RowTransactions(_NO_TXN, np.full(n, -1, np.int32), np.zeros(n, bool), np.full(n, -1, np.int32))
+    ctx, t = txn.context, txn.txn
+    arrays.append(_dictionary(ctx.gtid, t, pa.int32()))
+    outside = t < 0
+    safe = np.maximum(t, 0) if outside.any() else t
+    arrays.append(_masked(ctx.start_pos[safe] if len(ctx.start_pos) else np.zeros(n, np.int64), pa.int64(), outside))
+    has_xid = ~outside & (ctx.has_xid[safe] if len(ctx.has_xid) else False)
+    arrays.append(_masked(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), ~has_xid))
+    arrays.append(pa.DictionaryArray.from_arrays(numbers(txn.outcome(), pa.int8()), _OUTCOME_DICT, safe=False))
+    arrays.append(numbers(np.full(n, schema_version, np.int32), pa.int32()))
+    arrays.append(numbers(np.full(n, incarnation, np.int32), pa.int32()))
+    if has_json(tm):
+        arrays.append(_json_diff_lists(diffs, n))
+    if queries:
+        texts = ctx.queries if ctx.queries is not None else pa.nulls(0, pa.string())
+        arrays.append(_dictionary(texts, txn.query.astype(np.int64), pa.int32()))
+    schema = declared
+    for c, arr in enumerate(arrays[:len(tm.columns)]):
+        if arr.type != declared.field(c).type:  # text fallen back to binary, by its data
+            schema = schema.set(c, declared.field(c).with_type(arr.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema), warnings
+
+
+_NO_TXN = TxnContext(
+    txn=np.zeros(0, np.int32), undone=np.zeros(0, bool), query=np.zeros(0, np.int32), start_pos=np.zeros(0, np.int64),
+    gtid=pa.nulls(0, pa.string()), xid=np.zeros(0, np.uint64), has_xid=np.zeros(0, bool), outcome=np.zeros(0, np.int8),
+    queries=None,
+)
+
+
+class _SharedNulls:
+    """All-null arrays of ``n`` rows whose buffers are slices of one zero buffer, shared by
+    every column of a batch that has no value at all (a MINIMAL image of a wide table leaves
+    most columns out; a hostile event can be all NULLs): such a column costs no memory of its
+    own instead of ``n`` value slots. Types with children other than a list fall back to
+    ``pa.nulls``."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.zeros: pa.Buffer | None = None
+
+    def _buffer(self, nbytes: int) -> pa.Buffer:
+        if self.zeros is None or self.zeros.size < nbytes:
+            self.zeros = pa.py_buffer(np.zeros(max(nbytes, 1), np.uint8))
+        return self.zeros
+
+    def array(self, t: pa.DataType) -> pa.Array:
+        n = self.n
+        if pa.types.is_list(t) or pa.types.is_large_list(t):
+            z = self._buffer((4 if pa.types.is_list(t) else 8) * (n + 1))
+            return pa.Array.from_buffers(t, n, [z, z], null_count=n, children=[pa.nulls(0, t.value_type)])
+        if pa.types.is_binary(t) or pa.types.is_string(t):
+            return pa.Array.from_buffers(t, n, [self._buffer(4 * (n + 1))] * 2 + [pa.py_buffer(b"")], null_count=n)
+        if pa.types.is_large_binary(t) or pa.types.is_large_string(t):
+            return pa.Array.from_buffers(t, n, [self._buffer(8 * (n + 1))] * 2 + [pa.py_buffer(b"")], null_count=n)
+        if pa.types.is_primitive(t) or pa.types.is_decimal(t) or pa.types.is_fixed_size_binary(t):
+            z = self._buffer(max((n * t.bit_width + 7) // 8, (n + 7) // 8))
+            return pa.Array.from_buffers(t, n, [z, z], null_count=n)
+        return pa.nulls(n, t)
+
+
+def _masked(values: np.ndarray, type_: pa.DataType, null: np.ndarray) -> pa.Array:
+    """``values`` as an Arrow array, null where ``null``: no validity bitmap (and no copy of the
+    values) when nothing is null, and no values read when everything is."""
+    if not null.any():
+        return numbers(values, type_)
+    if null.all():
+        return pa.nulls(len(values), type_)
+    return numbers(values, type_, valid=~null)
+
+
+@functools.lru_cache(maxsize=1024)
+def _labels(texts: tuple[str, ...]) -> pa.Array:
+    """The dictionary of a batch's ``_log_file`` or ``_absent``: the same few for every batch
+    of a file or layout, made once (Arrow arrays are immutable)."""
+    return strings(list(texts))
+
+
+def _no_absent(n: int, names: list[str]) -> pa.Array:
+    """``_absent`` of ``n`` rows that hold every column: empty lists."""
+    values = pa.DictionaryArray.from_arrays(pa.nulls(0, pa.int16()), _labels(tuple(names)))
+    return pa.ListArray.from_arrays(numbers(np.zeros(n + 1, np.int32)), values, type=ABSENT_TYPE)
+
+
+def _absent_lists(absent: np.ndarray, names: list[str]) -> pa.Array:
+    """``_absent`` from the (ncols, n) mask at once: list<dictionary<int16, string>>, two
+    bytes per absent column (a MINIMAL image of a wide table has thousands)."""
+    by_row = absent.T  # (n, ncols), a view
+    offsets = np.zeros(len(by_row) + 1, np.int32)
+    if absent.any():
+        np.cumsum(np.count_nonzero(by_row, axis=1), out=offsets[1:])
+    # row-major boolean selection from a broadcast row of column numbers: no index arrays
+    cols = np.broadcast_to(np.arange(by_row.shape[1], dtype=np.int16), by_row.shape)[by_row]
+    values = pa.DictionaryArray.from_arrays(numbers(cols, pa.int16()), _labels(tuple(names)))
+    return pa.ListArray.from_arrays(numbers(offsets), values, type=ABSENT_TYPE)
+
+
+def _json_diff_lists(diffs: dict[int, list[tuple[str, JsonDiff]]], n: int) -> pa.Array:
+    """``_json_diffs``: the (column, diff) pairs of each row; empty lists where there are none."""
+    counts = np.zeros(n, np.int32)
+    for r, ds in diffs.items():
+        counts[r] = len(ds)
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(counts, out=offsets[1:])
+    flat = [pair for r in sorted(diffs) for pair in diffs[r]]
+    values = pa.StructArray.from_arrays(
+        [strings([c for c, _ in flat]), strings([d.operation for _, d in flat]),
+         strings([d.path for _, d in flat]), strings([d.value for _, d in flat])],
+        fields=list(JSON_DIFF),
+    )
+    return pa.ListArray.from_arrays(numbers(offsets), values, type=JSON_DIFFS_FIELD.type)

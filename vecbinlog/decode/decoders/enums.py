@@ -1,0 +1,85 @@
+"""ENUM and SET, which the binlog writes as type STRING with the real type in the metadata.
+
+* ENUM: a 1- or 2-byte little-endian index. With the labels (ENUM_STR_VALUE, binlog_row_metadata
+  =FULL): ``dictionary<uint16, string>`` whose entry 0 is ``''``, MySQL's value for an invalid
+  ENUM (index 0), and entry i the i-th label. Without labels: the ``uint16`` index.
+* SET: a 1- to 8-byte little-endian bit mask. With the labels (SET_STR_VALUE): ``list<string>``
+  of the members, in declaration order. Without labels: the ``uint64`` mask.
+
+Labels are decoded with the column's ENUM/SET charset (ENUM_AND_SET_*_CHARSET); bytes kept
+as binary labels when it is unknown or they are invalid in it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+from ...arrowbuild import numbers, strings
+from ...collations import charset_for, decode_text
+from ...constants import BINARY_COLLATION
+from ...constants import ColumnType as T
+from ...tables.table_map import ColumnSpec
+from .common import ColumnData, DecodeOptions, validity
+
+
+def _labels(spec: ColumnSpec, values: tuple[bytes, ...], options: DecodeOptions) -> pa.Array:
+    cs = None if spec.collation in (None, BINARY_COLLATION) else charset_for(spec.collation, options.flavor)
+    try:
+        return strings([decode_text(v, cs or "utf8mb4") for v in values])
+    except (UnicodeDecodeError, LookupError):
+        return strings(values, pa.binary())
+
+
+def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
+    if spec.real_type == T.MYSQL_TYPE_ENUM:
+        if spec.enum_values is None:
+            return pa.uint16()
+        return pa.dictionary(pa.uint16(), _labels(spec, spec.enum_values, options).type)
+    if spec.set_values is None:
+        return pa.uint64()
+    return pa.list_(_labels(spec, spec.set_values, options).type)
+
+
+def _unsigned(col: ColumnData) -> np.ndarray:
+    raw = col.fixed_bytes()
+    if col.width > 8:
+        raise col.error(f"{col.spec.type_name} value of {col.width} bytes (at most 8)", 0)
+    padded = np.zeros((len(col), 8), np.uint8)
+    padded[:, : col.width] = raw
+    return padded.view("<u8").reshape(len(col))
+
+
+def decode(col: ColumnData) -> pa.Array:
+    spec, n = col.spec, len(col)
+    values = _unsigned(col)
+    vbuf, nulls = validity(col.valid)
+    if spec.real_type == T.MYSQL_TYPE_ENUM:
+        index = values.astype(np.uint16)
+        if spec.enum_values is None:
+            return pa.Array.from_buffers(pa.uint16(), n, [vbuf, pa.py_buffer(index)], null_count=nulls)
+        labels = _labels(spec, spec.enum_values, col.options)
+        over = col.valid & (values > len(labels))
+        if over.any():
+            i = int(np.flatnonzero(over)[0])
+            raise col.error(f"ENUM index {int(values[i])} but the column has {len(labels)} labels", i)
+        dictionary = pa.concat_arrays([strings([b""], labels.type), labels])
+        indices = pa.Array.from_buffers(pa.uint16(), n, [vbuf, pa.py_buffer(np.where(col.valid, index, 0).astype(np.uint16))], null_count=nulls)
+        return pa.DictionaryArray.from_arrays(indices, dictionary)
+    if spec.set_values is None:
+        return pa.Array.from_buffers(pa.uint64(), n, [vbuf, pa.py_buffer(values)], null_count=nulls)
+    labels = _labels(spec, spec.set_values, col.options)
+    k = len(labels)
+    bits = np.unpackbits(values.view(np.uint8).reshape(n, 8), axis=1, bitorder="little")[:, :64].astype(bool)
+    bits &= col.valid[:, None]
+    extra = bits[:, k:].any(axis=1)
+    if extra.any():
+        i = int(np.flatnonzero(extra)[0])
+        raise col.error(f"SET mask 0x{int(values[i]):x} has members beyond the column's {k} labels", i)
+    bits = bits[:, :k]
+    offsets = np.zeros(n + 1, np.int32)
+    np.cumsum(bits.sum(axis=1), out=offsets[1:])
+    _, members = np.nonzero(bits)
+    return pa.ListArray.from_arrays(
+        numbers(offsets), labels.take(numbers(members.astype(np.int32))), mask=numbers(~col.valid)
+    )

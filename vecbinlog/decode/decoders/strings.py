@@ -1,0 +1,194 @@
+"""Character and byte-string columns: CHAR, VARCHAR, VAR_STRING, TEXT/BLOB.
+
+The column's collation (DEFAULT_CHARSET / COLUMN_CHARSET metadata, or the user's
+``charsets=`` option) decides the Arrow type:
+
+* utf8mb3 / utf8mb4 / ascii: ``string``, the stored bytes as they are, after validation;
+* single-byte charsets (latin1, which MySQL means as Windows-1252 plus 5 C1 controls, and
+  latin2, cp1250, koi8r...): ``string``, transcoded with the server's own 256-entry table,
+  vectorised;
+* other character sets: ``string``, through Python's codec for the charset, value by value;
+* the binary collation (63), or no known charset (MINIMAL/NO_LOG binlogs without a
+  ``charsets=`` override): ``binary``.
+
+Bytes that are invalid in the declared charset never raise and never lose data: the whole
+column comes back as ``binary`` and a warning names it. CHAR values are as the binlog stores
+them: MySQL strips the trailing spaces of CHAR columns (Field_string::pack), so ``'ab  '``
+in a CHAR(4) comes back as ``'ab'``, exactly as ``SELECT`` shows it in the default sql_mode.
+BINARY(n) columns (CHAR with the binary collation) lose their trailing 0x00 bytes the same
+way; they are padded back to n bytes, as ``SELECT`` returns them. (Without charset metadata
+a BINARY(n) cannot be told from a CHAR(n) and is returned as logged.) MariaDB's INET6, INET4
+and UUID columns are logged as BINARY(16)/BINARY(4): they come back as those bytes (UUID in
+MariaDB's storage order).
+"""
+
+from __future__ import annotations
+
+import codecs
+from functools import lru_cache
+
+import numpy as np
+import pyarrow as pa
+
+from ...arrowbuild import strings
+from ...collations import UNMAPPED, charset_for, codec_for, decode_table_for
+from ...constants import BINARY_COLLATION
+from ...constants import ColumnType as T
+from ...tables.table_map import ColumnSpec
+from . import utf8
+from .common import ColumnData, DecodeOptions, binary_like, gather_var
+
+UTF8_CHARSETS = frozenset({"utf8mb4", "utf8mb3", "utf8"})
+
+
+def column_charset(spec: ColumnSpec, name: str, options: DecodeOptions) -> str | None:
+    """The MySQL charset name of a column, or None when nothing says it."""
+    for key in (name, f"@{spec.index + 1}"):
+        if key in options.charsets:
+            return options.charsets[key]
+    if spec.collation is None:
+        return None
+    if spec.collation == BINARY_COLLATION:
+        return "binary"
+    return charset_for(spec.collation, options.flavor)
+
+
+def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
+    cs = column_charset(spec, name, options)
+    if cs is None or cs == "binary":
+        return pa.binary()
+    return pa.string()
+
+
+#: MySQL's single-byte character sets: decoded with a 256-entry table, whole column at once.
+SINGLE_BYTE_CHARSETS = frozenset({
+    "latin1", "latin2", "latin5", "latin7", "cp1250", "cp1251", "cp1256", "cp1257", "cp850", "cp852",
+    "cp866", "koi8r", "koi8u", "greek", "hebrew", "macce", "macroman", "armscii8", "geostd8", "keybcs2",
+    "swe7", "dec8", "hp8", "tis620",
+})
+
+
+def single_byte_chars(charset: str) -> str | None:
+    """The 256 characters of a single-byte charset (UNMAPPED where it has none), else None."""
+    if charset not in SINGLE_BYTE_CHARSETS:
+        return None
+    table = decode_table_for(charset)
+    if table is not None:
+        return table
+    codec = codec_for(charset)
+    if codec is None:
+        return None
+    return "".join(bytes([b]).decode(codec, "replace").replace("\ufffd", UNMAPPED) for b in range(256))
+
+
+@lru_cache(maxsize=None)
+def _byte_table(charset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For a single-byte charset: UTF-8 length (256,), UTF-8 bytes (256, 3), unmapped mask (256,)."""
+    chars = single_byte_chars(charset)
+    enc = [ch.encode("utf-8") for ch in chars]
+    lens = np.array([len(e) for e in enc], np.int64)
+    table = np.zeros((256, 3), np.uint8)
+    for i, e in enumerate(enc):
+        table[i, : len(e)] = np.frombuffer(e, np.uint8)
+    return lens, table, np.array([ch == UNMAPPED for ch in chars], bool)
+
+
+def transcode_single_byte(offsets: np.ndarray, data: np.ndarray, charset: str) -> tuple[np.ndarray, np.ndarray] | None:
+    """A single-byte charset -> UTF-8 with a 256-entry table, whole column at once.
+
+    Returns None when a byte has no character in the charset. Bytes below 0x80 that map to
+    themselves (ASCII-compatible charsets) need no change, which is the common case.
+    """
+    lens, table, unmapped = _byte_table(charset)
+    if unmapped[data].any():
+        return None
+    identity_ascii = bool((lens[:128] == 1).all() and (table[:128, 0] == np.arange(128)).all())
+    if identity_ascii and not (data >= 0x80).any():
+        return offsets, data
+    # Work on the bytes whose UTF-8 form is not the byte itself (few, in most text): make
+    # room after each with np.insert, then write their UTF-8 bytes.
+    if identity_ascii:
+        odd = np.flatnonzero(data >= 0x80)
+    else:
+        odd = np.flatnonzero((lens[data] != 1) | (table[data, 0] != data))
+    src = data[odd]
+    extra = lens[src] - 1  # bytes added after each odd byte
+    shift = np.zeros(len(odd) + 1, np.int64)
+    np.cumsum(extra, out=shift[1:])
+    out = np.insert(data, np.repeat(odd + 1, extra), 0)
+    dest = odd + shift[:-1]
+    for k in range(3):
+        has = lens[src] > k
+        out[dest[has] + k] = table[src[has], k]
+    # a value starting at byte b moves by the extra bytes of the odd bytes before b
+    new_offsets = offsets + shift[np.searchsorted(odd, offsets, side="left")]
+    return new_offsets, out
+
+
+def pad_binary_char(col: ColumnData) -> tuple[np.ndarray, np.ndarray]:
+    """BINARY(n) values with the trailing 0x00 bytes the binlog dropped put back.
+
+    Field_string::pack strips trailing pad characters, and the binary charset pads with
+    0x00, so ``BINARY(4)`` 'ab\0\0' is logged as 'ab'; SELECT returns all 4 bytes.
+    """
+    n = len(col)
+    width = col.spec.max_length
+    lens = np.where(col.valid, col.lengths, 0)
+    if (lens > width).any():
+        i = int(np.flatnonzero(lens > width)[0])
+        raise col.error(f"BINARY({width}) value of {int(lens[i])} bytes", i)
+    out_offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(np.where(col.valid, width, 0), out=out_offsets[1:])
+    data = np.zeros(int(out_offsets[-1]), np.uint8)
+    src_offsets, src = gather_var(col)
+    # byte j of value i goes to out_offsets[i] + j
+    within = np.arange(len(src), dtype=np.int64) - np.repeat(src_offsets[:-1], np.diff(src_offsets))
+    data[np.repeat(out_offsets[:-1], np.diff(src_offsets)) + within] = src
+    return out_offsets, data
+
+
+def decode(col: ColumnData) -> pa.Array:
+    n = len(col)
+    cs = column_charset(col.spec, col.name, col.options)
+    if cs == "binary" and col.spec.real_type == T.MYSQL_TYPE_STRING:
+        offsets, data = pad_binary_char(col)
+        return binary_like(pa.binary(), n, offsets, data, col.valid)
+    offsets, data = gather_var(col)
+    if cs is None or cs == "binary":
+        return binary_like(pa.binary(), n, offsets, data, col.valid)
+    if single_byte_chars(cs) is not None:
+        out = transcode_single_byte(offsets, data, cs)
+        if out is None:
+            return _fallback(col, offsets, data, f"bytes that have no character in {cs}")
+        offsets, data = out
+    elif cs == "ascii":
+        if data.size and int(data.max()) > 0x7F:
+            return _fallback(col, offsets, data, "bytes above 0x7f in an ascii column")
+    elif cs not in UTF8_CHARSETS:
+        codec = codec_for(cs)
+        if codec is None:
+            return _fallback(col, offsets, data, f"no Python codec for charset {cs}")
+        return _decode_with_codec(col, offsets, data, codec, cs)
+    if not utf8.valid_values(offsets, data):
+        return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
+    return binary_like(pa.string(), n, offsets, data, col.valid)
+
+
+def _decode_with_codec(col: ColumnData, offsets: np.ndarray, data: np.ndarray, codec: str, cs: str) -> pa.Array:
+    # Per-value work: Python's codecs have no vectorised entry point for these charsets.
+    decoder = codecs.getdecoder(codec)
+    raw = data.tobytes()
+    bounds = offsets.tolist()
+    valid = col.valid.tolist()
+    out: list[str | None] = []
+    try:
+        for i in range(len(col)):
+            out.append(decoder(raw[bounds[i] : bounds[i + 1]])[0] if valid[i] else None)
+    except UnicodeDecodeError:
+        return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
+    return strings(out)
+
+
+def _fallback(col: ColumnData, offsets: np.ndarray, data: np.ndarray, why: str) -> pa.Array:
+    col.warnings.append(f"column {col.name!r} holds {why}; it is returned as binary, bytes unchanged")
+    return binary_like(pa.binary(), len(col), offsets, data, col.valid)

@@ -1,0 +1,154 @@
+"""One walk of the binlog files: segments -> unpack -> table maps -> DDL -> transactions.
+
+Everything that reads a set of files goes through here: the reads of rows (:mod:`vecbinlog.log.batches`),
+``tables``, ``schema``, ``plans`` and ``layouts`` (split planning), ``snapshot``, and ``info``
+(which needs the segments unpacked but neither DDL nor transactions: :func:`unpacked`).
+
+A walk yields one :class:`Step` per segment of each file (``segment_bytes`` of binlog), in log
+order::
+
+    BinlogFile.segments()      whole events, their headers as columns (EventIndex)
+      -> unpacked()            compressed events replaced by the events they hold
+      -> TableMaps.resolve()   each rows event's TABLE_MAP (its layout id)
+      -> SchemaTracker.scan()  the DDL replayed: the definition each rows event sees
+      -> TransactionTracker    (when asked) each event's transaction, GTID and outcome
+
+After a file's last segment the walk warns when the next file given is not the one its last
+ROTATE_EVENT names.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from ..binlog.compression import unpack_segment
+from ..binlog.events import rotate_at
+from ..binlog.file import BinlogFile, Segment
+from ..binlog.headers import EventIndex
+from ..binlog.spec import MAGIC_LEN
+from ..binlog.transactions import TransactionTracker, TxnContext
+from ..constants import EventType
+from ..errors import BinlogError, BinlogSetWarning
+from ..tables.ddl import TableDef
+from ..tables.table_ids import TableMaps
+from ..tables.tracker import SchemaTracker
+from .progress import ProgressBar
+
+__all__ = ["LogWalk", "Step", "unpacked"]
+
+
+def unpacked(seg: Segment) -> tuple[Any, EventIndex]:
+    """(bytes, events) of a segment, its compressed events replaced by the events they hold
+    (the segment itself when it has none: nothing is copied)."""
+    found = unpack_segment(seg.src, seg.index)
+    return found if found is not None else (seg.src, seg.index)
+
+
+@dataclass
+class Step:
+    """One segment of one file, ready to decode: its events (unpacked when compressed) and
+    their rows events' layouts, and the transactions they belong to."""
+
+    file: BinlogFile
+    segment: Segment  #: the segment as read (compressed events not unpacked)
+    src: Any  #: the file, or an Unpacked buffer standing for it (see compression.py)
+    maps: TableMaps
+    index: EventIndex
+    rows_pos: np.ndarray  #: int64: positions in ``index`` of the rows events
+    layout: np.ndarray  #: int64 per rows event: its layout id in ``maps.layouts``
+    txn: TxnContext | None
+    schema: SchemaTracker  #: the DDL replayed so far (shared by every step of a walk)
+    generation: np.ndarray  #: int64 per rows event: the DDL generation it sees (see schema.py)
+
+
+class LogWalk:
+    """The walk of ``files`` in log order, as :class:`Step` s.
+
+    ``start``/``stop`` bound the walk itself (``start`` in the first file, ``stop`` in the
+    last) when ``seek`` is set: a range read alone (a split) starts where a transaction starts
+    and sees nothing before it. ``user_schema``, ``ddl``, ``ddl_state`` and ``wanted`` are
+    those of :class:`~vecbinlog.tables.tracker.SchemaTracker`; ``queries`` adds each change's query
+    to its transaction.
+    """
+
+    def __init__(
+        self, files: list[BinlogFile], *, segment_bytes: int, start: int | None = None, stop: int | None = None,
+        seek: bool = False, user_schema: dict[str, TableDef] | None = None, ddl: bool = True,
+        ddl_state: Any = None, wanted: Callable[[str], bool] = lambda name: True, queries: bool = False,
+    ) -> None:
+        self.files = files
+        self.segment_bytes = segment_bytes
+        self.start, self.stop, self.seek = start, stop, seek
+        self.user_schema, self.ddl, self.ddl_state, self.wanted = user_schema, ddl, ddl_state, wanted
+        self.queries = queries
+        self._chain_warned: set[int] = set()
+
+    def first(self, f: BinlogFile) -> bool:
+        """``f`` is the first file (where ``start`` applies)."""
+        return f is self.files[0]
+
+    def last(self, f: BinlogFile) -> bool:
+        """``f`` is the last file (where ``stop`` applies)."""
+        return f is self.files[-1]
+
+    def bounds(self, f: BinlogFile) -> tuple[int, int | None]:
+        """The part of ``f`` walked: all of it, or with ``seek`` the range's part."""
+        if not self.seek:
+            return MAGIC_LEN, None
+        start = max(self.start or 0, MAGIC_LEN) if self.first(f) else MAGIC_LEN
+        return start, self.stop if self.last(f) else None
+
+    def steps(self, transactions: bool = False, ddl_states: list | None = None,
+              progress: ProgressBar | None = None) -> Iterator[Step]:
+        """Every segment of every file, unpacked, with its rows events and their layout ids.
+
+        The DDL of the log is replayed on the way, so that each rows event knows the
+        definition of its table as of that event, across segments and files (and, given a
+        list ``ddl_states``, the DDL state after each statement is appended to it).
+        """
+        schema = SchemaTracker(self.user_schema, track=self.ddl, catalog=self.ddl_state, wanted=self.wanted)
+        schema.states = ddl_states
+        for f in self.files:
+            maps = TableMaps(f)
+            tracker = TransactionTracker(f, queries=self.queries) if transactions else None
+            rotate = None  # the file the last ROTATE_EVENT names
+            for seg in f.segments(self.segment_bytes, *self.bounds(f)):
+                src, index = unpacked(seg)
+                txn = tracker.assign(src, index, seg.end) if tracker is not None else None
+                rows_pos, layout = maps.resolve(index, src)
+                generation = schema.scan(src, index)[rows_pos]
+                rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
+                if len(rot):
+                    rotate = rotates_to(seg, int(rot[-1]))
+                if progress is not None:
+                    progress.at(f, seg.end)
+                yield Step(f, seg, src, maps, index, rows_pos, layout, txn, schema, generation)
+            self._check_chain(f, rotate)
+
+    def _check_chain(self, f: BinlogFile, name: str | None) -> None:
+        """Warn when the file after ``f`` is not the one its last ROTATE_EVENT names."""
+        k = self.files.index(f)
+        if k + 1 >= len(self.files) or name is None or self.seek:
+            return
+        nxt = self.files[k + 1]
+        if name != nxt.name and k not in self._chain_warned and not nxt.name.startswith("<memory"):
+            self._chain_warned.add(k)
+            warnings.warn(
+                f"{f.path} rotates to {name!r} but the next file given is {nxt.name!r}: files may be "
+                "missing or out of order (transactions and table ids do not cross files, so each file "
+                "still decodes alone)",
+                BinlogSetWarning, stacklevel=4,
+            )
+
+
+def rotates_to(seg: Segment, i: int) -> str | None:
+    """The file the ROTATE_EVENT ``seg.index[i]`` names (None when it cannot be read)."""
+    try:
+        name, _ = rotate_at(seg.src, seg.index, i)
+    except BinlogError:
+        return None  # events() / info() show the event; the rows do not depend on it
+    return name

@@ -1,0 +1,522 @@
+"""The ``binlog`` data source of Spark 4's Python Data Source API: its options, the schema
+found on the driver, the batch reader and the stream reader.
+
+Each file is cut into splits of about ``split_bytes`` that start at transaction boundaries
+(:mod:`vecbinlog.splits`); consecutive splits are packed into Spark partitions of about
+``split_bytes``, so a task decodes one range of one large file, or several small files. The
+stream (:class:`BinlogStreamReader`) takes what is new in the archive micro-batch by
+micro-batch, whole transactions from where the last one ended (:mod:`vecbinlog.streaming`).
+:func:`vecbinlog.spark.register` makes it ``spark.read.format("binlog")``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import pyarrow as pa
+from pyspark.sql.datasource import DataSource, DataSourceReader, DataSourceStreamReader, InputPartition
+from pyspark.sql.types import StringType, StructField, StructType
+
+from ..binlog.sources import redact
+from ..decode.tableplan import TablePlan
+from ..log.versions import TableLayouts
+from ..netchanges import KEY_METADATA, table_key
+from ..reader import Binlog
+from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, with_layouts
+from ..streaming import Archive, NewLayout, Position, SchemaChangedError, StreamLayouts, archive_files
+from .types import TABLE_COLUMN, arrow_schema, conform, spark_schema
+
+try:  # pyspark 4.2+: admission control (maxBytesPerTrigger...) and Trigger.AvailableNow
+    from pyspark.sql.streaming.datasource import (
+        ReadAllAvailable,
+        ReadLimit,
+        ReadMaxBytes,
+        ReadMaxFiles,
+        SupportsTriggerAvailableNow,
+    )
+except ImportError:  # pragma: no cover - pyspark 4.0/4.1: latestOffset() without arguments
+    ReadAllAvailable = ReadLimit = ReadMaxBytes = ReadMaxFiles = None  # type: ignore[assignment,misc]
+
+    class SupportsTriggerAvailableNow:  # type: ignore[no-redef]
+        """Stands for pyspark 4.2's mixin: older versions never call it."""
+
+__all__ = ["BinlogDataSource", "BinlogReader", "BinlogStreamReader", "ReadOptions", "Resolved", "resolve_tables",
+           "decode_splits", "pack_splits", "parse_bytes", "with_key"]
+
+
+# -- options -------------------------------------------------------------------------------
+_JSON_OPTIONS = ("signedness", "charsets", "names")
+_BOOL_OPTIONS = ("strict", "verify_checksums", "queries")
+
+
+def parse_bool(name: str, value: str) -> bool:
+    v = value.strip().lower()
+    if v not in ("true", "false"):
+        raise ValueError(f"option {name}: 'true' or 'false', not {value!r}")
+    return v == "true"
+
+
+def parse_bytes(name: str, value: str) -> int:
+    """``"134217728"``, ``"128m"``, ``"64k"``, ``"1g"``."""
+    v = value.strip().lower().removesuffix("b")
+    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(v[-1:], 1)
+    try:
+        n = int(v[:-1] if scale > 1 else v) * scale
+    except ValueError:
+        raise ValueError(f"option {name}: a byte count such as 134217728 or 128m, not {value!r}") from None
+    if n < 1:
+        raise ValueError(f"option {name}: must be at least 1 byte, not {value!r}")
+    return n
+
+
+#: options of spark.readStream only (Spark's file sources name the limits so)
+_STREAM_OPTIONS = ("startingposition", "maxbytespertrigger", "maxfilespertrigger")
+
+
+@dataclass(frozen=True)
+class ReadOptions:
+    """The data source's options, parsed: what to read, how to split, how to decode."""
+
+    paths: tuple[str, ...]
+    tables: tuple[str, ...] | None
+    split_bytes: int
+    start: int | None
+    stop: int | None
+    decode: dict[str, Any]  #: options of Binlog other than tables/start/stop
+    #: the paths as given (a folder, globs, an index...), listed again at each micro-batch of a stream
+    spec: tuple[str, ...] = ()
+    #: spark.readStream: where a new query starts (``earliest``, ``latest``, ``FILE:POS``, a GTID, a time)
+    starting: str | None = None
+    max_bytes: int | None = None  #: spark.readStream: ``maxBytesPerTrigger``
+    max_files: int | None = None  #: spark.readStream: ``maxFilesPerTrigger``
+
+    @classmethod
+    def parse(cls, options: Mapping[str, str]) -> ReadOptions:
+        """Spark options (case-insensitive strings) to typed ones; a bad value is a ValueError."""
+        opts = {k.lower(): v for k, v in options.items()}
+        known = {"path", "paths", "table", "tables", "split_bytes", "start", "stop", "since", "until",
+                 "change_types", "invalid_dates", "segment_bytes", "batch_rows", "rolled_back", "non_transactional", "gtids",
+                 "threads", *_JSON_OPTIONS, *_BOOL_OPTIONS, *_STREAM_OPTIONS}
+        unknown = set(opts) - known
+        if unknown:
+            raise ValueError(f"unknown binlog option(s) {sorted(unknown)}; known: {sorted(known)}")
+        raw_paths: list[str] = []
+        if "paths" in opts:  # DataFrameReader.load([...]) passes a JSON list
+            raw_paths.extend(json.loads(opts["paths"]))
+        if "path" in opts:
+            raw_paths.append(opts["path"])
+        if not raw_paths:
+            raise ValueError("no binlog files: spark.read.format('binlog').load(path, glob or comma-separated list)")
+        tables = opts.get("table") or opts.get("tables")
+        decode: dict[str, Any] = {}
+        for name in _JSON_OPTIONS:
+            if name in opts:
+                try:
+                    decode[name] = json.loads(opts[name])
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"option {name}: not JSON ({exc}): {opts[name]!r}") from exc
+        for name in _BOOL_OPTIONS:
+            if name in opts:
+                decode[name] = parse_bool(name, opts[name])
+        for name in ("since", "until"):
+            if name in opts:
+                decode[name] = datetime.fromisoformat(opts[name])
+        if "change_types" in opts:
+            decode["change_types"] = [c.strip() for c in opts["change_types"].split(",") if c.strip()]
+        if "invalid_dates" in opts:
+            decode["invalid_dates"] = opts["invalid_dates"]
+        if "rolled_back" in opts:
+            decode["rolled_back"] = opts["rolled_back"]
+        if "gtids" in opts:
+            decode["gtids"] = opts["gtids"]
+        if "non_transactional" in opts:
+            decode["non_transactional"] = [t.strip() for t in opts["non_transactional"].split(",") if t.strip()]
+        if "segment_bytes" in opts:
+            decode["segment_bytes"] = parse_bytes("segment_bytes", opts["segment_bytes"])
+        if "threads" in opts:
+            try:
+                decode["threads"] = int(opts["threads"])
+            except ValueError:
+                raise ValueError(f"option threads: not an integer: {opts['threads']!r}") from None
+        if "batch_rows" in opts:
+            try:
+                decode["batch_rows"] = int(opts["batch_rows"])
+            except ValueError as exc:
+                raise ValueError(f"option batch_rows: not an integer: {opts['batch_rows']!r}") from exc
+        max_files = None
+        if "maxfilespertrigger" in opts:
+            try:
+                max_files = int(opts["maxfilespertrigger"])
+            except ValueError:
+                max_files = 0
+            if max_files < 1:
+                raise ValueError(f"option maxFilesPerTrigger: a positive integer, not {opts['maxfilespertrigger']!r}")
+        return cls(
+            paths=tuple(archive_files(raw_paths)),
+            tables=None if not tables else tuple(t.strip() for t in tables.split(",") if t.strip()),
+            split_bytes=parse_bytes("split_bytes", opts["split_bytes"]) if "split_bytes" in opts else DEFAULT_SPLIT_BYTES,
+            start=int(opts["start"]) if "start" in opts else None,
+            stop=int(opts["stop"]) if "stop" in opts else None,
+            decode=decode,
+            spec=tuple(raw_paths),
+            starting=opts.get("startingposition"),
+            max_bytes=parse_bytes("maxBytesPerTrigger", opts["maxbytespertrigger"]) if "maxbytespertrigger" in opts
+            else None,
+            max_files=max_files,
+        )
+
+    def check_batch(self) -> None:
+        """A batch read takes no streaming option (they would be ignored)."""
+        given = [n for n, v in (("startingPosition", self.starting), ("maxBytesPerTrigger", self.max_bytes),
+                                ("maxFilesPerTrigger", self.max_files)) if v is not None]
+        if given:
+            raise ValueError(f"option(s) {given} apply to spark.readStream only; a batch read takes start/stop, "
+                             "since/until or gtids")
+
+    def check_stream(self) -> None:
+        """A stream takes startingPosition, not start/stop (byte offsets in the first and last file)."""
+        if self.start is not None or self.stop is not None:
+            raise ValueError("spark.readStream takes startingPosition (earliest, latest, FILE:POS, a GTID or a time), "
+                             "not start/stop")
+
+
+# -- the schema on the driver ----------------------------------------------------------------
+@dataclass
+class Resolved:
+    """What the driver found: the tables read, their Spark schema, each table's plan (its one
+    schema over its layouts, :mod:`vecbinlog.decode.tableplan`) and where layouts and DDL stand at
+    each offset (to give each split)."""
+
+    tables: list[str]
+    schema: StructType
+    plans: dict[str, TablePlan]
+    layouts: TableLayouts
+
+
+def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, **options: Any) -> Resolved:
+    """The tables ``tables`` (globs) matches in the files, and their common Spark schema.
+
+    The files' headers, TABLE_MAPs and DDL are walked (no row is decoded), so that a table's
+    schema is the one ``read_table`` gives it over every layout of the files read (ALTER
+    TABLE, a table dropped and created again). Without ``tables`` the files must hold exactly
+    one table. Several matching tables must have the same Spark schema (shards of one table):
+    a ``_table`` column is then added. Raises ValueError, naming the tables found, otherwise.
+    """
+    with Binlog(list(paths), tables=tables, **options) as log:
+        layouts = log.layouts()
+    found = list(layouts.plans)
+    if not found:
+        with Binlog(list(paths), **{k: v for k, v in options.items() if k not in ("start", "stop")}) as every:
+            listed = every.tables
+        want = f" matching {list(tables)}" if tables else ""
+        raise ValueError(f"no table{want} has rows events in {', '.join(paths)}; tables: {listed}")
+    if tables is None and len(found) > 1:
+        raise ValueError(
+            f"the files hold {len(found)} tables: {found}; choose with .option('table', 'db.table') "
+            "(globs and comma-separated lists are accepted)"
+        )
+    schemas = {name: spark_schema(layouts.plans[name].schema) for name in found}
+    first = schemas[found[0]]
+    differ = [name for name in found if schemas[name] != first]
+    if differ:
+        raise ValueError(
+            f"the tables {found} differ in their columns ({found[0]} vs {differ[0]}); "
+            "read them one at a time, one table option each"
+        )
+    keys = {name: table_key(layouts, name) for name in found}
+    if len({tuple(k) if k else None for k in keys.values()}) == 1 and keys[found[0]]:
+        first = with_key(first, keys[found[0]])
+    if len(found) > 1:
+        first = StructType(first.fields + [StructField(TABLE_COLUMN, StringType(), nullable=False)])
+    return Resolved(found, first, layouts.plans, layouts)
+
+
+def with_key(schema: StructType, key: Sequence[str]) -> StructType:
+    """``schema`` with the primary key's columns marked in their field metadata
+    (``vecbinlog.primary_key``: the place in the key), which :func:`net_changes` reads."""
+    return StructType([
+        StructField(f.name, f.dataType, f.nullable, {**(f.metadata or {}), KEY_METADATA: list(key).index(f.name)})
+        if f.name in key else f
+        for f in schema.fields
+    ])
+
+
+# -- the data source ---------------------------------------------------------------------------
+def pack_splits(splits: Sequence[Split], target_bytes: int) -> list[list[Split]]:
+    """Consecutive splits grouped so that each group holds about ``target_bytes``: a large
+    file's splits stay one per group, small files share one."""
+    groups: list[list[Split]] = []
+    size = target_bytes
+    for s in splits:
+        if size >= target_bytes:
+            groups.append([])
+            size = 0
+        groups[-1].append(s)
+        size += s.size if s.size is not None else target_bytes  # a whole compressed file: a group of its own
+    return groups
+
+
+def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schema: StructType,
+                  decode: Mapping[str, Any]) -> Iterator[pa.RecordBatch]:
+    """Batches of the tables of ``plans`` in the splits (planned with their layout states,
+    :func:`vecbinlog.splits.with_layouts`), each fitted to its table's plan, then cast to the
+    Arrow form of ``schema``."""
+    target = arrow_schema(schema)
+    decode = {"threads": 1, **decode}  # Spark already runs a task per core (the threads option: more)
+    tables = list(plans)
+    for split in splits:
+        for name, batch in read_split(split, tables, **decode):
+            if name in plans:  # the patterns were resolved on the driver: a table born later is not read
+                yield conform(plans[name].conform(batch), target, name)
+
+
+class BinlogReader(DataSourceReader):
+    """Plans the splits on the driver (headers only) and decodes one group per task."""
+
+    def __init__(self, options: ReadOptions, resolved: Resolved, schema: StructType):
+        self.options = options
+        self.plans = resolved.plans
+        self.schema = schema
+        self._layouts = resolved.layouts  # where layouts and DDL stand at each offset, for partitions()
+
+    def partitions(self) -> list[InputPartition]:
+        o = self.options
+        splits = plan_splits(
+            o.paths, o.split_bytes, start=o.start, stop=o.stop,
+            verify_checksums=o.decode.get("verify_checksums", True), tables=o.tables,
+        )
+        # each split knows where the DDL and the layouts stand at its start
+        splits = with_layouts(splits, self._layouts)
+        # each partition's value: the splits one task decodes, in order
+        return [InputPartition(group) for group in pack_splits(splits, o.split_bytes)] or [InputPartition([])]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        yield from decode_splits(partition.value, self.plans, self.schema, self.options.decode)
+
+
+class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
+    """``spark.readStream.format("binlog")``: a growing archive, taken micro-batch by micro-batch.
+
+    Offsets are :class:`~vecbinlog.streaming.Position` s as JSON, ``{"file": ..., "pos": ...}``
+    (a binlog's name and a real byte offset), always outside any transaction: a micro-batch
+    holds whole transactions, from where the last one ended to the end of what is complete
+    (:meth:`vecbinlog.streaming.Archive.end`: a final file to its end, the newest one to its
+    last complete transaction). The same offsets always give the same rows, so a query
+    restarted from its checkpoint re-reads a batch it had not committed exactly as before.
+
+    The query's schema is fixed when it starts (``schema()``: every layout of the table in the
+    archive then, as the batch source). The driver walks each new stretch's headers for the
+    layouts and DDL (never a row); a layout the schema cannot hold (a new column, a type no
+    Arrow type widens, a new table of a glob without ``_table``) stops the stream before the
+    first transaction in it, after every change before it was delivered, with a
+    :class:`~vecbinlog.streaming.SchemaChangedError`: restart the query (from its checkpoint)
+    and its schema has the new column. Nothing is dropped.
+
+    The driver's state (:class:`~vecbinlog.streaming.Archive` walks, the layouts along the
+    stream) lives in the process Spark keeps for the source; a task gets only its splits and
+    the plans (:meth:`partitions`).
+    """
+
+    def __init__(self, options: ReadOptions, schema: StructType) -> None:
+        self.options = options
+        self.schema = schema
+        self._archive: Archive | None = None
+        self._layouts: StreamLayouts | None = None
+        self._target: Position | None = None  # Trigger.AvailableNow: no further than this
+        self._wall: tuple[Position, NewLayout] | None = None  # a layout the schema cannot hold starts here
+        self._last: Position | None = None
+
+    def __getstate__(self) -> dict[str, Any]:  # tasks need the options and the schema only
+        return {**self.__dict__, "_archive": None, "_layouts": None}
+
+    # -- the driver's state ---------------------------------------------------------------
+    @property
+    def archive(self) -> Archive:
+        if self._archive is None:
+            self._archive = Archive(self.options.spec, verify_checksums=self.options.decode.get("verify_checksums", True))
+        return self._archive
+
+    @property
+    def layouts(self) -> StreamLayouts:
+        """The layouts along the stream, walked from the archive's first file to what is
+        complete the first time they are needed (a restart walks them again)."""
+        if self._layouts is None:
+            self._layouts = StreamLayouts({**self.options.decode, "tables": self.options.tables})
+            first = self.archive.first()
+            self._take(self.archive.latest(), first, begin=first)
+        return self._layouts
+
+    def _fits(self, new: NewLayout) -> bool:
+        """Whether the query's schema holds the rows of a new layout, as they are."""
+        plans = self.layouts.plans if self._layouts is not None else {}
+        trial = copy.deepcopy(plans.get(new.table)) or TablePlan(new.table)
+        trial.add(new.version, new.schema)
+        want = {f.name: f.dataType.simpleString() for f in self.schema.fields}
+        if new.table not in plans and plans and TABLE_COLUMN not in want:
+            return False  # a second table of the glob: its rows could not be told apart
+        return all(want.get(f.name) == f.dataType.simpleString() for f in spark_schema(trial.schema).fields)
+
+    def _take(self, end: Position, start: Position, begin: Position | None = None) -> Position:
+        """Walk the layouts up to ``end``, stopping before the first layout the schema cannot
+        hold (the wall); returns ``end``, or the wall when it comes first."""
+        layouts = self._layouts
+        assert layouts is not None
+        if layouts.known is not None and end <= layouts.known:
+            return end
+        chunk = layouts.walk(self.archive, end, first=begin)
+        bad = next((new for new in layouts.new_layouts(chunk) if not self._fits(new)), None)
+        if bad is None:
+            layouts.take(chunk)
+            return end
+        lo = chunk.first.pos if chunk.first.file == bad.at.file else 4
+        wall = Position(bad.at.file, self.archive.starts_before(bad.at, lo))
+        if wall > chunk.first:
+            layouts.take(layouts.walk(self.archive, wall, first=begin))
+        self._wall = (wall, bad)
+        return wall if wall > start else start
+
+    def _stop_at_wall(self, start: Position) -> None:
+        if self._wall is not None and self._wall[0] <= start:
+            wall, new = self._wall
+            raise SchemaChangedError(
+                f"{new.table} has a new layout (_schema_version {new.version}: columns "
+                f"{[f.name for f in new.schema if not f.name.startswith('_')]}) from its rows event at {new.at}, which "
+                f"the stream's schema cannot hold (it was fixed when the query started); every change before {wall} "
+                "was read: restart the query (from its checkpoint) to read on with a schema that has it",
+                path=redact(self.archive.path_of(new.at.file)), offset=new.at.pos, event_type="rows event")
+
+    # -- the DataSourceStreamReader interface ------------------------------------------------
+    def initialOffset(self) -> dict[str, Any]:
+        """Where a new query starts: the ``startingPosition`` option (``earliest`` by default)."""
+        return self.archive.resolve_start(self.options.starting or "earliest").to_offset()
+
+    def getDefaultReadLimit(self) -> Any:
+        """``maxBytesPerTrigger`` (or, without it, ``maxFilesPerTrigger``) as a read limit."""
+        if self.options.max_bytes is not None:
+            return ReadMaxBytes(self.options.max_bytes)
+        if self.options.max_files is not None:
+            return ReadMaxFiles(self.options.max_files)
+        return ReadAllAvailable()
+
+    def prepareForTriggerAvailableNow(self) -> None:
+        """``trigger(availableNow=True)``: read what is complete now, then stop."""
+        self._target = self.archive.latest()
+
+    def latestOffset(self, start: dict[str, Any] | None = None, limit: Any = None) -> dict[str, Any]:
+        """The end of the next micro-batch from ``start``: what is complete, within the read
+        limit (pyspark 4.2+ passes ``start`` and ``limit``; older ones neither, and then a
+        micro-batch reads all there is)."""
+        if start is None:
+            begin = self._last or Position.from_offset(self.initialOffset())
+        else:
+            begin = Position.from_offset(start)
+        self._stop_at_wall(begin)
+        layouts = self.layouts
+        unlimited = limit is None or (ReadAllAvailable is not None and isinstance(limit, ReadAllAvailable))
+        max_bytes = None if unlimited else getattr(limit, "max_bytes", self.options.max_bytes)
+        max_files = None if unlimited else getattr(limit, "max_files", self.options.max_files)
+        target = self._target
+        if self._wall is not None and (target is None or self._wall[0] < target):
+            target = self._wall[0]
+        end = self.archive.end(begin, max_bytes=max_bytes, max_files=max_files, target=target)
+        if layouts.known is None or layouts.known < end:
+            end = self._take(end, begin)
+        self._stop_at_wall(begin)
+        self._last = end
+        return end.to_offset()
+
+    def partitions(self, start: dict[str, Any], end: dict[str, Any]) -> list[InputPartition]:
+        """The splits of ``[start, end)``, each told where the DDL and the layouts stand at its
+        start, packed as the batch source packs them; each partition also carries the tables'
+        plans (a task has no other state)."""
+        begin, stop = Position.from_offset(start), Position.from_offset(end)
+        layouts = self.layouts
+        if layouts.known is None or layouts.known < stop:  # a batch of the offset log, replayed after a restart
+            self._take(stop, begin)
+        splits = layouts.with_states(self.archive.splits(begin, stop, self.options.split_bytes))
+        plans = dict(layouts.plans)
+        return [InputPartition((group, plans)) for group in pack_splits(splits, self.options.split_bytes)]
+
+    def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
+        splits, plans = partition.value
+        yield from decode_splits(splits, plans, self.schema, self.options.decode)
+
+    def commit(self, end: dict[str, Any]) -> None:
+        """Spark will not ask for anything before ``end`` again: let go of what was found before it."""
+        at = Position.from_offset(end)
+        if self._archive is not None:
+            self._archive.forget(at)
+        if self._layouts is not None:
+            self._layouts.forget(at)
+
+
+class BinlogDataSource(DataSource):
+    """``spark.read.format("binlog")``: the change log of one table (or of same-shaped shards).
+
+    Options (all strings, case-insensitive):
+
+    ==================  ==============================================================
+    ``table``           ``db.table``, a glob (``shop_*.orders``) or a comma-separated list;
+                        without it the files must hold exactly one table. Several
+                        matching tables must share their columns; ``_table`` says which.
+    ``start``/``stop``  byte offsets: ``start`` in the first file (where a transaction
+                        starts), ``stop`` in the last
+    ``since``/``until`` ISO 8601 datetimes (no time zone = UTC)
+    ``change_types``    ``insert,update,delete`` (some of)
+    ``signedness``, ``charsets``, ``names``   JSON, as the Python options of ``vecbinlog.open``
+    ``invalid_dates``   ``null`` (default) or ``string``
+    ``strict``, ``verify_checksums``          ``true``/``false``
+    ``rolled_back``     ``exclude`` (default) or ``keep``; ``non_transactional``: table globs
+    ``queries``         ``true`` adds the ``_query`` column
+    ``gtids``           only transactions in this GTID set (as ``vecbinlog.open(gtids=)``)
+    ``split_bytes``     bytes of binlog per task (default 128m; ``64m``, ``1g``... accepted)
+    ==================  ==============================================================
+
+    ``spark.readStream`` (:class:`BinlogStreamReader`) takes the same options but
+    ``start``/``stop``, and:
+
+    ======================  ==========================================================
+    ``startingPosition``    where a new query starts: ``earliest`` (default), ``latest``,
+                            ``FILE:POS`` (a transaction start), a GTID (the stream starts
+                            after that transaction) or an ISO 8601 date and time
+    ``maxBytesPerTrigger``  binlog bytes per micro-batch (at least one transaction)
+    ``maxFilesPerTrigger``  binlog files per micro-batch
+    ======================  ==========================================================
+
+    Files: a folder (its ``NAME.NUMBER`` files), a path, a glob, a ``mysql-bin.index`` or a
+    comma-separated list (local, or URIs: see "Reading archives"), or ``load([...])``; they
+    are read in name order, which is log order for binlog names.
+    """
+
+    @classmethod
+    def name(cls) -> str:
+        return "binlog"
+
+    def _parsed(self) -> ReadOptions:
+        return ReadOptions.parse(self.options)
+
+    def _decode_and_range(self, o: ReadOptions) -> dict[str, Any]:
+        return {**o.decode, "start": o.start, "stop": o.stop}
+
+    def schema(self) -> StructType:
+        o = self._parsed()
+        self._resolved = resolve_tables(o.paths, o.tables, **self._decode_and_range(o))
+        return self._resolved.schema
+
+    def reader(self, schema: StructType) -> BinlogReader:
+        o = self._parsed()
+        o.check_batch()
+        resolved = getattr(self, "_resolved", None)
+        if resolved is None:  # a schema given by the user: schema() was not called
+            resolved = resolve_tables(o.paths, o.tables, **self._decode_and_range(o))
+        return BinlogReader(o, resolved, schema)
+
+    def streamReader(self, schema: StructType) -> BinlogStreamReader:
+        """``spark.readStream.format("binlog")``: see :class:`BinlogStreamReader`."""
+        o = self._parsed()
+        o.check_stream()
+        return BinlogStreamReader(o, schema)

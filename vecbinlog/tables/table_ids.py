@@ -1,0 +1,248 @@
+"""Which table layout each table id means: the TABLE_MAP state of a file, per segment.
+
+A rows event names its table by a table id, which the last TABLE_MAP_EVENT with that id before
+it maps to a table layout (table ids are per file, and a server maps the same id again).
+TABLE_MAPs are grouped by their bytes (a compiled hash, checked byte for byte), so each
+distinct layout is parsed once; which layout each rows event uses is found by a compiled
+running map of table ids (:func:`follow_table_maps`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..binlog.headers import ROWS_CODES, EventIndex, raise_at, read_uint
+from ..binlog.sources import EventSource
+from ..binlog.spec import (
+    COMMON_HEADER_LEN,
+    OLD_TABLE_ID_POST_HEADER_LEN,
+    ROWS_HEADER_LEN_V1,
+    ROWS_HEADER_LEN_V2,
+    version_tuple,
+)
+from ..constants import EventType, event_type_name
+from ..errors import MalformedEventError, UnsupportedError
+from ..jit import kernel, load_word
+from .table_map import TableMap, parse_table_map
+
+__all__ = ["TableMaps", "hash_ranges", "same_ranges", "follow_table_maps", "table_slots"]
+
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+class TableMaps:
+    """The TABLE_MAP state of one file: which table layout each table id means, and when.
+
+    Table maps are deduplicated by their bytes (a busy server writes the same map before
+    every transaction), so each distinct layout is parsed once.
+    """
+
+    def __init__(self, file: EventSource):
+        self.file = file  #: what the events are read from (the last segment's source: :meth:`resolve`)
+        self.layouts: list[TableMap] = []  #: layout id -> TableMap
+        self._by_bytes: dict[bytes, int] = {}
+        self.current: dict[int, int] = {}  #: table id -> layout id, as of the end of the last segment
+
+    def _layout_ids(self, index: EventIndex, tm_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Table id and layout id of the TABLE_MAP events ``index[tm_pos]``.
+
+        Maps are grouped by their bytes (a compiled hash of each, then np.unique, each map then
+        checked byte for byte against its group's first), so only distinct layouts reach
+        Python: a busy server repeats the same few maps in every transaction.
+        """
+        n = len(tm_pos)
+        ids = np.zeros(n, np.int64)
+        lids = np.zeros(n, np.int64)
+        if n == 0:
+            return ids, lids
+        ev = index.take(tm_pos)
+        ph = ev.post_header_len
+        start = ev.offset + COMMON_HEADER_LEN
+        short = start + ph > ev.body_end
+        if short.any():
+            k = int(np.flatnonzero(short)[0])
+            raise MalformedEventError(
+                f"event of {int(ev.event_size[k])} bytes is shorter than its {int(ph[k])}-byte post-header",
+                path=self.file.path, offset=int(ev.pos[k]), event_type="TABLE_MAP_EVENT",
+            )
+        id_len = ev.table_id_width
+        ids[:] = read_uint(self.file.buf, start, id_len).astype(np.int64)
+        key_start = start + id_len
+        key_end = ev.body_end
+        # grouped by a hash of their bytes, checked byte for byte against each group's first
+        hashes = np.empty(len(key_start), np.uint64)
+        hash_ranges(self.file.buf, key_start, key_end, hashes)
+        _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        rep = first[inverse]
+        same = np.empty(len(key_start), np.bool_)
+        same_ranges(self.file.buf, key_start, key_end, key_start[rep], key_end[rep], same)
+        mem = memoryview(self.file.buf)
+        uniq = np.zeros(len(first), np.int64)
+        for u in np.argsort(first).tolist():  # new layouts in order of appearance
+            f = int(first[u])
+            uniq[u] = self._layout_for(ev, f, bytes(mem[int(key_start[f]):int(key_end[f])]), int(ph[f]))
+        lids[:] = uniq[inverse]
+        for k in np.flatnonzero(~same).tolist():  # a hash collision (hostile bytes): by its own bytes
+            lids[k] = self._layout_for(ev, k, bytes(mem[int(key_start[k]):int(key_end[k])]), int(ph[k]))
+        return ids, lids
+
+    def _layout_for(self, ev: EventIndex, k: int, key: bytes, ph: int) -> int:
+        """The layout id of a TABLE_MAP's bytes, parsing it the first time they are seen."""
+        lid = self._by_bytes.get(key)
+        if lid is not None:
+            return lid
+        off, body_end = int(ev.offset[k]), int(ev.body_end[k])
+        fde = self.file.formats[int(ev.fmt[k])]
+        major = version_tuple(fde.server_version)[0]
+        try:
+            _, tm = parse_table_map(
+                self.file.buf, off, off + COMMON_HEADER_LEN, body_end, ph, path=self.file.path, flavor=fde.flavor,
+                server_major=major, server_version=fde.server_version,
+            )
+        except UnsupportedError as exc:
+            if exc.offset is None:
+                exc = UnsupportedError(exc.message, path=self.file.path, offset=off, event_type="TABLE_MAP_EVENT")
+            raise self.file.relocate(exc) from exc
+        except MalformedEventError as exc:
+            raise self.file.relocate(exc) from exc
+        lid = len(self.layouts)
+        self.layouts.append(tm)
+        self._by_bytes[key] = lid
+        return lid
+
+    def resolve(self, index: EventIndex, src: EventSource | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """For the rows events of a segment: their positions in ``index`` and their layout ids.
+
+        Each rows event uses the last TABLE_MAP with its table id before it (in this segment,
+        or carried over from earlier ones). A table id no TABLE_MAP defined is an error.
+        ``src`` is what the segment's events are read from when it is not the file itself
+        (a segment whose compressed events were unpacked, see compression.py).
+        """
+        if src is not None:
+            self.file = src
+        tc = index.type_code
+        tm_pos = np.flatnonzero(tc == EventType.TABLE_MAP_EVENT)
+        rows_pos = np.flatnonzero(ROWS_CODES[tc])
+        tm_ids, tm_layout = self._layout_ids(index, tm_pos)
+        if len(rows_pos) == 0:
+            self.current.update(zip(tm_ids.tolist(), tm_layout.tolist()))
+            return rows_pos, np.zeros(0, np.int64)
+        rows_ids = self.table_ids(index.take(rows_pos))
+        known = np.array(list(self.current.items()), np.int64).reshape(-1, 2)
+        slots = table_slots(len(known) + len(tm_ids))
+        keys, vals = np.full(slots, -1, np.int64), np.empty(slots, np.int64)
+        layout = np.empty(len(rows_pos), np.int64)
+        follow_table_maps(tm_pos.astype(np.int64), tm_ids, tm_layout, rows_pos.astype(np.int64), rows_ids,
+                               known[:, 0], known[:, 1], keys, vals, layout)
+        used = keys != -1
+        self.current = dict(zip(keys[used].tolist(), vals[used].tolist()))
+        missing = layout < 0
+        if missing.any():
+            k = int(np.flatnonzero(missing)[0])
+            i = int(rows_pos[k])
+            raise MalformedEventError(
+                f"rows event for table id {int(rows_ids[k])}, which no TABLE_MAP_EVENT before it defines",
+                path=self.file.path, offset=int(index.pos[i]), event_type=event_type_name(int(tc[i])),
+            )
+        return rows_pos, layout
+
+    def table_ids(self, rows: EventIndex) -> np.ndarray:
+        """The table id in the post-header of each rows event (4 or 6 bytes by format)."""
+        ph = rows.post_header_len
+        bad = ~np.isin(ph, (OLD_TABLE_ID_POST_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2))
+        if bad.any():
+            raise_at(self.file.path, rows, bad, f"the FORMAT_DESCRIPTION_EVENT gives this rows event a {int(ph[bad][0])}-byte "
+                      "post-header; rows events have 6, 8 or 10")
+        if (rows.offset + COMMON_HEADER_LEN + ph > rows.body_end).any():
+            raise_at(self.file.path, rows, rows.offset + COMMON_HEADER_LEN + ph > rows.body_end,
+                      "event is shorter than its post-header")
+        return read_uint(self.file.buf, rows.offset + COMMON_HEADER_LEN, rows.table_id_width).astype(np.int64)
+
+
+# -- compiled ------------------------------------------------------------------------------------
+
+
+@kernel
+def hash_ranges(buf, start, end, out):  # pragma: no cover - compiled
+    """A 64-bit hash of each ``buf[start[i]:end[i]]`` into ``out[i]`` (uint64; FNV-1a over
+    8-byte words, then the length): equal bytes, equal hashes. Not collision-proof:
+    :func:`same_ranges` checks."""
+    prime = np.uint64(0x100000001B3)
+    for i in range(len(start)):
+        h = np.uint64(0xCBF29CE484222325)
+        p, e = start[i], end[i]
+        while p + 8 <= e:
+            h = (h ^ load_word(buf, p)) * prime
+            p += 8
+        tail = np.uint64(0)
+        for j in range(e - p):
+            tail |= np.uint64(buf[p + j]) << np.uint64(8 * j)
+        h = (h ^ tail) * prime
+        out[i] = (h ^ np.uint64(e - start[i])) * prime
+
+
+@kernel
+def same_ranges(buf, start, end, other_start, other_end, out):  # pragma: no cover - compiled
+    """Whether ``buf[start[i]:end[i]]`` and ``buf[other_start[i]:other_end[i]]`` are equal,
+    into ``out[i]`` (bool)."""
+    for i in range(len(start)):
+        n = end[i] - start[i]
+        same = n == other_end[i] - other_start[i]
+        j = 0
+        while same and j + 8 <= n:
+            same = load_word(buf, start[i] + j) == load_word(buf, other_start[i] + j)
+            j += 8
+        while same and j < n:
+            same = buf[start[i] + j] == buf[other_start[i] + j]
+            j += 1
+        out[i] = same
+
+
+@kernel(inline="always")
+def _slot(keys, key):  # pragma: no cover - compiled
+    """Where ``key`` (>= 0) is, or goes, in an open-addressing table (-1: free) of 2**k keys."""
+    mask = len(keys) - 1
+    slot = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(40)) & mask
+    while keys[slot] != -1 and keys[slot] != key:
+        slot = (slot + 1) & mask
+    return slot
+
+
+@kernel
+def follow_table_maps(map_at, map_id, map_layout, rows_at, rows_id, known_id, known_layout, keys, vals,
+                      out):  # pragma: no cover - compiled
+    """Which table layout each rows event uses: the one of the last TABLE_MAP with its table
+    id before it (table ids are per file; the same id can be mapped again).
+
+    TABLE_MAPs at positions ``map_at`` (increasing) map ``map_id`` to ``map_layout``; rows
+    events at ``rows_at`` (increasing) look ``rows_id`` up; ``known_*`` are the mappings
+    carried from before. Writes the layout of each rows event into ``out`` (-1: no TABLE_MAP
+    before it) and leaves the mappings in force at the end in ``keys``/``vals``: an
+    open-addressing table (:func:`table_slots` slots, ``keys`` all -1 on entry) of ids and
+    their layouts.
+    """
+    for i in range(len(known_id)):
+        slot = _slot(keys, known_id[i])
+        keys[slot] = known_id[i]
+        vals[slot] = known_layout[i]
+    m = 0
+    for r in range(len(rows_at) + 1):
+        until = rows_at[r] if r < len(rows_at) else _INT64_MAX
+        while m < len(map_at) and map_at[m] < until:
+            slot = _slot(keys, map_id[m])
+            keys[slot] = map_id[m]
+            vals[slot] = map_layout[m]
+            m += 1
+        if r < len(rows_at):
+            slot = _slot(keys, rows_id[r])
+            out[r] = vals[slot] if keys[slot] == rows_id[r] else -1
+
+
+def table_slots(ids: int) -> int:
+    """Slots of :func:`follow_table_maps`' table for up to ``ids`` ids: a power of two, more
+    than twice as many (so that a probe ends soon at a free slot)."""
+    size = 16
+    while size < 2 * (ids + 1):
+        size *= 2
+    return size

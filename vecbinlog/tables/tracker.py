@@ -1,0 +1,321 @@
+"""Column names, signedness, charsets and labels for binlogs that do not carry them.
+
+Where each piece of a column's description comes from, first that knows wins:
+
+1. the user's explicit ``names=`` / ``signedness=`` / ``charsets=`` options of ``open()``;
+2. the binlog's own TABLE_MAP optional metadata (``binlog_row_metadata=FULL``; MySQL's
+   ``MINIMAL`` has signedness and charsets);
+3. the table's definition as the DDL in the log left it at that row (:mod:`vecbinlog.tables.ddl`,
+   replayed by :class:`SchemaTracker` while the files are walked);
+4. the user's ``schema=`` (a ``mysqldump --no-data`` file, CREATE TABLE text, or a dict);
+5. defaults: ``@1, @2...`` names, signed integers, text as binary, ENUM/SET as numbers.
+
+A definition (3 or 4) is used for a TABLE_MAP only when it has the same number of columns
+and compatible types; otherwise a :class:`~vecbinlog.errors.SchemaWarning` says why and the
+next source is tried. The TABLE_MAP's types always decide how the bytes are read: a
+definition only names and qualifies the columns (it fills the :class:`ColumnSpec` fields the
+binlog left empty).
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import warnings
+from dataclasses import replace
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from ..binlog.events import query_at, query_bounds
+from ..binlog.headers import EventIndex
+from ..collations import collation_id
+from ..constants import ColumnType as T
+from ..constants import EventType
+from ..errors import SchemaWarning
+from .ddl import Catalog, ColumnInfo, DdlError, TableDef, split_name
+from .table_map import ColumnSpec, TableMap
+from .types import CHARSET_TYPES, ENUM_SET_TYPES, LOGGED_AS, NUMERIC_TYPES
+
+__all__ = ["SchemaSource", "SchemaTracker", "load_schema", "apply_definition"]
+
+#: What ``schema=`` accepts: a path, SQL text, or ``{"db.table": columns}``.
+SchemaSource = str | os.PathLike[str] | Mapping[str, Any]
+
+#: utf8mb4_general_ci: the collation of ENUM/SET labels taken from DDL text (kept as UTF-8).
+_UTF8MB4 = 45
+
+#: Statements that may change a table's columns, or empty it without logging rows (checked on
+#: the first bytes, case-insensitively).
+_DDL_PREFIXES = (b"CREATE", b"ALTER", b"RENAME", b"DROP", b"TRUNCATE")
+_PEEK = 48
+_SPACE = np.zeros(256, bool)
+_SPACE[[0x20, 0x09, 0x0A, 0x0D]] = True
+
+
+# -- user schemas ------------------------------------------------------------------------
+def load_schema(source: SchemaSource | None) -> dict[str, TableDef]:
+    """``schema=`` as ``{"db.table" or "table": TableDef}``.
+
+    * a path to a file, or a string holding SQL: CREATE DATABASE / USE / CREATE TABLE
+      statements, as ``mysqldump --no-data`` writes them (other statements are skipped);
+      tables whose database the text does not say are keyed by their bare name and apply
+      to a table of that name in any database;
+    * a dict ``{"db.table": [column, ...]}`` or ``{"db.table": {"columns": [...],
+      "primary_key": ["id"]}}``, where a column is a name or a dict with ``name`` and any of
+      ``type`` (SQL type name, checked against the TABLE_MAP), ``unsigned``, ``charset``,
+      ``collation``, ``enum``, ``set`` (lists of labels).
+    """
+    if source is None:
+        return {}
+    if isinstance(source, Mapping):
+        return {name: _table_from_dict(name, spec) for name, spec in source.items()}
+    text = os.fspath(source)
+    if isinstance(source, os.PathLike) or (len(text) < 4096 and "\n" not in text and os.path.exists(text)):
+        with open(text, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    catalog = Catalog()
+    problems = catalog.apply_script(text)
+    for problem in problems:
+        warnings.warn(f"schema=: statement not used: {problem}", SchemaWarning, stacklevel=3)
+    return dict(catalog.tables)
+
+
+def _table_from_dict(name: str, spec: Any) -> TableDef:
+    db, table = split_name(name)
+    pk = None
+    if isinstance(spec, Mapping):
+        pk = tuple(spec["primary_key"]) if spec.get("primary_key") else None
+        spec = spec.get("columns", ())
+    if isinstance(spec, (str, bytes)) or not isinstance(spec, Sequence):
+        raise ValueError(f"schema=: {name!r} must map to a list of columns, not {type(spec).__name__}")
+    columns = []
+    for c in spec:
+        if isinstance(c, str):
+            columns.append(ColumnInfo(c))
+            continue
+        if not isinstance(c, Mapping) or "name" not in c:
+            raise ValueError(f"schema=: a column of {name!r} must be a name or a dict with 'name', not {c!r}")
+        unknown = set(c) - {"name", "type", "unsigned", "charset", "collation", "enum", "set"}
+        if unknown:
+            raise ValueError(f"schema=: column {c['name']!r} of {name!r}: unknown keys {sorted(unknown)}")
+        typ = str(c["type"]).upper().split("(")[0].strip() if c.get("type") else None
+        if typ is not None and typ.endswith(" UNSIGNED"):
+            typ = typ[: -len(" UNSIGNED")]
+        columns.append(ColumnInfo(
+            name=str(c["name"]), type=typ, unsigned=c.get("unsigned"), charset=c.get("charset"),
+            collation=c.get("collation"),
+            enum_values=tuple(c["enum"]) if c.get("enum") is not None else None,
+            set_values=tuple(c["set"]) if c.get("set") is not None else None,
+        ))
+    return TableDef(db, table, tuple(columns), pk)
+
+
+# -- a definition applied to a TABLE_MAP -------------------------------------------------
+def mismatch(table_map: TableMap, d: TableDef) -> str | None:
+    """Why ``d`` does not describe ``table_map`` (column count, or a column's type), or None."""
+    if len(d.columns) != len(table_map.columns):
+        return f"it has {len(d.columns)} columns, the TABLE_MAP {len(table_map.columns)}"
+    for spec, info in zip(table_map.columns, d.columns):
+        allowed = LOGGED_AS.get(info.type or "")
+        if allowed is not None and spec.real_type not in allowed:
+            return f"column {spec.index + 1} ({info.name!r}) is {info.type} there, {spec.type_name} in the TABLE_MAP"
+    return None
+
+
+def apply_definition(table_map: TableMap, d: TableDef, flavor: str, problems: list[str] | None = None) -> TableMap:
+    """``table_map`` with the fields the binlog left empty filled from ``d`` (which must match).
+    What of ``d`` is not used (labels that do not fit) is said in ``problems``."""
+    problems = [] if problems is None else problems
+    cols = [_fill(spec, info, flavor, problems) for spec, info in zip(table_map.columns, d.columns)]
+    pk = table_map.primary_key
+    prefixes = table_map.primary_key_prefixes
+    if pk is None and d.primary_key:
+        where = [d.index_of(k) for k in d.primary_key]
+        if all(w is not None for w in where):
+            pk, prefixes = tuple(w for w in where if w is not None), tuple(0 for _ in where)
+    if pk == table_map.primary_key and all(c is spec for c, spec in zip(cols, table_map.columns)):
+        return table_map  # nothing filled (FULL metadata): the same layout, so what is kept per layout holds
+    return replace(table_map, columns=tuple(cols), primary_key=pk, primary_key_prefixes=prefixes)
+
+
+def _pack_length(real_type: int, members: int) -> int:
+    """Bytes of an ENUM/SET value of that many members (get_enum_pack_length and
+    get_set_pack_length in sql/field.h)."""
+    if real_type == T.MYSQL_TYPE_ENUM:
+        return 1 if members < 256 else 2
+    return 8 if (members + 7) // 8 > 4 else (members + 7) // 8
+
+
+def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str, problems: list[str]) -> ColumnSpec:
+    changes: dict[str, Any] = {}
+    if spec.name is None:
+        changes["name"] = info.name
+    real = spec.real_type
+    if spec.unsigned is None and real in NUMERIC_TYPES and info.unsigned is not None:
+        changes["unsigned"] = bool(info.unsigned)
+    if real in ENUM_SET_TYPES:
+        labels = info.enum_values if real == T.MYSQL_TYPE_ENUM else info.set_values
+        key = "enum_values" if real == T.MYSQL_TYPE_ENUM else "set_values"
+        width = spec.storage()[1]
+        if getattr(spec, key) is None and labels is not None and _pack_length(real, len(labels)) != width:
+            # the TABLE_MAP decides how the bytes are read: labels that cannot be the column's are not used
+            problems.append(f"column {spec.index + 1} ({info.name!r}) has {len(labels)} {spec.type_name} members "
+                            f"there, which the TABLE_MAP's {width}-byte values cannot be; its numbers are kept")
+        elif getattr(spec, key) is None and labels is not None:
+            # The labels are text from the statement: kept as UTF-8, with a UTF-8 collation
+            # (which, for ENUM/SET, only says how the labels are decoded).
+            changes[key] = tuple(v.encode("utf-8") for v in labels)
+            changes["collation"] = _UTF8MB4
+    elif spec.collation is None and spec.type in CHARSET_TYPES:
+        cid = collation_id(info.collation, info.charset, flavor)
+        if cid is not None:
+            changes["collation"] = cid
+    return replace(spec, **changes) if changes else spec
+
+
+# -- DDL in the log ----------------------------------------------------------------------
+class SchemaTracker:
+    """Replays the DDL of a walk over the files, in log order, and answers "what was table
+    ``db.t`` like at that event" for the rows events.
+
+    The state is a *generation*: it goes up by one at every DDL statement replayed. Each
+    table keeps the list of its definitions with the generation each started at (and its
+    lifetime count, :attr:`vecbinlog.tables.ddl.Catalog.lifetimes`), so a rows event needs only its
+    generation (from a searchsorted over the segment's DDL events).
+    """
+
+    def __init__(
+        self, user: Mapping[str, TableDef] | None = None, *, track: bool = True, catalog: Catalog | None = None,
+        wanted: Callable[[str], bool] | None = None,
+    ) -> None:
+        self.user = dict(user or {})
+        self.track = track
+        #: the tables asked for (open()'s tables=): DDL about others that is not understood
+        #: is passed over without a warning (the table is still forgotten)
+        self.wanted = wanted
+        self.catalog = copy.deepcopy(catalog) if catalog is not None else Catalog()
+        self.generation = 0
+        # a catalog given (the DDL state where a split starts): its tables as of generation 0
+        self.history: dict[str, list[tuple[int, TableDef | None, int]]] = {
+            name: [(0, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0))]
+            for name in {**self.catalog.tables, **self.catalog.lifetimes}
+        }
+        self._warned: set[tuple] = set()
+        #: when a list: ((path, offset), state) appended after every DDL statement replayed
+        self.states: list[tuple[tuple[str, int], Catalog]] | None = None
+
+    def state(self) -> Catalog:
+        """A copy of the DDL state now (what :func:`vecbinlog.splits.plan_splits` gives each split)."""
+        return copy.deepcopy(self.catalog)
+
+    def scan(self, src: Any, index: EventIndex) -> np.ndarray:
+        """Replay the DDL statements of one segment (in order); returns, for every event of
+        ``index``, the generation it sees (int64)."""
+        gen = np.full(len(index), self.generation, np.int64)
+        if not self.track:
+            return gen
+        cand = ddl_candidates(src, index)
+        if len(cand) == 0:
+            return gen
+        applied = []
+        for i in cand.tolist():
+            if self._replay(src, index, i):
+                applied.append(i)
+        if applied:
+            # an event after the k-th applied DDL sees generation base + k
+            gen += np.searchsorted(np.array(applied, np.int64), np.arange(len(index)), side="left")
+        return gen
+
+    def _replay(self, src: Any, index: EventIndex, i: int) -> bool:
+        q = query_at(src, index, i)
+        if q.error_code:
+            return False  # the statement failed on the server
+        sql = q.query.decode("utf-8", "replace")
+        databases = dict(self.catalog.databases)
+        try:
+            changed, _ = self.catalog.apply(sql, q.database or None)
+        except DdlError as exc:
+            changed = [exc.table] if exc.table else []
+            for name in changed:
+                self.catalog.tables.pop(name, None)
+            what = f"{exc.table} is no longer tracked from here on" if exc.table else "no table could be told from it"
+            if exc.table is None or self.wanted is None or self.wanted(exc.table):
+                warnings.warn(
+                    f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: DDL not understood ({exc}): "
+                    f"{sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
+                    SchemaWarning, stacklevel=6,
+                )
+        for note in self.catalog.notes:
+            warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note}", SchemaWarning, stacklevel=6)
+        if not changed:
+            if self.states is not None and self.catalog.databases != databases:
+                # a database's default charset: no table changed, but tables created later see it
+                self.states.append(((src.path, int(index.pos[i])), self.state()))
+            return False
+        self.generation += 1
+        for name in dict.fromkeys(changed):
+            self.history.setdefault(name, []).append(
+                (self.generation, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0)))
+        if self.states is not None:
+            self.states.append(((src.path, int(index.pos[i])), self.state()))
+        return True
+
+    def tracked(self, name: str, generation: int) -> tuple[int, TableDef | None, int]:
+        """(version id, definition, lifetime) of table ``name`` as of ``generation``;
+        (-1, None, 0) when no DDL in the log has named it yet. The lifetime counts the
+        statements that dropped, created or emptied a table of that name before."""
+        hist = self.history.get(name)
+        if not hist:
+            return -1, None, 0
+        k = int(np.searchsorted(np.array([h[0] for h in hist]), generation, side="right")) - 1
+        return (k, hist[k][1], hist[k][2]) if k >= 0 else (-1, None, 0)
+
+    def resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
+        """The TABLE_MAP with what the DDL (else the user schema) says filled in."""
+        user = self.user.get(table_map.name) or self.user.get(table_map.table)
+        for source, d in (("the DDL in the log", definition), ("schema=", user)):
+            if d is None:
+                continue
+            problem = mismatch(table_map, d)
+            if problem is None:
+                unused: list[str] = []
+                resolved = apply_definition(table_map, d, flavor, unused)
+                for note in unused:
+                    self._warn_once(
+                        (source, table_map, d, note),
+                        f"{where}: {table_map.name}: the definition from {source}: {note}",
+                    )
+                return resolved
+            self._warn_once(
+                (source, table_map, d),
+                f"{where}: {table_map.name}: the definition from {source} does not match the TABLE_MAP "
+                f"({problem}); it is not used for these rows",
+            )
+        return table_map
+
+    def _warn_once(self, key: tuple, message: str) -> None:
+        if key not in self._warned:
+            self._warned.add(key)
+            warnings.warn(message, SchemaWarning, stacklevel=6)
+
+
+def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:
+    """Indices of the QUERY events whose statement starts (after spaces) with CREATE, ALTER,
+    RENAME or DROP: a vectorised peek at their first bytes, so that only those are parsed."""
+    q = np.flatnonzero(index.type_code == EventType.QUERY_EVENT)
+    if len(q) == 0:
+        return q
+    start, end = query_bounds(src, index, q, lenient=True)
+    k = np.arange(_PEEK)
+    inside = k < (end - start)[:, None]
+    peek = np.where(inside, np.take(src.buf, np.minimum(start[:, None] + k, len(src.buf) - 1)), 0).astype(np.uint8)
+    lead = np.argmax(~_SPACE[peek], axis=1)  # first byte that is not a space
+    width = max(len(p) for p in _DDL_PREFIXES)
+    cols = np.minimum(lead[:, None] + np.arange(width), _PEEK - 1)
+    word = np.take_along_axis(peek, cols, axis=1)
+    word = np.where((word >= 0x61) & (word <= 0x7A), word - 0x20, word)  # ASCII upper case
+    hit = np.zeros(len(q), bool)
+    for p in _DDL_PREFIXES:
+        hit |= (word[:, : len(p)] == np.frombuffer(p, np.uint8)).all(axis=1)
+    return q[hit]
