@@ -62,13 +62,14 @@ def main() -> None:
     from pyspark.sql import SparkSession
 
     import vecbinlog.spark
+    from vecbinlog.log.config import text_bytes
     from vecbinlog.splits import plan_splits, split_paths
 
     with tempfile.TemporaryDirectory() as tmp:
         paths = split_paths(args.paths) if args.paths else generate(
             Path(tmp), int(os.environ.get("VECBINLOG_BENCH_ROWS", "300000")), 3)
         size = sum(os.path.getsize(p) for p in paths)
-        split_bytes = vecbinlog.spark._parse_bytes("split_bytes", args.split_bytes)
+        split_bytes = text_bytes(args.split_bytes)
         t = time.perf_counter()
         splits = plan_splits(paths, split_bytes)
         plan = time.perf_counter() - t

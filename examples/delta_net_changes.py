@@ -117,7 +117,7 @@ def run(archive: str, table: str, lake: str, *, starting: str = "earliest", key:
             changes = log.read_table(table)
         except KeyError:  # no change of the table in the stretch
             changes = None
-        key = list(key) if key else table_key(log.layouts(), table)
+        key = list(key) if key else table_key(log.history(), table)
     if changes is None or changes.num_rows == 0:
         if DeltaTable.is_deltatable(lake):  # the position moves on, in a commit of no rows
             schema = DeltaTable(lake).schema().to_arrow()

@@ -42,7 +42,7 @@ for path in sys.argv[1:]:
     with vecbinlog.open(path) as log:
         tables = log.read_all()
         events = log.events()
-        log.layouts()
+        log.history()
         out[path] = {
             "tables": {name: [log.schema(name).names == t.schema.names, t.column("_log_pos").to_pylist(),
                               t.column("_gtid").to_pylist(), t.column(0).to_pylist()]

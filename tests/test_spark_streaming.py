@@ -351,7 +351,7 @@ def test_splits_of_uris_with_credentials_are_told_their_states(mariadb_server, s
     """A URI with credentials in it (``s3://KEY:SECRET@bucket/...``) names the same file as the
     URI without them that a file's path is: each split of the batch source gets the layout and
     DDL states where it starts (it was 'not one of the files')."""
-    from vecbinlog.splits import plan_splits, read_split, with_layouts
+    from vecbinlog.splits import plan_splits, read_split, with_history
 
     client, query, _ = s3
     s = mariadb_server
@@ -362,8 +362,8 @@ def test_splits_of_uris_with_credentials_are_told_their_states(mariadb_server, s
     uri = f"s3://testing:testing@binlogs/creds/{path.name}{query}"
     with vecbinlog.open(uri) as log:
         expected = log.read_table("creds.t")
-        layouts = log.layouts()
-    splits = with_layouts(plan_splits(uri, 1), layouts)
+        layouts = log.history()
+    splits = with_history(plan_splits(uri, 1), layouts)
     plan = layouts.plans["creds.t"]
     got = pa.Table.from_batches([plan.conform(b) for s_ in splits for _, b in read_split(s_, "creds.t")])
     assert got.to_pylist() == expected.to_pylist()

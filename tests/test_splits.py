@@ -15,7 +15,7 @@ import pyarrow as pa
 import pytest
 
 import vecbinlog
-from vecbinlog.splits import Split, plan_splits, read_split, split_paths, with_layouts
+from vecbinlog.splits import Split, plan_splits, read_split, split_paths, with_history
 
 from .conftest import DATA, corpus_files, corpus_path
 
@@ -156,9 +156,9 @@ def test_corpus_split_at_every_transaction_gives_the_same_rows(path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with vecbinlog.open(path) as log:
-            layouts = log.layouts()
+            layouts = log.history()
         fitted: dict[str, list[pa.RecordBatch]] = {}
-        for s in with_layouts(plan_splits(path, 1), layouts):
+        for s in with_history(plan_splits(path, 1), layouts):
             for name, b in read_split(s):
                 fitted.setdefault(name, []).append(layouts.plans[name].conform(b))
     assert {n: layouts.plans[n].schema for n in fitted} == {n: t.schema for n, t in whole.items() if t.num_rows}
@@ -215,7 +215,7 @@ def test_split_gets_the_ddl_before_it(mariadb_server, mariadb_globals):
         whole.drop_columns(["_schema_version"]).to_pylist()
     with vecbinlog.open(path) as log:
         plan = log.plans()["spl.t"]
-        placed = with_layouts(splits, log.layouts())
+        placed = with_history(splits, log.history())
     exact = [plan.conform(b) for sp in placed for _, b in read_split(sp, "spl.t")]
     assert pa.Table.from_batches(exact, whole.schema).to_pylist() == whole.to_pylist()
     assert [r["id"] for r in got] == [1, 4000000000, 1, 1, 5]

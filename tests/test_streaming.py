@@ -22,8 +22,9 @@ import pyarrow as pa
 import pytest
 
 import vecbinlog
+from vecbinlog.log.config import ReadConfig
 from vecbinlog.splits import read_split
-from vecbinlog.streaming import Archive, Position, StreamLayouts, archive_files
+from vecbinlog.streaming import Archive, Position, StreamHistory, archive_files
 
 from .test_table_changes import run_workload
 
@@ -247,10 +248,10 @@ def test_new_files_in_log_order_and_file_budgets(three_files, tmp_path):
         archive.end(Position(*status))
 
 
-def _stream_rows(archive: Archive, table: str, max_bytes: int, **options) -> tuple[pa.Table, StreamLayouts]:
+def _stream_rows(archive: Archive, table: str, max_bytes: int, **options) -> tuple[pa.Table, StreamHistory]:
     """The table's change log read range after range (``max_bytes`` each), every range decoded
     alone (``read_split`` of its splits, with the states the stream gives), fitted to the plan."""
-    layouts = StreamLayouts({"tables": [table], **options})
+    layouts = StreamHistory(ReadConfig.build(tables=[table], **options))
     at = archive.first()
     batches = []
     while True:
@@ -315,10 +316,10 @@ def test_time_of_a_transaction(three_files):
 def test_a_split_after_create_database_knows_its_charset(mariadb_server):
     """A range that starts between CREATE DATABASE ... CHARACTER SET and the CREATE TABLE in it,
     and holds the table's rows (NO_LOG: the charset of its text comes from the database), is
-    told the database's charset: the DDL states the driver gives ranges (``Binlog.layouts``)
+    told the database's charset: the DDL states the driver gives ranges (``Binlog.history``)
     kept only the statements that changed a table. The batch source's splits and the stream's
     stretches both start so."""
-    from vecbinlog.splits import Split, with_layouts
+    from vecbinlog.splits import Split, with_history
 
     run = run_workload(mariadb_server, "NO_LOG")
     first = run["files"][0]
@@ -326,12 +327,12 @@ def test_a_split_after_create_database_knows_its_charset(mariadb_server):
         warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
         with vecbinlog.open(first) as log:
             expected = log.read_table(run["table"])
-            layouts = log.layouts()
+            layouts = log.history()
             events = log.events().to_pylist()
         create = next(i for i, e in enumerate(events) if (e["info"] or "").startswith("use `chg_nolog`; CREATE TABLE"))
         gtid = max(e["pos"] for e in events[:create] if e["type"] == "GTID_EVENT")
         assert any("CREATE DATABASE" in (e["info"] or "") for e in events[:create])
-        split = with_layouts([Split(str(first), gtid, None)], layouts)[0]
+        split = with_history([Split(str(first), gtid, None)], layouts)[0]
         batches = [b for _, b in read_split(split, [run["table"]])]
     assert expected.schema.field("note").type == pa.string()
     assert batches and all(b.schema.field("note").type == pa.string() for b in batches)  # not binary: a charset

@@ -49,7 +49,7 @@ import pyarrow.compute as pc
 from .arrowbuild import numbers, scalar, strings
 from .errors import UnsupportedError
 from .log.logset import log_order_key
-from .log.versions import TableLayouts
+from .log.versions import SchemaHistory
 from .reader import Binlog, PathLike
 
 __all__ = ["net_changes", "read_net_changes", "table_key", "checked_key", "mark_key", "ORDER_COLUMNS", "KEY_METADATA"]
@@ -63,8 +63,8 @@ _REMOVES = ("delete", "update_preimage")
 _NOT_TAKEN = ("rollback", "incomplete")
 
 
-def table_key(layouts: TableLayouts, table: str) -> list[str] | None:
-    """The primary key of ``table``'s last layout in ``layouts`` (:meth:`vecbinlog.Binlog.layouts`),
+def table_key(layouts: SchemaHistory, table: str) -> list[str] | None:
+    """The primary key of ``table``'s last layout in ``layouts`` (:meth:`vecbinlog.Binlog.history`),
     named as :meth:`~vecbinlog.Binlog.read_table` names the columns; None when the binlog
     (``binlog_row_metadata=FULL``), its DDL and ``schema=`` give none."""
     history = layouts.history.get(table)
@@ -190,7 +190,7 @@ def read_net_changes(paths: PathLike | Sequence[PathLike], table: str, key: Sequ
     with Binlog(paths, **options) as log:
         changes = log.read_table(table)
         if key is None:
-            key = table_key(log.layouts(), table)
+            key = table_key(log.history(), table)
     if not key:
         raise ValueError(f"{table}: neither the binlog (binlog_row_metadata=FULL), its DDL nor schema= give a "
                          "primary key; name the key columns: key=[...]")

@@ -15,30 +15,28 @@ from __future__ import annotations
 
 import os
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowbuild import scalar, strings
-from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .binlog.gtid import GtidSet
+from .binlog.file import BinlogFile
 from .binlog.sources import MemorySource
-from .decode.rows import MAX_BATCH_IMAGES
 from .decode.tableplan import TablePlan, concat_batches, widen_type
 from .errors import DecodeWarning, TableNotFoundError
-from .log.batches import BatchReader, RowsFilter, TableOptions
+from .log.batches import BatchReader
+from .log.config import ReadConfig, RowsFilter
 from .log.loginfo import events_table, file_info, gtid_position, verify_files
 from .log.logset import InMemory, binlog_sources, source_name
 from .log.logwalk import LogWalk
-from .log.versions import LayoutState, SchemaVersions, TableLayouts
-from .options import WhenLike
+from .log.versions import SchemaHistory, SchemaVersions, VersionState
 from .snapshot import replay
+from .tables.ddl import Catalog
 from .tables.table_map import TableMap
-from .tables.tracker import SchemaSource, load_schema
 
-__all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning", "LayoutState",
-           "TableLayouts", "widen_type"]
+__all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning", "VersionState",
+           "SchemaHistory", "widen_type"]
 
 PathLike = str | os.PathLike[str]
 #: what open() reads: a path (or glob, or index file), or the binlog itself (bytes, a binary file object)
@@ -136,101 +134,58 @@ class Binlog:
     7
     """
 
-    def __init__(
-        self,
-        paths: SourceLike | Iterable[SourceLike],
-        *,
-        strict: bool = False,
-        verify_checksums: bool = True,
-        signedness: dict[str, dict[str, bool]] | None = None,
-        charsets: dict[str, dict[str, str]] | None = None,
-        names: dict[str, Sequence[str]] | None = None,
-        invalid_dates: str = "null",
-        tables: str | Sequence[str] | None = None,
-        start: int | None = None,
-        stop: int | None = None,
-        since: WhenLike | None = None,
-        until: WhenLike | None = None,
-        change_types: str | Iterable[str] | None = None,
-        segment_bytes: int = DEFAULT_SEGMENT_BYTES,
-        rolled_back: str = "exclude",
-        non_transactional: str | Sequence[str] = (),
-        queries: bool = False,
-        gtids: str | None = None,
-        schema: SchemaSource | None = None,
-        ddl: bool = True,
-        threads: int | None = None,
-        batch_rows: int = MAX_BATCH_IMAGES,
-        filesystem: Any = None,
-        progress: bool | Mapping[str, Any] = False,
-    ) -> None:
-        self.filesystem = filesystem
-        sources = binlog_sources(paths, filesystem)
+    def __init__(self, paths: SourceLike | Iterable[SourceLike], config: ReadConfig | None = None,
+                 **options: Any) -> None:
+        if config is None:
+            config = ReadConfig.build(**options)
+        elif options:
+            raise TypeError(f"Binlog takes a config or options, not both: {sorted(options)}")
+        self.config = config
+        self.filesystem = config.filesystem
+        sources = binlog_sources(paths, config.filesystem)
         self.paths = [source_name(src) for src in sources]
-        if threads is None:
-            threads = min(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1, 4)
-        if not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a positive integer, not {threads!r}")
-        self.threads = threads
-        if not isinstance(batch_rows, int) or batch_rows < 2:
-            raise ValueError(f"batch_rows must be an integer of at least 2, not {batch_rows!r}")
-        self.batch_rows = batch_rows
-        self.strict = strict
-        self.segment_bytes = segment_bytes
-        options = TableOptions(signedness, charsets, names, invalid_dates, queries)
-        self.filter = RowsFilter.make(tables, start, stop, since, until, change_types)
-        if rolled_back not in ("exclude", "keep"):
-            raise ValueError(f"rolled_back must be 'exclude' or 'keep', not {rolled_back!r}")
-        self.rolled_back = rolled_back
-        self.non_transactional = (non_transactional,) if isinstance(non_transactional, str) else tuple(non_transactional)
-        self.queries = queries
-        gtid_set = GtidSet(gtids) if gtids is not None else None
-        user_schema = load_schema(schema)
-        if not isinstance(progress, (bool, Mapping)):
-            raise TypeError(f"progress: True, False or a dict of tqdm options, not {progress!r}")
-        self.progress = progress
         self.files: list[BinlogFile] = []
         try:
             for src in sources:
                 self.files.append(BinlogFile(
                     MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
-                    strict=strict, verify_checksums=verify_checksums, filesystem=filesystem))
+                    strict=config.strict, verify_checksums=config.verify_checksums, filesystem=config.filesystem))
         except BaseException:
             self.close()
             raise
-        self._options, self._user_schema, self._ddl, self._gtids = options, user_schema, ddl, gtid_set
         self._start_walk()
         self._tables: dict[str, int] | None = None
         self._schemas: dict[str, pa.Schema] | None = None
 
     @classmethod
     def over_range(cls, paths: SourceLike | Iterable[SourceLike], start: int, stop: int | None, *,
-                   ddl: Any = None, layouts: dict[str, LayoutState] | None = None, **options: Any) -> Binlog:
+                   ddl: Catalog | None = None, versions: dict[str, VersionState] | None = None,
+                   config: ReadConfig | None = None, **options: Any) -> Binlog:
         """A Binlog over ``[start, stop)`` only (``start`` in the first file, ``stop`` in the
         last; None: to the end), walked alone: a range of a large file costs only the range.
-        The lower-level entry of split reads (:func:`vecbinlog.splits.read_split`) and of the
-        stream's walks (:mod:`vecbinlog.streaming`).
+        ``config`` (or ``options``): the read's, as :class:`Binlog` takes them. The lower-level entry of split reads
+        (:func:`vecbinlog.splits.read_split`) and of the stream's walks (:mod:`vecbinlog.streaming`).
 
         ``start`` must be where a transaction starts (a :class:`~vecbinlog.splits.Split`'s
         start): the events before it, TABLE_MAPs included, are not walked. ``ddl`` and
-        ``layouts`` are the DDL and layout states where the range starts (``Split.ddl``,
-        ``Split.layouts``), so that the range names its columns and numbers
+        ``versions`` are the DDL and version states where the range starts (``Split.ddl``,
+        ``Split.versions``), so that the range names its columns and numbers
         ``_schema_version``/``_incarnation`` as a read of the whole files does; without them
-        the range counts from itself. ``options``: those of :class:`Binlog`.
+        the range counts from itself.
         """
-        log = cls(paths, start=start, stop=stop, **options)
-        log._start_walk(seek=True, ddl_state=ddl, layout_state=layouts)
+        if config is None:
+            config = ReadConfig.build(**options)
+        elif options:
+            raise TypeError(f"over_range takes a config or options, not both: {sorted(options)}")
+        log = cls(paths, config.over_range(start, stop))
+        log._start_walk(seek=True, ddl_state=ddl, start_versions=versions)
         return log
 
-    def _start_walk(self, seek: bool = False, ddl_state: Any = None,
-                    layout_state: dict[str, LayoutState] | None = None) -> None:
+    def _start_walk(self, seek: bool = False, ddl_state: Catalog | None = None,
+                    start_versions: dict[str, VersionState] | None = None) -> None:
         """The walk of the files and the batch reader over it: whole files, or a range (over_range)."""
-        self._walk = LogWalk(self.files, segment_bytes=self.segment_bytes, start=self.filter.start,
-                             stop=self.filter.stop, seek=seek, user_schema=self._user_schema, ddl=self._ddl,
-                             ddl_state=ddl_state, wanted=self.filter.table, queries=self.queries)
-        self._reader = BatchReader(self._walk, self.filter, self._options, rolled_back=self.rolled_back,
-                                   non_transactional=self.non_transactional, gtids=self._gtids, threads=self.threads,
-                                   batch_rows=self.batch_rows, layout_state=layout_state, progress=self.progress)
+        self._walk = LogWalk(self.files, self.config, seek=seek, ddl_state=ddl_state)
+        self._reader = BatchReader(self._walk, self.config, start_versions)
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
@@ -255,7 +210,7 @@ class Binlog:
             for step in self._walk.steps():
                 for lid in step.layout.tolist():  # in log order: first rows event first
                     name = step.maps.layouts[lid].name
-                    if self.filter.table(name):
+                    if self.config.filter.table(name):
                         counts[name] = counts.get(name, 0) + 1
             self._tables = counts
         return list(self._tables)
@@ -281,11 +236,11 @@ class Binlog:
         :meth:`iter_batches` fits it (``.conform``). See "Schema changes mid-stream"."""
         return self._reader.plans()
 
-    def layouts(self) -> TableLayouts:
-        """:meth:`plans`, and where each table's layouts and the DDL stand at any offset, so
-        that a range read alone (a split, :func:`vecbinlog.splits.with_layouts`) numbers and
+    def history(self) -> SchemaHistory:
+        """:meth:`plans`, and where each table's versions and the DDL stand at any offset, so
+        that a range read alone (a split, :func:`vecbinlog.splits.with_history`) numbers and
         names its columns as a read of the whole files does."""
-        return self._reader.table_layouts()
+        return self._reader.history()
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table`` over every layout it has in the files read, as
@@ -334,24 +289,20 @@ class Binlog:
         return self._read(table)[0]
 
     def _read(self, table: str) -> tuple[pa.Table, TablePlan, SchemaVersions]:
-        """read_table, with the table's plan and the layouts met."""
-        versions = self._reader.versions()
-        batches = [b for _, b in self._reader.batches(lambda n: n == table, versions, desc=table)]
+        """read_table, with the table's plan and versions."""
+        found = self._reader.read(lambda n: n == table, desc=table)
+        batches = found.batches.get(table, [])
         if not batches and table not in self.tables:
             raise self._table_not_found(table)
-        plan = self._reader.plan(table, versions)
-        return concat_batches(batches, plan, self._paths_by_name()), plan, versions
+        plan = found.plans.get(table) or TablePlan(table)
+        return concat_batches(batches, plan, self._paths_by_name()), plan, found.versions
 
     def read_all(self) -> dict[str, pa.Table]:
         """Every table's change log: ``{"db.table": pyarrow.Table}`` (each as :meth:`read_table`),
         the tables in the order the log first has their rows."""
-        out: dict[str, list[pa.RecordBatch]] = {}
-        versions = self._reader.versions()
-        for name, batch in self._reader.batches(lambda n: True, versions, desc="every table"):
-            out.setdefault(name, []).append(batch)
-        order = [n for n in versions.layouts if n in out] + [n for n in out if n not in versions.layouts]
-        return {name: concat_batches(out[name], self._reader.plan(name, versions), self._paths_by_name())
-                for name in order}
+        found = self._reader.read(lambda n: True, desc="every table")
+        return {name: concat_batches(batches, found.plans[name], self._paths_by_name())
+                for name, batches in found.batches.items()}
 
     def _paths_by_name(self) -> dict[str, str]:
         return {f.name: f.path for f in self.files}
@@ -359,8 +310,8 @@ class Binlog:
     def _table_not_found(self, table: str) -> TableNotFoundError:
         """The error for a table without rows events (that the filters keep)."""
         why = ""
-        if self.filter.tables is not None and not self.filter.table(table):
-            why = f" that tables={list(self.filter.tables)} keeps"
+        if self.config.filter.tables is not None and not self.config.filter.table(table):
+            why = f" that tables={list(self.config.filter.tables)} keeps"
         return TableNotFoundError(
             f"{table!r} has no rows events in {', '.join(self.paths)}{why}; tables: {', '.join(self.tables) or 'none'}",
             table=table, tables=self.tables)
@@ -421,7 +372,7 @@ class Binlog:
             f, pos = scalar(f, pa.int32()), scalar(pos, pa.int64())  # (index_in gives int32)
             return pc.or_(pc.less(file_no, f), pc.and_(pc.equal(file_no, f), pc.less(changes.column("_log_pos"), pos)))
         if isinstance(until, str):
-            found = gtid_position(self.files, self.segment_bytes, until)
+            found = gtid_position(self.files, self.config.segment_bytes, until)
             if found is None:
                 raise ValueError(f"until: GTID {until!r} is not in the files {names}")
             f, pos = found
@@ -437,7 +388,7 @@ class Binlog:
         Raises :class:`~vecbinlog.ChecksumError` at the first mismatch. Returns 0 when the
         files have no checksums or ``verify_checksums=False``.
         """
-        return verify_files(self.files, self.segment_bytes)
+        return verify_files(self.files, self.config.segment_bytes)
 
     def events(self) -> pa.Table:
         """One row per event, for every file: where it is, what it is.
@@ -446,7 +397,7 @@ class Binlog:
         and info, the text ``SHOW BINLOG EVENTS`` gives (see :mod:`vecbinlog.binlog.events`; null for
         the types it does not describe: vendor types, LOAD DATA events, INCIDENT...).
         """
-        parts = [events_table(f, self.segment_bytes) for f in self.files]
+        parts = [events_table(f, self.config.segment_bytes) for f in self.files]
         return pa.concat_tables(parts, promote_options="permissive").unify_dictionaries()
 
     def info(self, rows: bool = False) -> dict[str, Any]:
@@ -459,7 +410,7 @@ class Binlog:
         the row images of every table are located (not decoded) and counted by change type
         in ``row_images_by_table``.
         """
-        return {"files": [file_info(f, self.segment_bytes, rows, self.batch_rows) for f in self.files]}
+        return {"files": [file_info(f, self.config.segment_bytes, rows, self.config.batch_rows) for f in self.files]}
 
 
 #: ``vecbinlog.open(paths, **options)`` is the :class:`Binlog` constructor.

@@ -29,18 +29,20 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from .binlog.file import BinlogFile
+from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .binlog.sources import is_uri
 from .binlog.spec import MAGIC_LEN
-from .binlog.transactions import BEGIN, GTID, classify
+from .binlog.transactions import scan_transactions
 from .errors import SchemaWarning, SourceNotFoundError
-from .log.batches import RowsFilter
+from .log.config import ReadConfig, RowsFilter
 from .log.logset import binlog_files
-from .log.versions import TableLayouts
+from .log.logwalk import unpacked
+from .log.versions import SchemaHistory, VersionState
 from .reader import Binlog, PathLike
-from .tables.tracker import SchemaTracker, ddl_candidates
+from .tables.ddl import Catalog
+from .tables.tracker import SchemaTracker
 
-__all__ = ["Split", "plan_splits", "read_split", "with_layouts", "DEFAULT_SPLIT_BYTES",
+__all__ = ["Split", "plan_splits", "read_split", "with_history", "DEFAULT_SPLIT_BYTES",
            "transaction_starts", "cut_bounds", "split_paths"]
 
 #: Default split size: a Spark task decodes about this much binlog.
@@ -61,11 +63,11 @@ class Split:
     #: the DDL state where the split starts (tables defined by the DDL before it, in this file
     #: and the earlier ones of the set), so that a split names and types columns as a read of
     #: the whole set does; None: no DDL before it
-    ddl: Any = field(default=None, compare=False, repr=False)
-    #: where each table's layouts stand where the split starts (``{db.table: LayoutState}``,
-    #: from :meth:`vecbinlog.Binlog.layouts`), so that ``_schema_version`` and ``_incarnation``
+    ddl: Catalog | None = field(default=None, compare=False, repr=False)
+    #: where each table's versions stand where the split starts (``{db.table: VersionState}``,
+    #: from :meth:`vecbinlog.Binlog.history`), so that ``_schema_version`` and ``_incarnation``
     #: count as in a read of the whole files; None: they count from the split
-    layouts: Any = field(default=None, compare=False, repr=False)
+    versions: dict[str, VersionState] | None = field(default=None, compare=False, repr=False)
 
     @property
     def size(self) -> int | None:
@@ -74,22 +76,11 @@ class Split:
 
 
 def transaction_starts(file: BinlogFile, start: int = MAGIC_LEN, stop: int | None = None,
-                       segment_bytes: int | None = None) -> np.ndarray:
-    """Offsets of the events in ``[start, stop)`` of ``file`` that start a transaction.
-
-    Returns an int64 array, in file order. Only headers are read, plus the first bytes of
-    each QUERY_EVENT's statement (``BEGIN``, ``XA START``: :func:`vecbinlog.binlog.transactions.classify`).
-    """
-    found: list[np.ndarray] = []
-    previous_gtid = False  # the event before the segment is a GTID event
-    kwargs = {} if segment_bytes is None else {"segment_bytes": segment_bytes}
-    for seg in file.segments(start=start, stop=stop, **kwargs):
-        kind = classify(seg.src, seg.index)
-        after_gtid = np.concatenate([[previous_gtid], kind[:-1] == GTID])
-        starts = (kind == GTID) | ((kind == BEGIN) & ~after_gtid)
-        found.append(seg.index.pos[starts])
-        previous_gtid = bool(kind[-1] == GTID)
-    return np.concatenate(found) if found else np.zeros(0, np.int64)
+                       segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> np.ndarray:
+    """Offsets of the events in ``[start, stop)`` of ``file`` that start a transaction
+    (int64, in file order), from the headers (and compressed events unpacked):
+    :func:`vecbinlog.binlog.transactions.scan_transactions`."""
+    return scan_transactions(file, start, segment_bytes, stop).starts
 
 
 def plan_splits(
@@ -166,34 +157,33 @@ def plan_splits(
     return out
 
 
-def with_layouts(splits: Iterable[Split], layouts: TableLayouts) -> list[Split]:
+def with_history(splits: Iterable[Split], history: SchemaHistory) -> list[Split]:
     """The splits with the DDL and layout states where each starts, from a walk of the whole
-    files (:meth:`vecbinlog.Binlog.layouts`, with the read's own options): decoded alone,
+    files (:meth:`vecbinlog.Binlog.history`, with the read's own options): decoded alone,
     each numbers ``_schema_version``/``_incarnation`` and names its columns as that walk."""
     out = []
     for s in splits:
-        ddl, states = layouts.start_state(s.path, s.start)
-        out.append(replace(s, ddl=ddl, layouts=states))
+        ddl, states = history.start_state(s.path, s.start)
+        out.append(replace(s, ddl=ddl, versions=states))
     return out
 
 
-def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int | None) -> list[tuple[int, Any]]:
+def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int | None
+                ) -> list[tuple[int, Catalog | None]]:
     """[(offset, DDL state)]: the state before ``start`` (offset -1), then after each DDL
-    statement of ``[start, stop)`` of ``file``. DDL statements are rare: one copy each."""
+    statement of ``[start, stop)`` of ``file`` (compressed events unpacked, as the readers of
+    the splits see them). DDL statements are rare: one copy each."""
     before = tracker.catalog.tables or tracker.catalog.lifetimes
-    states: list[tuple[int, Any]] = [(-1, tracker.state() if before else None)]
+    states: list[tuple[int, Catalog | None]] = [(-1, tracker.state() if before else None)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SchemaWarning)  # the readers of the splits warn, once each
         for seg in file.segments(start=start, stop=stop):
-            for i in ddl_candidates(seg.src, seg.index).tolist():
-                before = (tracker.generation, dict(tracker.catalog.databases))
-                tracker.scan(seg.src, seg.index.take(np.array([i])))
-                if (tracker.generation, tracker.catalog.databases) != before:  # a table, or a database's charset
-                    states.append((int(seg.index.pos[i]), tracker.state()))
+            _, after = tracker.scan(*unpacked(seg), states=True)
+            states.extend((pos, state) for (_, pos), state in after)
     return states
 
 
-def _state_at(states: list[tuple[int, Any]], offset: int) -> Any:
+def _state_at(states: list[tuple[int, Catalog | None]], offset: int) -> Catalog | None:
     """The DDL state in force at ``offset`` (after every DDL statement before it)."""
     k = max(j for j, (at, _) in enumerate(states) if at < offset)
     return states[k][1]
@@ -212,21 +202,28 @@ def cut_bounds(candidates: np.ndarray, lo: int, hi: int, split_bytes: int) -> li
     return bounds
 
 
-def read_split(split: Split, tables: str | Iterable[str] | None = None, **options: Any) -> Iterator[tuple[str, pa.RecordBatch]]:
+def read_split(split: Split, tables: str | Iterable[str] | None = None, config: ReadConfig | None = None,
+               **options: Any) -> Iterator[tuple[str, pa.RecordBatch]]:
     """Decode exactly ``[split.start, split.stop)``: ``(db.table, record batch)`` in log order.
 
     Parameters
     ----------
     split : from :func:`plan_splits`.
     tables : ``db.table`` glob patterns (all tables when None).
+    config : the read's :class:`~vecbinlog.log.config.ReadConfig` (a Spark task gets the
+        driver's); or
     **options : the options of :class:`~vecbinlog.Binlog` (``signedness``, ``since``,
         ``change_types``...), except ``start``/``stop``, which the split gives.
     """
     for bad in _RANGE_OPTIONS:
         if bad in options:
             raise ValueError(f"read_split takes {bad!r} from the split and its own arguments, not as an option")
-    with Binlog.over_range(split.path, split.start, split.stop, ddl=split.ddl, layouts=split.layouts,
-                           tables=tables, **options) as log:
+    if config is None:
+        config = ReadConfig.build(**options)
+    elif options:
+        raise TypeError(f"read_split takes a config or options, not both: {sorted(options)}")
+    with Binlog.over_range(split.path, split.start, split.stop, ddl=split.ddl, versions=split.versions,
+                           config=config.over_range(split.start, split.stop, tables)) as log:
         yield from log.iter_tables()
 
 

@@ -11,7 +11,7 @@ compression suffix, as ``_log_file``) and a real byte offset in it, never ``end_
 (:func:`vecbinlog.log.logset.log_order_key`), then by offset. Every position a stream hands out
 is *outside any transaction* (a transaction start, or where the last complete transaction
 and the events after it end), so the changes between two positions decode alone, given
-where the DDL and the layouts stand at the first (:class:`StreamLayouts`).
+where the DDL and the layouts stand at the first (:class:`StreamHistory`).
 
 What is complete (:meth:`Archive.end`)
 --------------------------------------
@@ -46,25 +46,21 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .binlog.gtid import FL_STANDALONE, mariadb_gtid_flags
 from .binlog.sources import is_uri, name_of, open_source, redact, resolve
 from .binlog.spec import MAGIC_LEN
-from .binlog.transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
-from .constants import EventType
+from .binlog.transactions import FileScan, scan_transactions
 from .decode.tableplan import TablePlan
 from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
+from .log.config import ReadConfig
 from .log.loginfo import gtid_offset
 from .log.logset import log_order_key
-from .log.logwalk import unpacked
-from .log.versions import LayoutState, TableLayouts
+from .log.versions import SchemaHistory, VersionState
 from .reader import Binlog
 from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, split_paths, transaction_starts
 
-__all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamLayouts",
+__all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamHistory",
            "NewLayout", "SchemaChangedError"]
 
-#: control kinds that end a transaction (OTHER ends one only when no BEGIN opened it)
-_ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q], np.int8)
 #: a binlog's name (compression suffix left out): a base and a number after its last dot
 _BINLOG_NAME = re.compile(r"^.+\.\d+$")
 
@@ -100,70 +96,6 @@ class Position:
 
     def __str__(self) -> str:
         return f"{self.file}:{self.pos}"
-
-
-# -- one file's transactions -------------------------------------------------------------------
-@dataclass
-class FileScan:
-    """What a walk of a file's headers from ``start`` (outside any transaction) found."""
-
-    start: int  #: where the walk started
-    walked: int  #: where it ended: the end of the file, or the offset of an event not all there
-    open_start: int | None  #: the start of the last transaction when its end is not before ``walked``
-    starts: np.ndarray  #: int64 (n,): offsets of the transaction starts in [start, walked)
-    stamps: np.ndarray  #: uint32 (n,): the header timestamp of each start event
-    size: int | None = None  #: the file's size when it was walked
-
-    @property
-    def complete(self) -> int:
-        """The end of the last complete transaction (and of the events after it): where a
-        reader of a file still being written stops."""
-        return self.walked if self.open_start is None else self.open_start
-
-
-def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> FileScan:
-    """Walk the headers of ``f`` from ``start`` (an offset outside any transaction) to its end.
-
-    A last event cut in the middle (a file still being written) ends the walk there, with no
-    warning: that is what a growing file looks like. Only headers are read, plus the first
-    bytes of QUERY events (``BEGIN``, ``COMMIT``...) and the flags of MariaDB GTID events;
-    compressed events are unpacked (their BEGIN/XID count).
-    """
-    open_start: int | None = None
-    begun = False  # the open transaction was opened by BEGIN (or a MariaDB GTID that stands for one)
-    prev_gtid = False  # the last event walked is a GTID event (a BEGIN after it starts nothing)
-    starts, stamps = [], []
-    walked = start
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", TruncatedWarning)
-        for seg in f.segments(segment_bytes, start=start):
-            src, index = unpacked(seg)
-            kind = classify(src, index)
-            after_gtid = np.concatenate([[prev_gtid], kind[:-1] == GTID])
-            is_start = (kind == GTID) | ((kind == BEGIN) & ~after_gtid)
-            here = np.flatnonzero(is_start)
-            starts.append(index.pos[here])
-            stamps.append(index.timestamp[here])
-            rest = kind
-            if len(here):  # the last transaction that starts in the segment: does it end in it?
-                last = int(here[-1])
-                open_start = int(index.pos[last])
-                begun = bool(kind[last] == BEGIN)
-                if index.type_code[last] == EventType.GTID_EVENT:
-                    flags = mariadb_gtid_flags(src, index, np.array([last]))
-                    begun = bool((flags[0] & FL_STANDALONE) == 0)
-                rest = kind[last + 1:]
-            if open_start is not None and len(rest):
-                opened = begun | (np.cumsum(rest == BEGIN) > 0)
-                if (np.isin(rest, _ENDS) | ((rest == OTHER) & ~opened)).any():
-                    open_start, begun = None, False
-                else:
-                    begun = bool(opened[-1])
-            prev_gtid = bool(kind[-1] == GTID)
-            walked = seg.end
-    found = np.concatenate(starts) if starts else np.zeros(0, np.int64)
-    return FileScan(start, walked, open_start, found.astype(np.int64),
-                    (np.concatenate(stamps) if stamps else np.zeros(0, np.uint32)).astype(np.uint32), f.size)
 
 
 # -- the archive ----------------------------------------------------------------------------------
@@ -462,7 +394,7 @@ class Archive:
     def splits(self, start: Position, end: Position, split_bytes: int = DEFAULT_SPLIT_BYTES) -> list[Split]:
         """``[start, end)`` as splits of about ``split_bytes``, each starting at ``start`` or
         at a transaction start (the files between the two read whole). Without the DDL and
-        layout states: :meth:`StreamLayouts.with_states` adds them."""
+        layout states: :meth:`StreamHistory.with_states` adds them."""
         if end <= start:
             return []
         files = self.files()
@@ -511,8 +443,8 @@ class _Chunk:
     last: Position
     paths: dict[str, str]  #: name -> path of the files walked
     ddl: Any  #: the DDL state at ``first``
-    layouts: dict[str, LayoutState]  #: the layout states at ``first``
-    found: TableLayouts
+    versions: dict[str, VersionState]  #: the version states at ``first``
+    found: SchemaHistory
 
 
 @dataclass(frozen=True)
@@ -526,7 +458,7 @@ class NewLayout:
 
 
 @dataclass
-class StreamLayouts:
+class StreamHistory:
     """Where the DDL and each table's layouts stand along a stream, and each table's
     :class:`~vecbinlog.decode.tableplan.TablePlan` over the layouts met so far.
 
@@ -534,11 +466,10 @@ class StreamLayouts:
     and ``_incarnation`` count as a batch read of the archive counts them, and the DDL of
     every file names the columns); each later stretch from where the last one ended, given
     the states there (:meth:`vecbinlog.Binlog.over_range`): a file is walked
-    once. ``options`` are those of :class:`~vecbinlog.Binlog` (``tables``, ``names``,
-    ``schema``, ``signedness``...).
+    once. ``config``: the read's (``tables``, ``names``, ``schema``, ``signedness``...).
     """
 
-    options: dict[str, Any] = field(default_factory=dict)
+    config: ReadConfig = field(default_factory=ReadConfig)
     plans: dict[str, TablePlan] = field(default_factory=dict)
     known: Position | None = None  #: the layouts are known up to here
     _chunks: list[_Chunk] = field(default_factory=list)
@@ -552,14 +483,14 @@ class StreamLayouts:
         if begin.file not in names or end.file not in names:
             raise SourceNotFoundError(f"{begin.file} or {end.file} is no longer in the archive", uri=archive.shown)
         chosen = files[names.index(begin.file): names.index(end.file) + 1]
-        ddl, layouts = self.state_at(begin) if self.known is not None else (None, {})
-        opts = {k: v for k, v in self.options.items() if k not in ("start", "stop")}
+        ddl, versions = self.state_at(begin) if self.known is not None else (None, {})
+        config = self.config.replace(filesystem=archive.filesystem)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
-            with Binlog.over_range([p for _, p in chosen], begin.pos, end.pos, ddl=ddl, layouts=layouts,
-                                   filesystem=archive.filesystem, **opts) as log:
-                found = log.layouts()
-        return _Chunk(begin, end, dict(chosen), ddl, dict(layouts), found)
+            with Binlog.over_range([p for _, p in chosen], begin.pos, end.pos, ddl=ddl, versions=versions,
+                                   config=config) as log:
+                found = log.history()
+        return _Chunk(begin, end, dict(chosen), ddl, dict(versions), found)
 
     def new_layouts(self, chunk: _Chunk) -> list[NewLayout]:
         """The layouts of ``chunk`` the plans do not have yet, in log order."""
@@ -583,14 +514,14 @@ class StreamLayouts:
         self._chunks.append(chunk)
         self.known = chunk.last
 
-    def state_at(self, at: Position) -> tuple[Any, dict[str, LayoutState]]:
+    def state_at(self, at: Position) -> tuple[Any, dict[str, VersionState]]:
         """(DDL state, layout states) where a range starting at ``at`` starts."""
         for chunk in reversed(self._chunks):
             if chunk.first <= at <= chunk.last:
                 if at.file not in chunk.paths:
                     continue
                 ddl, layouts = chunk.found.start_state(chunk.paths[at.file], at.pos)
-                return (ddl if ddl is not None else chunk.ddl), {**chunk.layouts, **layouts}
+                return (ddl if ddl is not None else chunk.ddl), {**chunk.versions, **layouts}
         raise ValueError(f"no layouts are known at {at} (known from "
                          f"{self._chunks[0].first if self._chunks else None} to {self.known})")
 

@@ -25,7 +25,7 @@ import os
 import warnings
 import zlib
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -77,9 +77,6 @@ class Segment:
     index: EventIndex
     start: int  #: file offset of the first event
     end: int  #: file offset after the last event
-    #: a reader still reads the segment's bytes on another thread and lets them go itself: the
-    #: walk does not let them go when it moves on (they would only be read in again)
-    held: bool = False
 
 
 #: bytes read first from a file that is not memory-mapped: its magic and FORMAT_DESCRIPTION_EVENT
@@ -192,7 +189,7 @@ class BinlogFile:
     # -- walking ---------------------------------------------------------------------
     def segments(
         self, segment_bytes: int = DEFAULT_SEGMENT_BYTES, start: int = MAGIC_LEN, stop: int | None = None,
-        *, release: bool = True,
+        *, release: bool = True, keep: Callable[[Segment], bool] | None = None,
     ) -> Iterator[Segment]:
         """Walk the file (or ``[start, stop)``) as segments of about ``segment_bytes``.
 
@@ -202,7 +199,8 @@ class BinlogFile:
         grown to hold the segment's last event (segments are the same as a mapped file's).
         ``release``: each segment's bytes are let go once
         the next one is asked for (False: a look ahead, after which the reading goes on from
-        where it was).
+        where it was), unless ``keep(segment)`` says a reader still reads them (on another
+        thread, and lets them go itself: they would only be read in again).
         """
         pos = start
         fmt_id = self._format_id_at(start)
@@ -230,7 +228,7 @@ class BinlogFile:
             if len(index):
                 segment = Segment(self, src, index, pos, nxt)
                 yield segment
-                if release and not segment.held:
+                if release and not (keep is not None and keep(segment)):
                     self.source.release(pos, nxt)
             if walk_stop is not None:
                 self._stopped(walk_stop)

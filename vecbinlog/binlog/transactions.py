@@ -23,6 +23,7 @@ it up to its end (once per transaction; the walk keeps no index).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -30,15 +31,17 @@ import pyarrow as pa
 
 from ..arrowbuild import numbers, strings
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
-from ..errors import MalformedEventError
+from ..errors import MalformedEventError, TruncatedWarning
 from .compression import unpack_segment
 from .events import annotated_statement, parse_xid, query_bounds, xid_values
-from .file import BinlogFile
+from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
 from .headers import EventIndex, code_table
 from .sources import EventSource
+from .spec import MAGIC_LEN
 
-__all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify"]
+__all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify", "starts_transaction", "FileScan",
+           "scan_transactions"]
 
 
 #: ``_outcome`` values, in the order of their codes.
@@ -69,6 +72,17 @@ _STATEMENTS = (
     (b"XA PREPARE", False, PREPARE_Q),
 )
 _PEEK = max(len(s) for s, _, _ in _STATEMENTS)
+
+
+def starts_transaction(kind: np.ndarray, after_gtid: bool) -> np.ndarray:
+    """Which events (of control kinds ``kind``, :func:`classify`) start a transaction: a GTID
+    event, or a BEGIN / XA START that does not follow one (``after_gtid``: the event before
+    ``kind[0]`` is a GTID event). The one place this rule is written."""
+    prev_gtid = np.empty(len(kind), bool)
+    if len(kind):
+        prev_gtid[0] = after_gtid
+        prev_gtid[1:] = kind[:-1] == GTID
+    return (kind == GTID) | ((kind == BEGIN) & ~prev_gtid)
 
 
 def classify(src: EventSource, index: EventIndex) -> np.ndarray:
@@ -224,11 +238,7 @@ class TransactionTracker:
         idx = np.arange(E)
         kind = classify(src, index)
         carry = self.open
-        prev_gtid = np.empty(E, bool)
-        if E:
-            prev_gtid[0] = self.after_gtid
-            prev_gtid[1:] = kind[:-1] == GTID
-        is_start = (kind == GTID) | ((kind == BEGIN) & ~prev_gtid)
+        is_start = starts_transaction(kind, self.after_gtid)
         # whether a start opens a BEGIN ... COMMIT group by itself
         start_begun = kind == BEGIN
         maria = np.flatnonzero(index.type_code == EventType.GTID_EVENT)
@@ -407,3 +417,68 @@ class TransactionTracker:
                 break
         self._ahead = {start_pos: result}
         return result
+
+
+# -- where transactions start and end, from the headers alone -----------------------------------------
+@dataclass
+class FileScan:
+    """What a walk of a file's headers from ``start`` (outside any transaction) found."""
+
+    start: int  #: where the walk started
+    walked: int  #: where it ended: the end of the file, or the offset of an event not all there
+    open_start: int | None  #: the start of the last transaction when its end is not before ``walked``
+    starts: np.ndarray  #: int64 (n,): offsets of the transaction starts in [start, walked)
+    stamps: np.ndarray  #: uint32 (n,): the header timestamp of each start event
+    size: int | None = None  #: the file's size when it was walked
+
+    @property
+    def complete(self) -> int:
+        """The end of the last complete transaction (and of the events after it): where a
+        reader of a file still being written stops."""
+        return self.walked if self.open_start is None else self.open_start
+
+
+def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int = DEFAULT_SEGMENT_BYTES,
+                      stop: int | None = None) -> FileScan:
+    """Walk the headers of ``f`` from ``start`` (an offset outside any transaction) to its end
+    (or to the first event boundary at or after ``stop``).
+
+    A last event cut in the middle (a file still being written) ends the walk there, with no
+    warning: that is what a growing file looks like. Only headers are read, plus the first
+    bytes of QUERY events (``BEGIN``, ``COMMIT``...) and the flags of MariaDB GTID events;
+    compressed events are unpacked (their BEGIN/XID count).
+    """
+    open_start: int | None = None
+    begun = False  # the open transaction was opened by BEGIN (or a MariaDB GTID that stands for one)
+    prev_gtid = False  # the last event walked is a GTID event (a BEGIN after it starts nothing)
+    starts, stamps = [], []
+    walked = start
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncatedWarning)
+        for seg in f.segments(segment_bytes, start=start, stop=stop):
+            unpacked = unpack_segment(seg.src, seg.index)
+            src, index = unpacked if unpacked is not None else (seg.src, seg.index)
+            kind = classify(src, index)
+            here = np.flatnonzero(starts_transaction(kind, prev_gtid))
+            starts.append(index.pos[here])
+            stamps.append(index.timestamp[here])
+            rest = kind
+            if len(here):  # the last transaction that starts in the segment: does it end in it?
+                last = int(here[-1])
+                open_start = int(index.pos[last])
+                begun = bool(kind[last] == BEGIN)
+                if index.type_code[last] == EventType.GTID_EVENT:
+                    flags = mariadb_gtid_flags(src, index, np.array([last]))
+                    begun = bool((flags[0] & FL_STANDALONE) == 0)
+                rest = kind[last + 1:]
+            if open_start is not None and len(rest):
+                opened = begun | (np.cumsum(rest == BEGIN) > 0)
+                if (_ENDS[rest] | ((rest == OTHER) & ~opened)).any():
+                    open_start, begun = None, False
+                else:
+                    begun = bool(opened[-1])
+            prev_gtid = bool(kind[-1] == GTID)
+            walked = seg.end
+    found = np.concatenate(starts) if starts else np.zeros(0, np.int64)
+    return FileScan(start, walked, open_start, found.astype(np.int64),
+                    (np.concatenate(stamps) if stamps else np.zeros(0, np.uint32)).astype(np.uint32), f.size)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -22,6 +21,7 @@ import vecbinlog
 from ..arrowbuild import numbers, to_numpy
 from ..binlog.spec import MAGIC_LEN
 from ..errors import BinlogError
+from ..log.config import default_threads
 from ..log.logset import binlog_files
 from .lines import CsvText, JsonLinesText, TableText
 from .progress import Progress
@@ -240,8 +240,7 @@ def _cat_threads(fmt: Any) -> int:
     decoding threads beside the two formatting ones: 61 MB strings file 0.755 -> 0.726 s (median
     of 8, jsonl), 270 MB narrow 1.16 -> 1.13 s, 182 MB strings 1.22 -> 1.15 s, 5-10% less CPU
     and 30-40 MB less memory."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(cores, 4) - fmt.THREADS)
+    return max(1, default_threads() - fmt.THREADS)
 
 
 def cmd_cat(args: argparse.Namespace) -> int:

@@ -13,6 +13,7 @@ time.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -22,11 +23,11 @@ from ..binlog.headers import ROWS_KIND, EventIndex
 from ..binlog.sources import EventSource
 from ..constants import ColumnType, EventType, RowsKind, event_type_name
 from ..errors import MalformedEventError, UnsupportedError
-from ..tables.table_ids import TableMaps
 from ..tables.table_map import TableMap
+from ..tables.types import MARIADB_OLD_TEMPORAL
 from . import rowwalk
 
-__all__ = ["RowImages", "ColumnPlan", "PlacedRun", "place_images", "CHANGE_TYPES"]
+__all__ = ["RowImages", "ColumnPlan", "PlacedRun", "place_images", "explained", "CHANGE_TYPES"]
 
 #: ``_change_type`` values, in the order of their codes.
 CHANGE_TYPES = ("insert", "update_preimage", "update_postimage", "delete")
@@ -229,12 +230,19 @@ class RowImages:
 class PlacedRun:
     """The row images of ``rows`` (rows events of layout ``table_map``, in log order), placed
     batch after batch by :meth:`batches`; the rows headers are walked (and checked) when it is
-    made. ``tables``: what messages call the table (default the layout's name)."""
+    made. ``tables``: what messages call the table (default the layout's name). Errors name
+    the cause when it is a MariaDB pre-10.1 temporal column (:func:`explained`)."""
 
     def __init__(self, file: EventSource, rows: EventIndex, table_map: TableMap, tables: str | None = None,
                  max_images: int = MAX_BATCH_IMAGES, max_cells: int = MAX_BATCH_CELLS) -> None:
         if len(rows) == 0:
             raise ValueError("a run of no rows events")
+        self.flavor = file.formats[0].flavor
+        with explained(table_map, self.flavor):
+            self._walk_headers(file, rows, table_map, tables, max_images, max_cells)
+
+    def _walk_headers(self, file: EventSource, rows: EventIndex, table_map: TableMap, tables: str | None,
+                      max_images: int, max_cells: int) -> None:
         ncols = len(table_map.columns)
         self.rows, self.table_map, self.tables = rows, table_map, tables
         self.kind = ROWS_KIND[rows.type_code]
@@ -264,6 +272,10 @@ class PlacedRun:
         """The row images in batches of at most ``cap`` images (``max_images``, and
         ``max_cells`` cells); an UPDATE's two images are always in the same batch. Each
         batch's ``event`` indexes ``rows``."""
+        with explained(self.table_map, self.flavor):
+            yield from self._batches()
+
+    def _batches(self) -> Iterator[RowImages]:
         rows, events, ncols = self.rows, self.events, len(self.table_map.columns)
         budget = MAX_CELLS_PER_BYTE * int(rows.event_size.sum()) + MIN_CELLS_BUDGET
         cells = 0
@@ -285,13 +297,35 @@ class PlacedRun:
             del out
 
 
-def place_images(file: EventSource, maps: TableMaps, rows: EventIndex, table_map: TableMap,
+def place_images(file: EventSource, rows: EventIndex, table_map: TableMap,
                  tables: str | None = None, max_images: int = MAX_BATCH_IMAGES,
                  max_cells: int = MAX_BATCH_CELLS) -> Iterator[RowImages]:
     """The row images of ``rows`` (rows events of layout ``table_map``, in log order) in
     batches (see :class:`PlacedRun`); nothing, of no events."""
     if len(rows):
         yield from PlacedRun(file, rows, table_map, tables, max_images, max_cells).batches()
+
+
+@contextlib.contextmanager
+def explained(tm: TableMap, flavor: str) -> Iterator[None]:
+    """Name the cause when MariaDB's pre-10.1 temporal columns make the row images not add up:
+    such a column of the TABLE_MAP (TIME 11, DATETIME 12, TIMESTAMP 7, no metadata) is larger
+    than its type code says when it has fractional seconds."""
+    try:
+        yield
+    except MalformedEventError as exc:
+        old = [c for c in tm.columns if c.type in MARIADB_OLD_TEMPORAL]
+        if flavor != "mariadb" or not old:
+            raise
+        names = ", ".join(f"{n} ({c.type_name})" for c, n in zip(old, (tm.column_names[c.index] for c in old)))
+        raise MalformedEventError(
+            f"{exc.message}: {tm.name} has {names} in MariaDB's pre-10.1 temporal format "
+            "(mysql56_temporal_format=OFF, or a table made by MariaDB 5.3-10.0), whose size the binlog "
+            "does not give: with fractional seconds (TIME(n), DATETIME(n), TIMESTAMP(n), n > 0) the values "
+            "are larger than the type says, so the row images cannot be read (mariadb-binlog cannot print "
+            "them either); ALTER TABLE ... FORCE with mysql56_temporal_format=ON converts the table",
+            path=exc.path, offset=exc.offset, event_type=exc.event_type,
+        ) from exc
 
 
 def _batch(events: _Events, out: _Walked, n: int, kind: np.ndarray) -> RowImages:

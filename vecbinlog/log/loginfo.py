@@ -22,9 +22,8 @@ from ..binlog.file import BinlogFile, Segment
 from ..binlog.gtid import GTID_EVENTS, GtidSummary, gtid_texts, previous_gtids
 from ..binlog.headers import EventIndex
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
-from ..decode.rows import CHANGE_TYPES
+from ..decode.rows import CHANGE_TYPES, place_images
 from ..tables.table_ids import TableMaps
-from .batches import placed
 from .logwalk import unpacked
 
 __all__ = ["file_info", "events_table", "verify_files", "gtid_offset", "gtid_position"]
@@ -96,8 +95,7 @@ class _FileSummary:
         """The row images of every table, located (not decoded), by change type."""
         for lid in dict.fromkeys(layout.tolist()):
             tm = self.maps.layouts[lid]
-            for located in placed(src, self.maps, index.take(rows_pos[layout == lid]), tm,
-                                  self.file.formats[0].flavor, self.batch_rows):
+            for located in place_images(src, index.take(rows_pos[layout == lid]), tm, max_images=self.batch_rows):
                 kinds, n = np.unique(located.change, return_counts=True)
                 for k, c in zip(kinds.tolist(), n.tolist()):
                     self.images.setdefault(tm.name, Counter())[CHANGE_TYPES[k]] += c

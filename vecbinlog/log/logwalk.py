@@ -33,9 +33,10 @@ from ..binlog.spec import MAGIC_LEN
 from ..binlog.transactions import TransactionTracker, TxnContext
 from ..constants import EventType
 from ..errors import BinlogError, BinlogSetWarning
-from ..tables.ddl import TableDef
+from ..tables.ddl import Catalog
 from ..tables.table_ids import TableMaps
-from ..tables.tracker import SchemaTracker
+from ..tables.tracker import DdlState, SchemaTracker
+from .config import ReadConfig
 from .progress import ProgressBar
 
 __all__ = ["LogWalk", "Step", "unpacked"]
@@ -62,29 +63,28 @@ class Step:
     layout: np.ndarray  #: int64 per rows event: its layout id in ``maps.layouts``
     txn: TxnContext | None
     schema: SchemaTracker  #: the DDL replayed so far (shared by every step of a walk)
-    generation: np.ndarray  #: int64 per rows event: the DDL generation it sees (see schema.py)
+    generation: np.ndarray  #: int64 per rows event: the DDL generation it sees (see tracker.py)
+    #: the DDL state after each statement of the segment that changed one (when the walk was
+    #: asked for them: ``steps(ddl_states=True)``)
+    ddl_states: list[DdlState]
 
 
 class LogWalk:
-    """The walk of ``files`` in log order, as :class:`Step` s.
+    """The walk of ``files`` in log order, as :class:`Step` s, as the read's ``config`` says
+    (segment size, DDL replayed or not, ``schema=``, queries, the ``tables`` filter).
 
-    ``start``/``stop`` bound the walk itself (``start`` in the first file, ``stop`` in the
-    last) when ``seek`` is set: a range read alone (a split) starts where a transaction starts
-    and sees nothing before it. ``user_schema``, ``ddl``, ``ddl_state`` and ``wanted`` are
-    those of :class:`~vecbinlog.tables.tracker.SchemaTracker`; ``queries`` adds each change's query
-    to its transaction.
+    The filter's ``start``/``stop`` bound the walk itself (``start`` in the first file,
+    ``stop`` in the last) when ``seek`` is set: a range read alone (a split) starts where a
+    transaction starts and sees nothing before it; ``ddl_state`` is then the DDL state where
+    it starts (``Split.ddl``).
     """
 
-    def __init__(
-        self, files: list[BinlogFile], *, segment_bytes: int, start: int | None = None, stop: int | None = None,
-        seek: bool = False, user_schema: dict[str, TableDef] | None = None, ddl: bool = True,
-        ddl_state: Any = None, wanted: Callable[[str], bool] = lambda name: True, queries: bool = False,
-    ) -> None:
-        self.files = files
-        self.segment_bytes = segment_bytes
-        self.start, self.stop, self.seek = start, stop, seek
-        self.user_schema, self.ddl, self.ddl_state, self.wanted = user_schema, ddl, ddl_state, wanted
-        self.queries = queries
+    def __init__(self, files: list[BinlogFile], config: ReadConfig, *, seek: bool = False,
+                 ddl_state: Catalog | None = None) -> None:
+        self.files, self.config = files, config
+        self.segment_bytes = config.segment_bytes
+        self.start, self.stop, self.seek = config.filter.start, config.filter.stop, seek
+        self.ddl_state = ddl_state
         self._chain_warned: set[int] = set()
 
     def first(self, f: BinlogFile) -> bool:
@@ -102,31 +102,33 @@ class LogWalk:
         start = max(self.start or 0, MAGIC_LEN) if self.first(f) else MAGIC_LEN
         return start, self.stop if self.last(f) else None
 
-    def steps(self, transactions: bool = False, ddl_states: list | None = None,
-              progress: ProgressBar | None = None) -> Iterator[Step]:
+    def steps(self, transactions: bool = False, ddl_states: bool = False, progress: ProgressBar | None = None,
+              keep_pages: Callable[[Segment], bool] | None = None) -> Iterator[Step]:
         """Every segment of every file, unpacked, with its rows events and their layout ids.
 
         The DDL of the log is replayed on the way, so that each rows event knows the
-        definition of its table as of that event, across segments and files (and, given a
-        list ``ddl_states``, the DDL state after each statement is appended to it).
+        definition of its table as of that event, across segments and files (with
+        ``ddl_states``, each step has the DDL states after its statements). ``keep_pages``:
+        asked as the walk leaves a segment of a memory-mapped file, whether its pages stay
+        mapped (runs decoded later read them; they let go of them then).
         """
-        schema = SchemaTracker(self.user_schema, track=self.ddl, catalog=self.ddl_state, wanted=self.wanted)
-        schema.states = ddl_states
+        config = self.config
+        schema = SchemaTracker(config.schema, track=config.ddl, catalog=self.ddl_state, wanted=config.filter.table)
         for f in self.files:
             maps = TableMaps(f)
-            tracker = TransactionTracker(f, queries=self.queries) if transactions else None
+            tracker = TransactionTracker(f, queries=config.queries) if transactions else None
             rotate = None  # the file the last ROTATE_EVENT names
-            for seg in f.segments(self.segment_bytes, *self.bounds(f)):
+            for seg in f.segments(self.segment_bytes, *self.bounds(f), keep=keep_pages):
                 src, index = unpacked(seg)
                 txn = tracker.assign(src, index, seg.end) if tracker is not None else None
                 rows_pos, layout = maps.resolve(index, src)
-                generation = schema.scan(src, index)[rows_pos]
+                generation, states = schema.scan(src, index, ddl_states)
                 rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
                 if len(rot):
                     rotate = rotates_to(seg, int(rot[-1]))
                 if progress is not None:
                     progress.at(f, seg.end)
-                yield Step(f, seg, src, maps, index, rows_pos, layout, txn, schema, generation)
+                yield Step(f, seg, src, maps, index, rows_pos, layout, txn, schema, generation[rows_pos], states)
             self._check_chain(f, rotate)
 
     def _check_chain(self, f: BinlogFile, name: str | None) -> None:

@@ -23,15 +23,15 @@ from ..decode.tableplan import TablePlan
 from ..tables.table_map import TableMap
 from .logwalk import Step
 
-__all__ = ["LayoutState", "SchemaVersions", "TableLayouts", "Versioned", "effective_layouts", "versioned"]
+__all__ = ["VersionState", "SchemaVersions", "SchemaHistory", "Versioned", "effective_layouts", "versioned"]
 
 
 @dataclass(frozen=True)
-class LayoutState:
+class VersionState:
     """Where a table's layouts stand at a point of the log: its last effective layout, its
     ``_schema_version`` and ``_incarnation``, and the lifetime count (DROP/CREATE/TRUNCATE
     statements of its name, :attr:`vecbinlog.tables.ddl.Catalog.lifetimes`) it was written under.
-    Given to a range read alone (``Split.layouts``), it numbers versions and incarnations as a
+    Given to a range read alone (``Split.versions``), it numbers versions and incarnations as a
     read of the whole files does."""
 
     table_map: TableMap
@@ -44,12 +44,12 @@ class SchemaVersions:
     """``_schema_version`` and ``_incarnation`` of each table: 0 for the first effective layout
     (and lifetime) met, +1 at every change; and, per table, the layout of each version."""
 
-    def __init__(self, start: dict[str, LayoutState] | None = None, history: bool = False) -> None:
-        self.last: dict[str, LayoutState] = dict(start or {})
+    def __init__(self, start: dict[str, VersionState] | None = None, history: bool = False) -> None:
+        self.last: dict[str, VersionState] = dict(start or {})
         #: name -> version -> (effective layout, file flavor), in log order
         self.layouts: dict[str, dict[int, tuple[TableMap, str]]] = {}
         #: name -> [((file number, offset of the rows event), state from there on)], with history=True
-        self.history: dict[str, list[tuple[tuple[int, int], LayoutState]]] | None = {} if history else None
+        self.history: dict[str, list[tuple[tuple[int, int], VersionState]]] | None = {} if history else None
 
     def assign(self, tables: list[str], table: np.ndarray, code: np.ndarray, resolved: list[TableMap],
                lifetime: list[int], flavor: str, where: tuple[int, np.ndarray] | None = None
@@ -69,9 +69,9 @@ class SchemaVersions:
                 tm, life = resolved[int(c[s])], lifetime[int(c[s])]
                 prev = self.last.get(name)
                 if prev is None:
-                    state = LayoutState(tm, 0, life, 0)
+                    state = VersionState(tm, 0, life, 0)
                 else:
-                    state = LayoutState(tm, prev.version + (prev.table_map != tm), life,
+                    state = VersionState(tm, prev.version + (prev.table_map != tm), life,
                                         prev.incarnation + (prev.lifetime != life))
                 if state != prev:
                     self.last[name] = state
@@ -94,15 +94,15 @@ class SchemaVersions:
 
 
 @dataclass
-class TableLayouts:
+class SchemaHistory:
     """Every table's layouts in the files read, found without decoding a row
-    (:meth:`Binlog.layouts`): each table's :class:`~vecbinlog.decode.tableplan.TablePlan`, and where
+    (:meth:`Binlog.history`): each table's :class:`~vecbinlog.decode.tableplan.TablePlan`, and where
     layouts and DDL stand at any offset, for ranges read alone (splits)."""
 
     paths: list[str]
     plans: dict[str, TablePlan]
     #: name -> [((file number, offset), state from that rows event on)], in log order
-    history: dict[str, list[tuple[tuple[int, int], LayoutState]]]
+    history: dict[str, list[tuple[tuple[int, int], VersionState]]]
     #: [((file number, offset), DDL state after the DDL statement at that offset)], in log order
     ddl: list[tuple[tuple[int, int], Any]]
 
@@ -116,7 +116,7 @@ class TableLayouts:
                 return k
         raise ValueError(f"{redact(path)} is not one of the files {self.paths}")
 
-    def start_state(self, path: str, offset: int) -> tuple[Any, dict[str, LayoutState]]:
+    def start_state(self, path: str, offset: int) -> tuple[Any, dict[str, VersionState]]:
         """(DDL state, layout states) in force where a range of ``path`` starting at ``offset``
         starts: after every DDL statement and rows event before it."""
         at = (self._file_number(path), offset)

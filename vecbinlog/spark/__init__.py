@@ -35,9 +35,10 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import pyarrow as pa
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
+from ..log.config import ReadConfig
 from ..netchanges import KEY_METADATA, checked_key
-from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, split_paths, with_layouts
-from .source import BinlogDataSource, BinlogStreamReader, Resolved, decode_splits, parse_bytes, resolve_tables
+from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, split_paths, with_history
+from .source import BinlogDataSource, BinlogStreamReader, Resolved, decode_splits, resolve_tables
 from .types import TABLE_COLUMN, arrow_schema, spark_schema, spark_type
 
 if TYPE_CHECKING:
@@ -56,10 +57,6 @@ __all__ = [
     "BinlogStreamReader",
     "TABLE_COLUMN",
 ]
-
-#: bench/spark_scaling.py's name for :func:`vecbinlog.spark.source.parse_bytes`
-_parse_bytes = parse_bytes
-
 
 def register(spark: SparkSession) -> None:
     """Make ``spark.read.format("binlog")`` available in this session."""
@@ -96,9 +93,15 @@ def _splits_of(table: pa.Table | pa.RecordBatch) -> list[Split]:
     return [Split(p, int(a), None if b is None else int(b)) for p, a, b in zip(cols["file"], cols["start"], cols["stop"])]
 
 
-def _helper_schema(splits: DataFrame, table: str, options: Mapping[str, Any]) -> Resolved:
+def _helper_schema(splits: DataFrame, table: str, config: ReadConfig) -> Resolved:
     paths = sorted({r["file"] for r in splits.select("file").distinct().collect()})
-    return resolve_tables(paths, [table], **options)
+    return resolve_tables(paths, [table], config)
+
+
+def _task_config(options: Mapping[str, Any]) -> ReadConfig:
+    """The config of a helper's tasks: ``options`` of :func:`vecbinlog.open`, ``threads`` 1
+    unless given (Spark already runs a task per core)."""
+    return ReadConfig.build(**{"threads": 1, **options})
 
 
 def map_splits(splits: DataFrame, table: str, **options: Any) -> DataFrame:
@@ -108,11 +111,12 @@ def map_splits(splits: DataFrame, table: str, **options: Any) -> DataFrame:
     Rows come in no particular order across splits: sort by ``_log_file, _log_pos,
     _event_row`` for log order. ``options`` are those of :func:`vecbinlog.open`.
     """
-    resolved = _helper_schema(splits, table, options)
+    config = _task_config(options)
+    resolved = _helper_schema(splits, table, config)
 
     def decode(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for b in batches:
-            yield from decode_splits(with_layouts(_splits_of(b), resolved.layouts), resolved.plans, resolved.schema, options)
+            yield from decode_splits(with_history(_splits_of(b), resolved.history), resolved.plans, resolved.schema, config)
 
     return splits.mapInArrow(decode, resolved.schema)
 
@@ -124,11 +128,12 @@ def apply_splits(splits: DataFrame, table: str, **options: Any) -> DataFrame:
     The grouping is the example to follow for a per-file (or, after a read, per-table)
     computation: the function receives all rows of its group as one ``pyarrow.Table``.
     """
-    resolved = _helper_schema(splits, table, options)
+    config = _task_config(options)
+    resolved = _helper_schema(splits, table, config)
 
     def decode(group: pa.Table) -> pa.Table:
-        ordered = with_layouts(sorted(_splits_of(group), key=lambda s: s.start), resolved.layouts)
-        batches = list(decode_splits(ordered, resolved.plans, resolved.schema, options))
+        ordered = with_history(sorted(_splits_of(group), key=lambda s: s.start), resolved.history)
+        batches = list(decode_splits(ordered, resolved.plans, resolved.schema, config))
         return pa.Table.from_batches(batches, schema=arrow_schema(resolved.schema))
 
     return splits.groupBy("file").applyInArrow(decode, resolved.schema)

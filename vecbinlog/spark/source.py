@@ -12,9 +12,9 @@ micro-batch, whole transactions from where the last one ended (:mod:`vecbinlog.s
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
@@ -23,11 +23,12 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from ..binlog.sources import redact
 from ..decode.tableplan import TablePlan
-from ..log.versions import TableLayouts
+from ..log.config import TEXT_OPTIONS, ReadConfig, RowsFilter, text_bytes
+from ..log.versions import SchemaHistory
 from ..netchanges import KEY_METADATA, table_key
 from ..reader import Binlog
-from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, with_layouts
-from ..streaming import Archive, NewLayout, Position, SchemaChangedError, StreamLayouts, archive_files
+from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, with_history
+from ..streaming import Archive, NewLayout, Position, SchemaChangedError, StreamHistory, archive_files
 from .types import TABLE_COLUMN, arrow_schema, conform, spark_schema
 
 try:  # pyspark 4.2+: admission control (maxBytesPerTrigger...) and Trigger.AvailableNow
@@ -45,36 +46,15 @@ except ImportError:  # pragma: no cover - pyspark 4.0/4.1: latestOffset() withou
         """Stands for pyspark 4.2's mixin: older versions never call it."""
 
 __all__ = ["BinlogDataSource", "BinlogReader", "BinlogStreamReader", "ReadOptions", "Resolved", "resolve_tables",
-           "decode_splits", "pack_splits", "parse_bytes", "with_key"]
+           "decode_splits", "pack_splits", "with_key"]
 
 
 # -- options -------------------------------------------------------------------------------
-_JSON_OPTIONS = ("signedness", "charsets", "names")
-_BOOL_OPTIONS = ("strict", "verify_checksums", "queries")
-
-
-def parse_bool(name: str, value: str) -> bool:
-    v = value.strip().lower()
-    if v not in ("true", "false"):
-        raise ValueError(f"option {name}: 'true' or 'false', not {value!r}")
-    return v == "true"
-
-
-def parse_bytes(name: str, value: str) -> int:
-    """``"134217728"``, ``"128m"``, ``"64k"``, ``"1g"``."""
-    v = value.strip().lower().removesuffix("b")
-    scale = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30}.get(v[-1:], 1)
-    try:
-        n = int(v[:-1] if scale > 1 else v) * scale
-    except ValueError:
-        raise ValueError(f"option {name}: a byte count such as 134217728 or 128m, not {value!r}") from None
-    if n < 1:
-        raise ValueError(f"option {name}: must be at least 1 byte, not {value!r}")
-    return n
-
-
 #: options of spark.readStream only (Spark's file sources name the limits so)
 _STREAM_OPTIONS = ("startingposition", "maxbytespertrigger", "maxfilespertrigger")
+#: options of the data source itself; the others are those of ``vecbinlog.open``, parsed as
+#: text by :meth:`vecbinlog.log.config.ReadConfig.from_text`
+_SOURCE_OPTIONS = ("path", "paths", "table", "tables", "split_bytes", *_STREAM_OPTIONS)
 
 
 @dataclass(frozen=True)
@@ -84,9 +64,9 @@ class ReadOptions:
     paths: tuple[str, ...]
     tables: tuple[str, ...] | None
     split_bytes: int
-    start: int | None
-    stop: int | None
-    decode: dict[str, Any]  #: options of Binlog other than tables/start/stop
+    #: the read's config (``start``/``stop`` and ``tables`` in its filter); ``threads`` 1 unless
+    #: given: Spark already runs a task per core
+    config: ReadConfig
     #: the paths as given (a folder, globs, an index...), listed again at each micro-batch of a stream
     spec: tuple[str, ...] = ()
     #: spark.readStream: where a new query starts (``earliest``, ``latest``, ``FILE:POS``, a GTID, a time)
@@ -94,16 +74,24 @@ class ReadOptions:
     max_bytes: int | None = None  #: spark.readStream: ``maxBytesPerTrigger``
     max_files: int | None = None  #: spark.readStream: ``maxFilesPerTrigger``
 
+    @property
+    def start(self) -> int | None:
+        return self.config.filter.start
+
+    @property
+    def stop(self) -> int | None:
+        return self.config.filter.stop
+
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> ReadOptions:
-        """Spark options (case-insensitive strings) to typed ones; a bad value is a ValueError."""
+        """Spark options (case-insensitive strings) to typed ones; a bad value is a ValueError
+        whose first line names the option and the value."""
         opts = {k.lower(): v for k, v in options.items()}
-        known = {"path", "paths", "table", "tables", "split_bytes", "start", "stop", "since", "until",
-                 "change_types", "invalid_dates", "segment_bytes", "batch_rows", "rolled_back", "non_transactional", "gtids",
-                 "threads", *_JSON_OPTIONS, *_BOOL_OPTIONS, *_STREAM_OPTIONS}
-        unknown = set(opts) - known
+        names = {name.lower(): name for name in TEXT_OPTIONS}
+        unknown = set(opts) - set(names) - set(_SOURCE_OPTIONS)
         if unknown:
-            raise ValueError(f"unknown binlog option(s) {sorted(unknown)}; known: {sorted(known)}")
+            raise ValueError(f"unknown binlog option(s) {sorted(unknown)}; known: "
+                             f"{sorted({*names, *_SOURCE_OPTIONS} - {'tables'})}")
         raw_paths: list[str] = []
         if "paths" in opts:  # DataFrameReader.load([...]) passes a JSON list
             raw_paths.extend(json.loads(opts["paths"]))
@@ -111,42 +99,12 @@ class ReadOptions:
             raw_paths.append(opts["path"])
         if not raw_paths:
             raise ValueError("no binlog files: spark.read.format('binlog').load(path, glob or comma-separated list)")
-        tables = opts.get("table") or opts.get("tables")
-        decode: dict[str, Any] = {}
-        for name in _JSON_OPTIONS:
-            if name in opts:
-                try:
-                    decode[name] = json.loads(opts[name])
-                except json.JSONDecodeError as exc:
-                    raise ValueError(f"option {name}: not JSON ({exc}): {opts[name]!r}") from exc
-        for name in _BOOL_OPTIONS:
-            if name in opts:
-                decode[name] = parse_bool(name, opts[name])
-        for name in ("since", "until"):
-            if name in opts:
-                decode[name] = datetime.fromisoformat(opts[name])
-        if "change_types" in opts:
-            decode["change_types"] = [c.strip() for c in opts["change_types"].split(",") if c.strip()]
-        if "invalid_dates" in opts:
-            decode["invalid_dates"] = opts["invalid_dates"]
-        if "rolled_back" in opts:
-            decode["rolled_back"] = opts["rolled_back"]
-        if "gtids" in opts:
-            decode["gtids"] = opts["gtids"]
-        if "non_transactional" in opts:
-            decode["non_transactional"] = [t.strip() for t in opts["non_transactional"].split(",") if t.strip()]
-        if "segment_bytes" in opts:
-            decode["segment_bytes"] = parse_bytes("segment_bytes", opts["segment_bytes"])
-        if "threads" in opts:
-            try:
-                decode["threads"] = int(opts["threads"])
-            except ValueError:
-                raise ValueError(f"option threads: not an integer: {opts['threads']!r}") from None
-        if "batch_rows" in opts:
-            try:
-                decode["batch_rows"] = int(opts["batch_rows"])
-            except ValueError as exc:
-                raise ValueError(f"option batch_rows: not an integer: {opts['batch_rows']!r}") from exc
+        text = opts.get("table") or opts.get("tables")
+        tables = None if not text else tuple(t.strip() for t in text.split(",") if t.strip())
+        given: dict[str, Any] = {"tables": tables}
+        if "threads" not in opts:
+            given["threads"] = 1
+        config = ReadConfig.from_text({names[k]: v for k, v in opts.items() if k in names and k != "tables"}, **given)
         max_files = None
         if "maxfilespertrigger" in opts:
             try:
@@ -154,17 +112,15 @@ class ReadOptions:
             except ValueError:
                 max_files = 0
             if max_files < 1:
-                raise ValueError(f"option maxFilesPerTrigger: a positive integer, not {opts['maxfilespertrigger']!r}")
+                raise ValueError(f"option maxFilesPerTrigger={opts['maxfilespertrigger']!r}: a positive integer")
         return cls(
             paths=tuple(archive_files(raw_paths)),
-            tables=None if not tables else tuple(t.strip() for t in tables.split(",") if t.strip()),
-            split_bytes=parse_bytes("split_bytes", opts["split_bytes"]) if "split_bytes" in opts else DEFAULT_SPLIT_BYTES,
-            start=int(opts["start"]) if "start" in opts else None,
-            stop=int(opts["stop"]) if "stop" in opts else None,
-            decode=decode,
+            tables=tables,
+            split_bytes=_bytes_option("split_bytes", opts["split_bytes"]) if "split_bytes" in opts else DEFAULT_SPLIT_BYTES,
+            config=config,
             spec=tuple(raw_paths),
             starting=opts.get("startingposition"),
-            max_bytes=parse_bytes("maxBytesPerTrigger", opts["maxbytespertrigger"]) if "maxbytespertrigger" in opts
+            max_bytes=_bytes_option("maxBytesPerTrigger", opts["maxbytespertrigger"]) if "maxbytespertrigger" in opts
             else None,
             max_files=max_files,
         )
@@ -184,6 +140,13 @@ class ReadOptions:
                              "not start/stop")
 
 
+def _bytes_option(name: str, text: str) -> int:
+    try:
+        return text_bytes(text)
+    except ValueError as exc:
+        raise ValueError(f"option {name}={text!r}: {exc}") from None
+
+
 # -- the schema on the driver ----------------------------------------------------------------
 @dataclass
 class Resolved:
@@ -194,10 +157,11 @@ class Resolved:
     tables: list[str]
     schema: StructType
     plans: dict[str, TablePlan]
-    layouts: TableLayouts
+    layouts: SchemaHistory
 
 
-def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, **options: Any) -> Resolved:
+def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: ReadConfig | None = None,
+                   **options: Any) -> Resolved:
     """The tables ``tables`` (globs) matches in the files, and their common Spark schema.
 
     The files' headers, TABLE_MAPs and DDL are walked (no row is decoded), so that a table's
@@ -206,11 +170,13 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, **options
     one table. Several matching tables must have the same Spark schema (shards of one table):
     a ``_table`` column is then added. Raises ValueError, naming the tables found, otherwise.
     """
-    with Binlog(list(paths), tables=tables, **options) as log:
-        layouts = log.layouts()
-    found = list(layouts.plans)
+    config = config if config is not None else ReadConfig.build(**options)
+    config = config.replace(filter=dataclasses.replace(config.filter, tables=RowsFilter.make(tables).tables))
+    with Binlog(list(paths), config) as log:
+        history = log.history()
+    found = list(history.plans)
     if not found:
-        with Binlog(list(paths), **{k: v for k, v in options.items() if k not in ("start", "stop")}) as every:
+        with Binlog(list(paths), config.over_range(None, None).replace(filter=RowsFilter())) as every:
             listed = every.tables
         want = f" matching {list(tables)}" if tables else ""
         raise ValueError(f"no table{want} has rows events in {', '.join(paths)}; tables: {listed}")
@@ -219,7 +185,7 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, **options
             f"the files hold {len(found)} tables: {found}; choose with .option('table', 'db.table') "
             "(globs and comma-separated lists are accepted)"
         )
-    schemas = {name: spark_schema(layouts.plans[name].schema) for name in found}
+    schemas = {name: spark_schema(history.plans[name].schema) for name in found}
     first = schemas[found[0]]
     differ = [name for name in found if schemas[name] != first]
     if differ:
@@ -227,12 +193,12 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, **options
             f"the tables {found} differ in their columns ({found[0]} vs {differ[0]}); "
             "read them one at a time, one table option each"
         )
-    keys = {name: table_key(layouts, name) for name in found}
+    keys = {name: table_key(history, name) for name in found}
     if len({tuple(k) if k else None for k in keys.values()}) == 1 and keys[found[0]]:
         first = with_key(first, keys[found[0]])
     if len(found) > 1:
         first = StructType(first.fields + [StructField(TABLE_COLUMN, StringType(), nullable=False)])
-    return Resolved(found, first, layouts.plans, layouts)
+    return Resolved(found, first, history.plans, history)
 
 
 def with_key(schema: StructType, key: Sequence[str]) -> StructType:
@@ -261,15 +227,14 @@ def pack_splits(splits: Sequence[Split], target_bytes: int) -> list[list[Split]]
 
 
 def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schema: StructType,
-                  decode: Mapping[str, Any]) -> Iterator[pa.RecordBatch]:
-    """Batches of the tables of ``plans`` in the splits (planned with their layout states,
-    :func:`vecbinlog.splits.with_layouts`), each fitted to its table's plan, then cast to the
+                  config: ReadConfig) -> Iterator[pa.RecordBatch]:
+    """Batches of the tables of ``plans`` in the splits (planned with their version states,
+    :func:`vecbinlog.splits.with_history`), each fitted to its table's plan, then cast to the
     Arrow form of ``schema``."""
     target = arrow_schema(schema)
-    decode = {"threads": 1, **decode}  # Spark already runs a task per core (the threads option: more)
     tables = list(plans)
     for split in splits:
-        for name, batch in read_split(split, tables, **decode):
+        for name, batch in read_split(split, tables, config):
             if name in plans:  # the patterns were resolved on the driver: a table born later is not read
                 yield conform(plans[name].conform(batch), target, name)
 
@@ -281,21 +246,21 @@ class BinlogReader(DataSourceReader):
         self.options = options
         self.plans = resolved.plans
         self.schema = schema
-        self._layouts = resolved.layouts  # where layouts and DDL stand at each offset, for partitions()
+        self._history = resolved.history  # where versions and DDL stand at each offset, for partitions()
 
     def partitions(self) -> list[InputPartition]:
         o = self.options
         splits = plan_splits(
             o.paths, o.split_bytes, start=o.start, stop=o.stop,
-            verify_checksums=o.decode.get("verify_checksums", True), tables=o.tables,
+            verify_checksums=o.config.verify_checksums, tables=o.tables,
         )
-        # each split knows where the DDL and the layouts stand at its start
-        splits = with_layouts(splits, self._layouts)
+        # each split knows where the DDL and the versions stand at its start
+        splits = with_history(splits, self._history)
         # each partition's value: the splits one task decodes, in order
         return [InputPartition(group) for group in pack_splits(splits, o.split_bytes)] or [InputPartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        yield from decode_splits(partition.value, self.plans, self.schema, self.options.decode)
+        yield from decode_splits(partition.value, self.plans, self.schema, self.options.config)
 
 
 class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -325,7 +290,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.options = options
         self.schema = schema
         self._archive: Archive | None = None
-        self._layouts: StreamLayouts | None = None
+        self._layouts: StreamHistory | None = None
         self._target: Position | None = None  # Trigger.AvailableNow: no further than this
         self._wall: tuple[Position, NewLayout] | None = None  # a layout the schema cannot hold starts here
         self._last: Position | None = None
@@ -337,15 +302,15 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     @property
     def archive(self) -> Archive:
         if self._archive is None:
-            self._archive = Archive(self.options.spec, verify_checksums=self.options.decode.get("verify_checksums", True))
+            self._archive = Archive(self.options.spec, verify_checksums=self.options.config.verify_checksums)
         return self._archive
 
     @property
-    def layouts(self) -> StreamLayouts:
+    def layouts(self) -> StreamHistory:
         """The layouts along the stream, walked from the archive's first file to what is
         complete the first time they are needed (a restart walks them again)."""
         if self._layouts is None:
-            self._layouts = StreamLayouts({**self.options.decode, "tables": self.options.tables})
+            self._layouts = StreamHistory(self.options.config)
             first = self.archive.first()
             self._take(self.archive.latest(), first, begin=first)
         return self._layouts
@@ -443,7 +408,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         splits, plans = partition.value
-        yield from decode_splits(splits, plans, self.schema, self.options.decode)
+        yield from decode_splits(splits, plans, self.schema, self.options.config)
 
     def commit(self, end: dict[str, Any]) -> None:
         """Spark will not ask for anything before ``end`` again: let go of what was found before it."""
@@ -499,12 +464,9 @@ class BinlogDataSource(DataSource):
     def _parsed(self) -> ReadOptions:
         return ReadOptions.parse(self.options)
 
-    def _decode_and_range(self, o: ReadOptions) -> dict[str, Any]:
-        return {**o.decode, "start": o.start, "stop": o.stop}
-
     def schema(self) -> StructType:
         o = self._parsed()
-        self._resolved = resolve_tables(o.paths, o.tables, **self._decode_and_range(o))
+        self._resolved = resolve_tables(o.paths, o.tables, o.config)
         return self._resolved.schema
 
     def reader(self, schema: StructType) -> BinlogReader:
@@ -512,7 +474,7 @@ class BinlogDataSource(DataSource):
         o.check_batch()
         resolved = getattr(self, "_resolved", None)
         if resolved is None:  # a schema given by the user: schema() was not called
-            resolved = resolve_tables(o.paths, o.tables, **self._decode_and_range(o))
+            resolved = resolve_tables(o.paths, o.tables, o.config)
         return BinlogReader(o, resolved, schema)
 
     def streamReader(self, schema: StructType) -> BinlogStreamReader:

@@ -175,6 +175,10 @@ def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str, problems: list[str]) 
 
 
 # -- DDL in the log ----------------------------------------------------------------------
+#: the DDL state after a statement: ((file path, offset of the statement), the catalog then)
+DdlState = tuple[tuple[str, int], Catalog]
+
+
 class SchemaTracker:
     """Replays the DDL of a walk over the files, in log order, and answers "what was table
     ``db.t`` like at that event" for the rows events.
@@ -202,37 +206,41 @@ class SchemaTracker:
             for name in {**self.catalog.tables, **self.catalog.lifetimes}
         }
         self._warned: set[tuple] = set()
-        #: when a list: ((path, offset), state) appended after every DDL statement replayed
-        self.states: list[tuple[tuple[str, int], Catalog]] | None = None
 
     def state(self) -> Catalog:
         """A copy of the DDL state now (what :func:`vecbinlog.splits.plan_splits` gives each split)."""
         return copy.deepcopy(self.catalog)
 
-    def scan(self, src: Any, index: EventIndex) -> np.ndarray:
-        """Replay the DDL statements of one segment (in order); returns, for every event of
-        ``index``, the generation it sees (int64)."""
+    def scan(self, src: Any, index: EventIndex, states: bool = False) -> tuple[np.ndarray, list[DdlState]]:
+        """Replay the DDL statements of one segment (in order). Returns, for every event of
+        ``index``, the generation it sees (int64), and with ``states`` the DDL state after
+        each statement that changed one (what a range starting after it must be given)."""
         gen = np.full(len(index), self.generation, np.int64)
+        after: list[DdlState] = []
         if not self.track:
-            return gen
+            return gen, after
         cand = ddl_candidates(src, index)
         if len(cand) == 0:
-            return gen
+            return gen, after
         applied = []
         for i in cand.tolist():
+            databases = dict(self.catalog.databases)
             if self._replay(src, index, i):
                 applied.append(i)
+            elif self.catalog.databases == databases:
+                continue  # (a database's default charset changes no table, but tables created later see it)
+            if states:
+                after.append(((src.path, int(index.pos[i])), self.state()))
         if applied:
             # an event after the k-th applied DDL sees generation base + k
             gen += np.searchsorted(np.array(applied, np.int64), np.arange(len(index)), side="left")
-        return gen
+        return gen, after
 
     def _replay(self, src: Any, index: EventIndex, i: int) -> bool:
         q = query_at(src, index, i)
         if q.error_code:
             return False  # the statement failed on the server
         sql = q.query.decode("utf-8", "replace")
-        databases = dict(self.catalog.databases)
         try:
             changed, _ = self.catalog.apply(sql, q.database or None)
         except DdlError as exc:
@@ -249,16 +257,11 @@ class SchemaTracker:
         for note in self.catalog.notes:
             warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note}", SchemaWarning, stacklevel=6)
         if not changed:
-            if self.states is not None and self.catalog.databases != databases:
-                # a database's default charset: no table changed, but tables created later see it
-                self.states.append(((src.path, int(index.pos[i])), self.state()))
             return False
         self.generation += 1
         for name in dict.fromkeys(changed):
             self.history.setdefault(name, []).append(
                 (self.generation, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0)))
-        if self.states is not None:
-            self.states.append(((src.path, int(index.pos[i])), self.state()))
         return True
 
     def tracked(self, name: str, generation: int) -> tuple[int, TableDef | None, int]:

@@ -1,0 +1,171 @@
+"""The batches of runs, in log order, with runs placed and decoded on background threads.
+
+A read hands out *runs* (one table's rows events of one layout, :mod:`.runs`) in log order;
+each is a :class:`PendingRun` that makes its batches when asked. :func:`decode_in_order`
+starts the larger ones on the ``batch`` threads (:mod:`vecbinlog.pools`: the compiled walk,
+NumPy and Arrow release the GIL) while the reading thread walks on, and yields every batch in
+the order the runs were handed out: batches and errors come in the same order whatever
+``threads`` is.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from collections import Counter, deque
+from concurrent.futures import Future
+from typing import Any, Callable, Iterable, Iterator
+
+import pyarrow as pa
+
+from ..errors import DecodeWarning
+from ..pools import pool
+from .runs import SPAN_SHARE
+
+__all__ = ["Batch", "Made", "PendingRun", "Pinned", "decode_in_order", "BACKGROUND_BYTES", "BACKGROUND_EVENT_BYTES"]
+
+#: a batch decoded: (table, record batch)
+Batch = tuple[str, pa.RecordBatch]
+
+#: the bytes of rows events under which a run is placed and decoded here, not in the
+#: background (a thread's hand-off and its turns at the GIL cost more than they give)
+BACKGROUND_BYTES = 1 << 20
+#: nor when its rows events are smaller than this on average: a log of many small transactions
+#: keeps the reading thread busy with Python (transactions, GTIDs), which a run in the
+#: background would take turns with at the GIL (measured: the OLTP-shaped bench file, 5-8% slower)
+BACKGROUND_EVENT_BYTES = 1024
+#: runs under way in the background: ``threads`` of any size, and up to RUNS_AHEAD x ``threads``
+#: while each holds under ``segment_bytes // SPAN_SHARE`` of rows events and all of them under
+#: ``segment_bytes``, so that a thread done with a small run takes the next at once, not when
+#: the reading thread has taken the oldest one's batch (mixed bench file, 24 runs of 1.4-8.4
+#: MB: median 251 against 283 ms). Larger runs are not: more of them under way measured 60 MB
+#: more peak memory (iter_batches of 1.9 GB of narrow rows, runs of 10 MB)
+RUNS_AHEAD = 3
+#: the batches a run decodes in the background at most (they are held until read); the rest
+#: of a longer run is decoded here as it is read, so that memory stays bounded
+BACKGROUND_BATCHES = 1
+
+#: what decoding a run gives: per batch (batch, decoding notes, rows left out by the filters)
+Made = tuple[pa.RecordBatch, list[str], int]
+
+
+class PendingRun:
+    """The batches of one run of ``table``, placed and decoded: here, as they are read
+    (:meth:`results`), or the first :data:`BACKGROUND_BATCHES` of them in the background
+    (:meth:`start`) and the rest as they are read; ``make`` yields them.
+    Rows left out by the filters are counted in ``dropped`` (on the reading thread)."""
+
+    def __init__(self, path: str, table: str, background: bool, make: Callable[[], Iterator[Made]],
+                 dropped: Counter[str], release: Callable[[], None] | None = None, nbytes: int = 0) -> None:
+        self.path, self.table, self.background, self.dropped = path, table, background, dropped
+        self.nbytes = nbytes  #: of its rows events
+        self.make: Callable[[], Iterator[Made]] | None = make
+        self.future: Future | None = None
+        #: after the run is decoded: let its segments' pages go again (the walk let them go when
+        #: it moved on, and the run's reads brought them back); None: the walk lets them go
+        self.release = release
+
+    def start(self, workers: int) -> None:
+        """Place and decode the run's first batches on one of ``workers`` ``batch`` threads."""
+        self.future = pool("batch", workers).submit(_made_until_error, self.make, BACKGROUND_BATCHES)
+
+    def cancel(self) -> None:
+        """Not wanted any more: not started, or let go of once done."""
+        if self.future is not None:
+            self.future.cancel()
+        self.make = self.future = None
+
+    def results(self) -> Iterator[Batch]:
+        """(table, batch) of each batch, its decoding warnings issued; the batches before an
+        error come first, then the error."""
+        if self.future is None:
+            made, error = self.make(), None
+        else:
+            done, error, rest = self.future.result()
+            made = itertools.chain(_handed_over(done), rest)
+        self.make = self.future = None
+        for batch, notes, left_out in made:
+            if left_out:
+                self.dropped[self.table] += left_out
+            for note in notes:
+                warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=5)
+            yield self.table, batch
+            del batch
+        if self.release is not None:
+            self.release()
+        if error is not None:
+            raise error
+
+
+class Pinned:
+    """An event source with its bytes held: a run decoded in the background reads them even
+    when the reader is closed meanwhile (a memory map then goes once the run lets go of it)."""
+
+    def __init__(self, src: Any) -> None:
+        self._src, self.buf = src, src.buf
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._src, name)
+
+
+def _handed_over(made: list[Made]) -> Iterator[Made]:
+    """The items of ``made``, each let go of by the list as it is handed over."""
+    made.reverse()
+    while made:
+        yield made.pop()
+
+
+def _made_until_error(make: Callable[[], Iterator[Made]], limit: int
+                      ) -> tuple[list[Made], Exception | None, Iterator[Made]]:
+    """The first ``limit`` batches ``make`` yields, the error that stopped it (None: none),
+    and the rest of them, to be made on the thread that reads them."""
+    made: list[Made] = []
+    batches = make()
+    try:
+        for m in batches:
+            made.append(m)
+            if len(made) == limit:
+                break
+    except Exception as exc:
+        return made, exc, iter(())
+    return made, None, batches
+
+
+def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int = 0) -> Iterator[Batch]:
+    """The batches of ``jobs``, in their order.
+
+    With ``threads`` > 1 the runs marked ``background`` are placed and decoded (their first
+    :data:`BACKGROUND_BATCHES` batches) on ``threads`` threads (the compiled walk, NumPy and
+    Arrow release the GIL), ``threads`` runs under way at a time, more while they are small and
+    hold under ``ahead_bytes`` of rows events (:data:`RUNS_AHEAD`), while this thread walks on through the log, and
+    takes the batches in turn; batches still come, and fail, in order: when the walk fails,
+    the batches of the runs before come first."""
+    pending: deque[PendingRun] = deque()  # started, in log order
+    it = iter(jobs)
+    try:
+        while True:
+            try:
+                job = next(it)
+            except StopIteration:
+                break
+            except BaseException:
+                while pending:
+                    yield from pending.popleft().results()
+                raise
+            if threads > 1 and job.background:
+                job.start(threads)
+                pending.append(job)
+                while len(pending) >= threads and (
+                        len(pending) >= RUNS_AHEAD * threads or sum(p.nbytes for p in pending) >= ahead_bytes
+                        or any(p.nbytes >= ahead_bytes // SPAN_SHARE for p in pending)):
+                    yield from pending.popleft().results()
+            else:
+                while pending:
+                    yield from pending.popleft().results()
+                yield from job.results()
+            del job
+        while pending:
+            yield from pending.popleft().results()
+    finally:  # the caller stopped reading, or a run failed: the runs under way are not wanted
+        for job in pending:
+            job.cancel()
