@@ -283,7 +283,7 @@ def _per_table(log: vecbinlog.Binlog) -> dict:
         assert log.table_maps(name), name
         if k == 0:
             frame = vecbinlog.read_pandas(log.paths, name, verify_checksums=log.files[0].verify_checksums,
-                                          strict=log.strict)
+                                          strict=log.config.strict)
             assert len(frame) == table.num_rows
         out[name] = table.num_rows
     return out

@@ -404,6 +404,7 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tm
     # every run in the background, columns in threads too (the size thresholds set to 1)
     from vecbinlog.decode import batch as arrow
     from vecbinlog.log import batches as batches_module
+    from vecbinlog.log import scheduler
 
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
     monkeypatch.setattr(batches_module, "BACKGROUND_BYTES", 1)
@@ -421,7 +422,7 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tm
     own = pa.Table.from_batches(batches).select(["id", "v", "d", "ts", "u"]).to_pylist()
     assert [tuple(r.values()) for r in own] == expected
     # the run's first batch(es) in the background, the rest as they are read (memory bounded)
-    ahead = batches_module.BACKGROUND_BATCHES
+    ahead = scheduler.BACKGROUND_BATCHES
     assert len(decoded_on) == 7 and all(n.startswith("vecbinlog-batch") for n in decoded_on[:ahead]), decoded_on
     assert decoded_on[ahead:] == [threading.current_thread().name] * (7 - ahead), decoded_on
     # in segments of 64 KiB t's rows are runs of their own: the two batch threads take them
@@ -444,20 +445,20 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tm
     # a reader closed while runs wait to start in the background: those that start anyway
     # read the bytes they hold (no error, every row of their batches), the others never start
     started: list[Future] = []
-    real_start = batches_module.PendingRun.start
+    real_start = scheduler.PendingRun.start
 
     def start(self, workers):
         real_start(self, workers)
         started.append(self.future)
 
-    real_made = batches_module._made_until_error
+    real_made = scheduler._made_until_error
 
     def made(make, limit):
         time.sleep(0.2)  # the reader is closed meanwhile
         return real_made(make, limit)
 
-    monkeypatch.setattr(batches_module.PendingRun, "start", start)
-    monkeypatch.setattr(batches_module, "_made_until_error", made)
+    monkeypatch.setattr(scheduler.PendingRun, "start", start)
+    monkeypatch.setattr(scheduler, "_made_until_error", made)
     with vecbinlog.open(path, threads=2, segment_bytes=1 << 16) as log:
         it = log.iter_batches("threaded.t")
         first = next(it).num_rows

@@ -78,13 +78,6 @@ class BinlogError(ValueError):
             (type(self), self.message, self.path, self.offset, self.event_type),
         )
 
-    def at_path(self, path: str) -> BinlogError:
-        """The same error, said of ``path`` (a binlog given as bytes is read through a file of
-        another name)."""
-        self.path = path
-        self.args = (self._format(),)
-        return self
-
 
 def _rebuild(cls, message, path, offset, event_type):
     return cls(message, path=path, offset=offset, event_type=event_type)

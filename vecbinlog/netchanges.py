@@ -52,10 +52,8 @@ from .log.logset import log_order_key
 from .log.versions import SchemaHistory
 from .reader import Binlog, PathLike
 
-__all__ = ["net_changes", "read_net_changes", "table_key", "checked_key", "mark_key", "ORDER_COLUMNS", "KEY_METADATA"]
+__all__ = ["net_changes", "read_net_changes", "table_key", "checked_key", "mark_key", "KEY_METADATA"]
 
-#: the ordering key of a change log: file (in log order), event, row in the event
-ORDER_COLUMNS = ("_log_file", "_log_pos", "_event_row")
 #: field metadata naming a column's place in the table's primary key (vecbinlog.spark's schemas)
 KEY_METADATA = "vecbinlog.primary_key"
 _SETS = ("insert", "update_postimage")

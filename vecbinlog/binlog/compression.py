@@ -49,11 +49,11 @@ from .sources import EventSource
 from .spec import (
     COMMON_HEADER_LEN,
     EVENT_SIZE_OFFSET,
-    QUERY_DB_LEN_AT,
     QUERY_POST_HEADER_LEN,
-    QUERY_STATUS_LEN_AT,
+    ROWS_EXTRA_LEN_AT,
     ROWS_HEADER_LEN_V2,
     Cursor,
+    query_lengths,
 )
 
 __all__ = ["COMPRESSED_EVENTS", "Unpacked", "unpack_segment", "mariadb_plain_event", "payload_info"]
@@ -302,16 +302,14 @@ def _mariadb_event(file: EventSource, off: int, end: int, code: int, ph: int, bu
     cur = Cursor(buf, off + COMMON_HEADER_LEN, end, path=file.path, src=file, event_type=name)
     cur.take(ph, "post-header")
     if code == EventType.QUERY_COMPRESSED_EVENT:
-        # post-header: thread_id 4, exec_time 4, db_len 1, error_code 2, status_vars_len 2
         if ph < QUERY_POST_HEADER_LEN:
             raise cur.error(f"post-header of {ph} bytes; a query event has {QUERY_POST_HEADER_LEN}")
-        db_len = int(buf[off + COMMON_HEADER_LEN + QUERY_DB_LEN_AT])
-        status_len = int.from_bytes(bytes(buf[off + COMMON_HEADER_LEN + QUERY_STATUS_LEN_AT :
-                                              off + COMMON_HEADER_LEN + QUERY_STATUS_LEN_AT + 2]), "little")
+        db_len, status_len = query_lengths(buf, off + COMMON_HEADER_LEN)
         cur.take(status_len + db_len + 1, "status variables and database name")
     else:
         if ph == ROWS_HEADER_LEN_V2:  # v2: extra data, its length counting its own 2 bytes
-            extra = int.from_bytes(bytes(buf[off + COMMON_HEADER_LEN + 8 : off + COMMON_HEADER_LEN + 10]), "little")
+            at = off + COMMON_HEADER_LEN + ROWS_EXTRA_LEN_AT
+            extra = int(buf[at]) | int(buf[at + 1]) << 8
             cur.take(max(extra - 2, 0), "extra row data")
         width = cur.packed("column count")
         n_bitmaps = 2 if MARIADB_COMPRESSED[code] in (EventType.UPDATE_ROWS_EVENT_V1, EventType.UPDATE_ROWS_EVENT) else 1

@@ -91,6 +91,14 @@ QUERY_DB_LEN_AT = 8
 QUERY_STATUS_LEN_AT = 11
 #: a v4 QUERY_EVENT's post-header (with status_vars_len)
 QUERY_POST_HEADER_LEN = 13
+_QUERY_LENGTHS = struct.Struct("<BxxH")  # db_len, error_code (skipped), status_vars_len
+
+
+def query_lengths(buf: np.ndarray | bytes, body: int) -> tuple[int, int]:
+    """(db_len, status_vars_len) of a v4 QUERY_EVENT whose post-header starts at ``body``
+    (the caller has checked that its 13 bytes are there)."""
+    db_len, status_len = _QUERY_LENGTHS.unpack_from(buf, body + QUERY_DB_LEN_AT)
+    return db_len, status_len
 
 # XID_EVENT body: the InnoDB transaction id.
 XID = struct.Struct("<Q")
@@ -101,6 +109,8 @@ XID = struct.Struct("<Q")
 #   8  extra_len  uint16 (version 2 only): length of the extra data *including* these 2 bytes
 ROWS_HEADER_LEN_V1 = 8
 ROWS_HEADER_LEN_V2 = 10
+#: where extra_len is in a v2 rows event's post-header
+ROWS_EXTRA_LEN_AT = 8
 # TABLE_MAP post-header: table_id uint48 (or uint32 when the post-header length is 6), flags uint16.
 
 #: the post-header length of TABLE_MAP/ROWS events that marks the old 4-byte table id

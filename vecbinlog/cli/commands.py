@@ -104,7 +104,7 @@ def cmd_info(args: argparse.Namespace) -> int:
             f["first_time"] = _utc(f["first_timestamp"])
             f["last_time"] = _utc(f["last_timestamp"])
             for name, n in f["rows_events_by_table"].items():
-                if log.filter.table(name):
+                if log.config.filter.table(name):
                     tables.setdefault(name, {"rows_events": 0})["rows_events"] += n
         if not args.no_decode:
             with Progress(log, args) as progress:

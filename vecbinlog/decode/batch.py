@@ -240,33 +240,49 @@ def build_batch(
     :func:`table_schema` (with these options and ``queries``), when the caller keeps it for
     the batches of a layout; made here otherwise."""
     tm = images.table_map
-    n = len(images)
     names = column_names(tm, options)
     if declared is None:
         declared = table_schema(tm, options, queries)
-    arrays: list[pa.Array] = []
-    warnings: list[str] = []
-    absent = images.absent  # (C, n), or None: in every image, every column
-    nulls = _SharedNulls(n)
-    diffs: dict[int, list[tuple[str, JsonDiff]]] = {}  # row -> (column, diff), in column order
+    data = _data_columns(images, options, names, declared, threads)
+    if txn is None:  # no transaction context: every row outside a transaction
+        n = len(images)
+        txn = RowTransactions(_NO_TXN, np.full(n, -1, np.int32), np.zeros(n, bool), np.full(n, -1, np.int32))
+    rows = _Rows(images, names, log_file, txn, data.absent, data.diffs, schema_version, incarnation)
+    arrays = data.arrays + [METADATA_COLUMNS[f.name](rows) for f in metadata_fields(tm, queries)]
+    schema = declared
+    for c, arr in enumerate(data.arrays):
+        if arr.type != declared.field(c).type:  # text fallen back to binary, by its data
+            schema = schema.set(c, declared.field(c).with_type(arr.type))
+    return pa.RecordBatch.from_arrays(arrays, schema=schema), data.warnings
 
-    # A column NULL or absent in every row is a shared all-null array; the others are decoded,
-    # in threads when there are several columns of many rows (NumPy and Arrow release the GIL).
+
+@dataclass
+class _DataColumns:
+    """A batch's own columns, decoded, and what decoding them found."""
+
+    arrays: list[pa.Array]
+    warnings: list[str]
+    absent: np.ndarray | None  #: bool (C, n): columns left out of each image; None: none
+    diffs: dict[int, list[tuple[str, JsonDiff]]]  #: row -> (column, partial JSON diff), in column order
+
+
+def _data_columns(images: RowImages, options: DecodeOptions, names: list[str], declared: pa.Schema,
+                  threads: int) -> _DataColumns:
+    """Each column of the table: decoded (in threads when there are several columns of many
+    rows: NumPy and Arrow release the GIL), or a shared all-null array where no row has a
+    value; partial JSON updates applied."""
+    tm, n = images.table_map, len(images)
+    out = _DataColumns([], [], images.absent, {})
+    nulls = _SharedNulls(n)
+
     def column_data(c: int) -> ColumnData:
         valid = images.valid[c]
         partial = images.partial.get(c)
         starts, lengths = images.var.get(c, (None, None))
         return ColumnData(
-            raw=images.fixed.get(c),
-            spec=tm.columns[c],
-            name=names[c],
-            buf=images.file.buf,
-            offsets=starts,
-            lengths=lengths,
-            width=int(images.fixed[c].shape[1]) if c in images.fixed else 0,
-            valid=valid if partial is None else valid & ~partial,
-            options=options,
-            path=images.file.path,
+            raw=images.fixed.get(c), spec=tm.columns[c], name=names[c], buf=images.file.buf, offsets=starts,
+            lengths=lengths, width=int(images.fixed[c].shape[1]) if c in images.fixed else 0,
+            valid=valid if partial is None else valid & ~partial, options=options, path=images.file.path,
             locate=lambda row, c=c: images.value_offset(row, c),
         )
 
@@ -281,60 +297,108 @@ def build_batch(
         else:  # no value in any row
             arr, col, partial = nulls.array(declared.field(c).type), None, None
         if partial is not None:  # diff vectors: decoded and applied value by value
-            arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
-            for r, ds in column_diffs.items():
-                diffs.setdefault(r, []).extend((name, d) for d in ds)
-            if unapplied.any():
-                if absent is None:
-                    absent = np.zeros((len(tm.columns), n), bool)
-                absent[c, unapplied] = True
-                col.warnings.append(
-                    f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
-                    "before image does not hold its value (binlog_row_image=MINIMAL or NOBLOB) or it is NULL; "
-                    "the column is null and listed in _absent, and its diffs are in _json_diffs"
-                )
+            arr = _apply_diffs(arr, col, partial, images, c, name, out)
         if col is not None:
-            warnings.extend(col.warnings)
-        if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and len(images):
-            warnings.append(
+            out.warnings.extend(col.warnings)
+        if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and n:
+            out.warnings.append(
                 f"column {name!r} is {spec.type_name} in MariaDB's pre-10.1 format (mysql56_temporal_format=OFF, "
                 "or a table made by MariaDB 10.0), whose binlog does not give its fractional-second precision: "
                 "it was read as having none, so its values are wrong if the column has fractional seconds"
             )
-        arrays.append(arr)
+        out.arrays.append(arr)
+    return out
 
-    # metadata columns
-    # (the dictionaries' codes are made here, in range: from_arrays does not check them again)
-    arrays.append(pa.DictionaryArray.from_arrays(numbers(images.change, pa.int8()), _CHANGE_DICT, safe=False))
-    micros = images.timestamp.astype(np.int64) * 1_000_000
-    arrays.append(numbers(micros, COMMIT_TIMESTAMP))
-    arrays.append(pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), _labels((log_file,)), safe=False))
-    arrays.append(numbers(images.event_pos, pa.int64()))
-    arrays.append(numbers(images.event_row, pa.int32()))
-    arrays.append(_absent_lists(absent, names) if absent is not None else _no_absent(n, names))
-    arrays.append(_masked(images.inner, pa.int64(), images.inner < 0))
-    if txn is None:  # no transaction context: every row outside a transaction
-        txn = RowTransactions(_NO_TXN, np.full(n, -1, np.int32), np.zeros(n, bool), np.full(n, -1, np.int32))
-    ctx, t = txn.context, txn.txn
-    arrays.append(_dictionary(ctx.gtid, t, pa.int32()))
-    outside = t < 0
-    safe = np.maximum(t, 0) if outside.any() else t
-    arrays.append(_masked(ctx.start_pos[safe] if len(ctx.start_pos) else np.zeros(n, np.int64), pa.int64(), outside))
-    has_xid = ~outside & (ctx.has_xid[safe] if len(ctx.has_xid) else False)
-    arrays.append(_masked(ctx.xid[safe] if len(ctx.xid) else np.zeros(n, np.uint64), pa.uint64(), ~has_xid))
-    arrays.append(pa.DictionaryArray.from_arrays(numbers(txn.outcome(), pa.int8()), _OUTCOME_DICT, safe=False))
-    arrays.append(numbers(np.full(n, schema_version, np.int32), pa.int32()))
-    arrays.append(numbers(np.full(n, incarnation, np.int32), pa.int32()))
-    if has_json(tm):
-        arrays.append(_json_diff_lists(diffs, n))
-    if queries:
-        texts = ctx.queries if ctx.queries is not None else pa.nulls(0, pa.string())
-        arrays.append(_dictionary(texts, txn.query.astype(np.int64), pa.int32()))
-    schema = declared
-    for c, arr in enumerate(arrays[:len(tm.columns)]):
-        if arr.type != declared.field(c).type:  # text fallen back to binary, by its data
-            schema = schema.set(c, declared.field(c).with_type(arr.type))
-    return pa.RecordBatch.from_arrays(arrays, schema=schema), warnings
+
+def _apply_diffs(arr: pa.Array, col: ColumnData, partial: np.ndarray, images: RowImages, c: int, name: str,
+                 out: _DataColumns) -> pa.Array:
+    """Column ``c``'s partial JSON updates applied; the rows whose before image does not hold
+    the document are marked absent, their diffs kept for ``_json_diffs``."""
+    arr, unapplied, column_diffs = apply_partial(arr, col, partial, images.change)
+    for r, ds in column_diffs.items():
+        out.diffs.setdefault(r, []).extend((name, d) for d in ds)
+    if unapplied.any():
+        if out.absent is None:
+            out.absent = np.zeros((len(images.table_map.columns), len(images)), bool)
+        out.absent[c, unapplied] = True
+        col.warnings.append(
+            f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
+            "before image does not hold its value (binlog_row_image=MINIMAL or NOBLOB) or it is NULL; "
+            "the column is null and listed in _absent, and its diffs are in _json_diffs"
+        )
+    return arr
+
+
+@dataclass
+class _Rows:
+    """What the metadata columns of a batch are made from."""
+
+    images: RowImages
+    names: list[str]
+    log_file: str
+    txn: RowTransactions
+    absent: np.ndarray | None
+    diffs: dict[int, list[tuple[str, JsonDiff]]]
+    schema_version: int
+    incarnation: int
+
+    @functools.cached_property
+    def outside(self) -> np.ndarray:
+        """Rows outside any transaction."""
+        return self.txn.txn < 0
+
+    @functools.cached_property
+    def slot(self) -> np.ndarray:
+        """Each row's transaction slot (0 for rows outside any: masked by :attr:`outside`)."""
+        return np.maximum(self.txn.txn, 0) if self.outside.any() else self.txn.txn
+
+    def per_txn(self, values: np.ndarray, dtype: type) -> np.ndarray:
+        """A per-transaction array of the context spread to the rows."""
+        return values[self.slot] if len(values) else np.zeros(len(self.images), dtype)
+
+
+def _transaction_pos(r: _Rows) -> pa.Array:
+    return _masked(r.per_txn(r.txn.context.start_pos, np.int64), pa.int64(), r.outside)
+
+
+def _xid(r: _Rows) -> pa.Array:
+    ctx = r.txn.context
+    has_xid = ~r.outside & (ctx.has_xid[r.slot] if len(ctx.has_xid) else False)
+    return _masked(r.per_txn(ctx.xid, np.uint64), pa.uint64(), ~has_xid)
+
+
+def _query(r: _Rows) -> pa.Array:
+    texts = r.txn.context.queries if r.txn.context.queries is not None else pa.nulls(0, pa.string())
+    return _dictionary(texts, r.txn.query.astype(np.int64), pa.int32())
+
+
+def _constant(value_of: Callable[[_Rows], int]) -> Callable[[_Rows], pa.Array]:
+    return lambda r: numbers(np.full(len(r.images), value_of(r), np.int32), pa.int32())
+
+
+#: each metadata column (METADATA_FIELDS, ``_json_diffs``, ``_query``) by name -> what makes it
+#: (the dictionaries' codes are made here, in range: from_arrays does not check them again)
+METADATA_COLUMNS: dict[str, Callable[[_Rows], pa.Array]] = {
+    "_change_type": lambda r: pa.DictionaryArray.from_arrays(numbers(r.images.change, pa.int8()), _CHANGE_DICT,
+                                                             safe=False),
+    "_commit_timestamp": lambda r: numbers(r.images.timestamp.astype(np.int64) * 1_000_000, COMMIT_TIMESTAMP),
+    "_log_file": lambda r: pa.DictionaryArray.from_arrays(numbers(np.zeros(len(r.images), np.int32)),
+                                                          _labels((r.log_file,)), safe=False),
+    "_log_pos": lambda r: numbers(r.images.event_pos, pa.int64()),
+    "_event_row": lambda r: numbers(r.images.event_row, pa.int32()),
+    "_absent": lambda r: _absent_lists(r.absent, r.names) if r.absent is not None else _no_absent(len(r.images),
+                                                                                                  r.names),
+    "_payload_offset": lambda r: _masked(r.images.inner, pa.int64(), r.images.inner < 0),
+    "_gtid": lambda r: _dictionary(r.txn.context.gtid, r.txn.txn, pa.int32()),
+    "_transaction_pos": _transaction_pos,
+    "_xid": _xid,
+    "_outcome": lambda r: pa.DictionaryArray.from_arrays(numbers(r.txn.outcome(), pa.int8()), _OUTCOME_DICT,
+                                                         safe=False),
+    "_schema_version": _constant(lambda r: r.schema_version),
+    "_incarnation": _constant(lambda r: r.incarnation),
+    "_json_diffs": lambda r: _json_diff_lists(r.diffs, len(r.images)),
+    "_query": _query,
+}
 
 
 _NO_TXN = TxnContext(

@@ -38,7 +38,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..binlog.spec import COMMON_HEADER_LEN
+from ..binlog.spec import COMMON_HEADER_LEN, ROWS_EXTRA_LEN_AT, ROWS_HEADER_LEN_V2
 from ..jit import kernel, load_word, prefetch, store_word
 
 __all__ = [
@@ -46,7 +46,7 @@ __all__ = [
     "value_offsets", "copy_values",
 ]
 
-_HEADER_LEN = COMMON_HEADER_LEN
+_HEADER_LEN, _V2_POST_HEADER, _EXTRA_LEN_AT = COMMON_HEADER_LEN, ROWS_HEADER_LEN_V2, ROWS_EXTRA_LEN_AT
 
 # -- rows events --------------------------------------------------------------------------------
 
@@ -109,8 +109,8 @@ def walk_rows_headers(buf, offset, post_header, end, is_update, ncols, first, bi
         stop = end[e]
         if p > stop:
             return 7, e, 0
-        if post_header[e] == 10:  # v2: extra data, whose length counts its own 2 bytes
-            at = offset[e] + _HEADER_LEN + 8
+        if post_header[e] == _V2_POST_HEADER:  # v2: extra data, whose length counts its own 2 bytes
+            at = offset[e] + _HEADER_LEN + _EXTRA_LEN_AT
             extra = np.int64(buf[at]) | (np.int64(buf[at + 1]) << 8)
             if extra < 2:
                 return 1, e, 0
@@ -285,8 +285,7 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
         full = present[e, side] == ncols
         if full and all_fixed and not with_at and _all_zero(buf, null_at, p):
             # the usual image of a table of fixed-width columns: every column, no NULL, valid
-            # left True as set ahead (written here, not as an inlined helper: that measured
-            # 15-20 ms slower on 1.6 M narrow images; not writing valid saves 6-14 ms more)
+            # left True as set ahead (written here: an inlined helper measured slower, bench/TUNING.md)
             for c in range(ncols):
                 w = width[c]
                 dest = at[c] + n * w
@@ -312,8 +311,7 @@ def walk_row_images(buf, bitmaps, end, is_update, partial_ev, present, ncols,  #
                         absent[c, n] = here == 0
                 valid[c, n] = has_value
                 # branch-free below: ``keep`` is all ones where there is a value, else 0 (bytes
-                # masked off, p not moved). NULLs are data, one mispredicted branch each: that
-                # was 15-20% of the walk of the orders and wide bench files
+                # masked off, p not moved). NULLs are data: a branch on each is mispredicted
                 keep = np.int64(0) - np.int64(has_value)
                 w = width[c]
                 if with_at:
@@ -384,11 +382,11 @@ def value_offsets(length, valid, skip, offsets):  # pragma: no cover - compiled
 
 
 #: values ahead whose first bytes :func:`copy_values` asks into the cache: a column's values are
-#: one per row image, far apart in a wide table (the wide bench file's VARCHARs, 1.5 KB apart:
-#: each a cache miss the hardware does not foresee; 16 ahead: 20 -> 12 ms, 8: 14 ms, 32: 15 ms)
+#: one per row image, far apart in a wide table, each a cache miss the hardware does not
+#: foresee (bench/TUNING.md)
 COPY_AHEAD = 16
 #: ... when the value before was this far from the one before it (values close together are
-#: read in order, as the hardware foresees: asking for them measured slower on the mixed file)
+#: read in order, as the hardware foresees)
 COPY_FAR = 512
 
 

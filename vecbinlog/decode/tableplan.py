@@ -148,13 +148,6 @@ class TablePlan:
     _cache: tuple[pa.Schema, list[str]] | None = field(default=None, repr=False)
     _declared: dict[int, pa.Schema] = field(default_factory=dict, repr=False)  #: version -> schema added
 
-    @classmethod
-    def of_layouts(cls, table: str, layouts: Iterable[tuple[int, pa.Schema]]) -> TablePlan:
-        plan = cls(table)
-        for version, schema in layouts:
-            plan.add(version, schema)
-        return plan
-
     # -- building ----------------------------------------------------------------------
     def add(self, version: int, schema: pa.Schema) -> None:
         """Layout ``version`` (its declared schema); layouts come in log order. A version

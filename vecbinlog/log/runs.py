@@ -32,9 +32,8 @@ SPAN_SHARE = 4
 SPAN_EVENTS = 1 << 17
 #: a memory-mapped file's segments that carried runs will read again stay mapped until those
 #: runs are decoded (instead of being let go of by the walk and faulted back in by the runs:
-#: the mixed bench file's read without either measured 314 against 341 ms CPU best in one
-#: sitting, within this VM's noise in others), while they span at most this many
-#: ``segment_bytes``; beyond, the walk lets them go as it moves on (memory stays bounded)
+#: bench/TUNING.md), while they span at most this many ``segment_bytes``; beyond, the walk
+#: lets them go as it moves on (memory stays bounded)
 SPAN_HELD_SEGMENTS = 8
 
 @dataclass

@@ -32,14 +32,13 @@ Batch = tuple[str, pa.RecordBatch]
 BACKGROUND_BYTES = 1 << 20
 #: nor when its rows events are smaller than this on average: a log of many small transactions
 #: keeps the reading thread busy with Python (transactions, GTIDs), which a run in the
-#: background would take turns with at the GIL (measured: the OLTP-shaped bench file, 5-8% slower)
+#: background would take turns with at the GIL (bench/TUNING.md)
 BACKGROUND_EVENT_BYTES = 1024
 #: runs under way in the background: ``threads`` of any size, and up to RUNS_AHEAD x ``threads``
 #: while each holds under ``segment_bytes // SPAN_SHARE`` of rows events and all of them under
 #: ``segment_bytes``, so that a thread done with a small run takes the next at once, not when
-#: the reading thread has taken the oldest one's batch (mixed bench file, 24 runs of 1.4-8.4
-#: MB: median 251 against 283 ms). Larger runs are not: more of them under way measured 60 MB
-#: more peak memory (iter_batches of 1.9 GB of narrow rows, runs of 10 MB)
+#: the reading thread has taken the oldest one's batch. Larger runs are not: more of them under
+#: way hold more memory (bench/TUNING.md)
 RUNS_AHEAD = 3
 #: the batches a run decodes in the background at most (they are held until read); the rest
 #: of a longer run is decoded here as it is read, so that memory stays bounded

@@ -21,6 +21,7 @@ writes signedness and charsets; MariaDB's default NO_LOG writes none of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable
 
 from ..binlog.spec import Cursor, table_id_width
 from ..constants import ColumnType as T
@@ -211,9 +212,8 @@ def _field_metadata(cur: Cursor, types: bytes, table: str, flavor: str, path: st
             )
     if cur.pos - meta_start != meta_len:
         cur.pos = meta_start
-        raise cur.error(
-            f"field metadata block says {meta_len} bytes, the column types need {sum(FIELD_METADATA_LEN.get(t, 0) for t in types)}"
-        )
+        need = sum(FIELD_METADATA_LEN.get(t, 0) for t in types)
+        raise cur.error(f"field metadata block says {meta_len} bytes, the column types need {need}")
     return metas
 
 
@@ -229,97 +229,160 @@ def _optional_tlvs(cur: Cursor, body_end: int) -> tuple[list[tuple[int, bytes]],
     return tlvs, tlv_starts
 
 
+@dataclass
+class _Optional:
+    """The columns each optional-metadata field speaks of (indexes into the table's columns,
+    by the type each field counts), and the primary key once a field gives it."""
+
+    cols: list[dict]  #: the ColumnSpec fields of each column, filled in by the fields
+    numeric: list[int]
+    enum_set: list[int]
+    enums: list[int]
+    sets: list[int]
+    geoms: list[int]
+    vectors: list[int]
+    base_chars: list[int]
+    with_geom: list[int]
+    with_vec: list[int]
+    default_chars: list[int]  #: the character columns the writer's charset fields count
+    primary_key: tuple[int, ...] | None = None
+    prefixes: tuple[int, ...] | None = None
+
+    @classmethod
+    def of(cls, cols: list[dict], flavor: str, server_major: int) -> _Optional:
+        real = [ColumnSpec(**c).real_type for c in cols]
+
+        def where(test: Callable[[int], bool]) -> list[int]:
+            return [i for i, t in enumerate(real) if test(t)]
+
+        base_chars = where(lambda t: t in CHARACTER_TYPES_BASE)
+        geoms, vectors = where(lambda t: t == T.MYSQL_TYPE_GEOMETRY), where(lambda t: t == T.MYSQL_TYPE_VECTOR)
+        with_geom, with_vec = sorted(base_chars + geoms), sorted(base_chars + vectors)
+        # MySQL 9 counts VECTOR columns among the character columns of its charset fields, not GEOMETRY ones
+        default_chars = with_vec if (flavor == "mysql" and server_major >= 9) else with_geom
+        return cls(cols, where(lambda t: t in NUMERIC_TYPES), where(lambda t: t in ENUM_SET_TYPES),
+                   where(lambda t: t == T.MYSQL_TYPE_ENUM), where(lambda t: t == T.MYSQL_TYPE_SET), geoms, vectors,
+                   base_chars, with_geom, with_vec, default_chars)
+
+    def set(self, targets: list[int], key: str, values: Iterable[Any]) -> None:
+        for i, v in zip(targets, values):
+            self.cols[i][key] = v
+
+
+def _packed_list(vcur: Cursor, what: str) -> list[int]:
+    """Packed integers up to the end of the field."""
+    out = []
+    while vcur.pos < vcur.end:
+        out.append(vcur.packed(what))
+    return out
+
+
+def _signedness(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    if len(value) * 8 < len(o.numeric):
+        raise vcur.error(f"SIGNEDNESS has {len(value) * 8} bits for {len(o.numeric)} numeric columns")
+    o.set(o.numeric, "unsigned", _msb_bits(value, len(o.numeric)))
+
+
+def _default_charset(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    o.set(o.default_chars, "collation", _charsets(vcur, len(value), True, len(o.default_chars)))
+
+
+def _column_charset(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    colls = _charsets(vcur, len(value), False, 0)
+    # The number of collations tells which columns the writer counted.
+    targets = next((c for c in (o.default_chars, o.with_geom, o.with_vec, o.base_chars) if len(c) == len(colls)), None)
+    if targets is None:
+        raise vcur.error(f"COLUMN_CHARSET has {len(colls)} collations for {len(o.default_chars)} character columns")
+    o.set(targets, "collation", colls)
+
+
+def _enum_set_charset(default: bool) -> Callable[[_Optional, Cursor, bytes], None]:
+    def apply(o: _Optional, vcur: Cursor, value: bytes) -> None:
+        colls = _charsets(vcur, len(value), default, len(o.enum_set))
+        if len(colls) != len(o.enum_set):
+            raise vcur.error(f"ENUM/SET charset list has {len(colls)} entries for {len(o.enum_set)} columns")
+        o.set(o.enum_set, "collation", colls)
+    return apply
+
+
+def _column_name(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    names = _names(vcur, len(value))
+    if len(names) != len(o.cols):
+        raise vcur.error(f"COLUMN_NAME has {len(names)} names for {len(o.cols)} columns")
+    o.set(list(range(len(o.cols))), "name", names)
+
+
+def _labels(kind: M, key: str) -> Callable[[_Optional, Cursor, bytes], None]:
+    def apply(o: _Optional, vcur: Cursor, value: bytes) -> None:
+        targets = o.enums if kind == M.ENUM_STR_VALUE else o.sets
+        values = _str_values(vcur, len(value))
+        if len(values) != len(targets):
+            raise vcur.error(f"{kind.name} has labels for {len(values)} columns, the table has {len(targets)}")
+        o.set(targets, key, values)
+    return apply
+
+
+def _geometry_type(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    o.set(o.geoms, "geometry_type", _packed_list(vcur, "geometry type"))
+
+
+def _simple_primary_key(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    keys = _packed_list(vcur, "primary key column")
+    o.primary_key, o.prefixes = tuple(keys), tuple(0 for _ in keys)
+
+
+def _primary_key_with_prefix(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    keys, pre = [], []
+    while vcur.pos < vcur.end:
+        keys.append(vcur.packed("primary key column"))
+        pre.append(vcur.packed("primary key prefix"))
+    o.primary_key, o.prefixes = tuple(keys), tuple(pre)
+
+
+def _column_visibility(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    if len(value) * 8 < len(o.cols):
+        raise vcur.error(f"COLUMN_VISIBILITY has {len(value) * 8} bits for {len(o.cols)} columns")
+    o.set(list(range(len(o.cols))), "visible", _msb_bits(value, len(o.cols)))
+
+
+def _vector_dimensionality(o: _Optional, vcur: Cursor, value: bytes) -> None:
+    dims = []
+    while vcur.pos < vcur.end:
+        dims.append(vcur.packed("vector dimensionality"))
+        if not 1 <= dims[-1] <= VECTOR_MAX_DIMENSIONALITY:
+            raise vcur.error(f"VECTOR dimensionality {dims[-1]} (at most {VECTOR_MAX_DIMENSIONALITY})")
+    o.set(o.vectors, "vector_dimensionality", dims)
+
+
+#: optional metadata field (TLV type) -> what it sets on the columns (rows_event.h,
+#: Table_map_event::Optional_metadata_field_type); other types are kept raw only
+_OPTIONAL_FIELDS: dict[int, Callable[[_Optional, Cursor, bytes], None]] = {
+    M.SIGNEDNESS: _signedness,
+    M.DEFAULT_CHARSET: _default_charset,
+    M.COLUMN_CHARSET: _column_charset,
+    M.ENUM_AND_SET_DEFAULT_CHARSET: _enum_set_charset(True),
+    M.ENUM_AND_SET_COLUMN_CHARSET: _enum_set_charset(False),
+    M.COLUMN_NAME: _column_name,
+    M.ENUM_STR_VALUE: _labels(M.ENUM_STR_VALUE, "enum_values"),
+    M.SET_STR_VALUE: _labels(M.SET_STR_VALUE, "set_values"),
+    M.GEOMETRY_TYPE: _geometry_type,
+    M.SIMPLE_PRIMARY_KEY: _simple_primary_key,
+    M.PRIMARY_KEY_WITH_PREFIX: _primary_key_with_prefix,
+    M.COLUMN_VISIBILITY: _column_visibility,
+    M.VECTOR_DIMENSIONALITY: _vector_dimensionality,
+}
+
+
 def _apply_optional(cols: list[dict], tlvs: list[tuple[int, bytes]], tlv_starts: list[int], flavor: str,
                     server_major: int, path: str | None) -> tuple[tuple[int, ...] | None, tuple[int, ...] | None]:
     """Set what each optional metadata TLV says on the columns (``cols``, ColumnSpec fields);
     returns the primary key and its prefixes. Unknown TLV types are kept raw only."""
-    ncols = len(cols)
-    specs_tmp = [ColumnSpec(**c) for c in cols]
-    real = [s.real_type for s in specs_tmp]
-    numeric = [i for i, t in enumerate(real) if t in NUMERIC_TYPES]
-    enum_set = [i for i, t in enumerate(real) if t in ENUM_SET_TYPES]
-    enums = [i for i, t in enumerate(real) if t == T.MYSQL_TYPE_ENUM]
-    sets = [i for i, t in enumerate(real) if t == T.MYSQL_TYPE_SET]
-    geoms = [i for i, t in enumerate(real) if t == T.MYSQL_TYPE_GEOMETRY]
-    vectors = [i for i, t in enumerate(real) if t == T.MYSQL_TYPE_VECTOR]
-    base_chars = [i for i, t in enumerate(real) if t in CHARACTER_TYPES_BASE]
-    with_geom = sorted(base_chars + geoms)
-    with_vec = sorted(base_chars + vectors)
-    default_chars = with_vec if (flavor == "mysql" and server_major >= 9) else with_geom
-
-    primary_key = prefixes = None
+    o = _Optional.of(cols, flavor, server_major)
     for (kind, value), vstart in zip(tlvs, tlv_starts):
-        vcur = Cursor(value, 0, len(value), base=vstart, path=path, event_type="TABLE_MAP_EVENT")
-        n = len(value)
-        if kind == M.SIGNEDNESS:
-            if len(value) * 8 < len(numeric):
-                raise vcur.error(f"SIGNEDNESS has {len(value) * 8} bits for {len(numeric)} numeric columns")
-            for i, bit in zip(numeric, _msb_bits(value, len(numeric))):
-                cols[i]["unsigned"] = bit
-        elif kind in (M.DEFAULT_CHARSET, M.COLUMN_CHARSET):
-            if kind == M.COLUMN_CHARSET:
-                colls = _charsets(vcur, n, False, 0)
-                # The number of collations tells which columns the writer counted.
-                targets = next(
-                    (c for c in (default_chars, with_geom, with_vec, base_chars) if len(c) == len(colls)), None
-                )
-                if targets is None:
-                    raise vcur.error(f"COLUMN_CHARSET has {len(colls)} collations for {len(default_chars)} character columns")
-            else:
-                targets = default_chars
-                colls = _charsets(vcur, n, True, len(targets))
-            for i, coll in zip(targets, colls):
-                cols[i]["collation"] = coll
-        elif kind in (M.ENUM_AND_SET_DEFAULT_CHARSET, M.ENUM_AND_SET_COLUMN_CHARSET):
-            colls = _charsets(vcur, n, kind == M.ENUM_AND_SET_DEFAULT_CHARSET, len(enum_set))
-            if len(colls) != len(enum_set):
-                raise vcur.error(f"ENUM/SET charset list has {len(colls)} entries for {len(enum_set)} columns")
-            for i, coll in zip(enum_set, colls):
-                cols[i]["collation"] = coll
-        elif kind == M.COLUMN_NAME:
-            names = _names(vcur, n)
-            if len(names) != ncols:
-                raise vcur.error(f"COLUMN_NAME has {len(names)} names for {ncols} columns")
-            for c, name in zip(cols, names):
-                c["name"] = name
-        elif kind in (M.ENUM_STR_VALUE, M.SET_STR_VALUE):
-            targets, key = (enums, "enum_values") if kind == M.ENUM_STR_VALUE else (sets, "set_values")
-            values = _str_values(vcur, n)
-            if len(values) != len(targets):
-                raise vcur.error(f"{M(kind).name} has labels for {len(values)} columns, the table has {len(targets)}")
-            for i, labels in zip(targets, values):
-                cols[i][key] = labels
-        elif kind == M.GEOMETRY_TYPE:
-            vals = []
-            while vcur.pos < n:
-                vals.append(vcur.packed("geometry type"))
-            for i, g in zip(geoms, vals):
-                cols[i]["geometry_type"] = g
-        elif kind == M.SIMPLE_PRIMARY_KEY:
-            keys = []
-            while vcur.pos < n:
-                keys.append(vcur.packed("primary key column"))
-            primary_key, prefixes = tuple(keys), tuple(0 for _ in keys)
-        elif kind == M.PRIMARY_KEY_WITH_PREFIX:
-            keys, pre = [], []
-            while vcur.pos < n:
-                keys.append(vcur.packed("primary key column"))
-                pre.append(vcur.packed("primary key prefix"))
-            primary_key, prefixes = tuple(keys), tuple(pre)
-        elif kind == M.COLUMN_VISIBILITY:
-            if n * 8 < ncols:
-                raise vcur.error(f"COLUMN_VISIBILITY has {n * 8} bits for {ncols} columns")
-            for c, bit in zip(cols, _msb_bits(value, ncols)):
-                c["visible"] = bit
-        elif kind == M.VECTOR_DIMENSIONALITY:
-            dims = []
-            while vcur.pos < n:
-                dims.append(vcur.packed("vector dimensionality"))
-                if not 1 <= dims[-1] <= VECTOR_MAX_DIMENSIONALITY:
-                    raise vcur.error(f"VECTOR dimensionality {dims[-1]} (at most {VECTOR_MAX_DIMENSIONALITY})")
-            for i, d in zip(vectors, dims):
-                cols[i]["vector_dimensionality"] = d
-    return primary_key, prefixes
+        apply = _OPTIONAL_FIELDS.get(kind)
+        if apply is not None:
+            apply(o, Cursor(value, 0, len(value), base=vstart, path=path, event_type="TABLE_MAP_EVENT"), value)
+    return o.primary_key, o.prefixes
 
 
 def parse_table_map(

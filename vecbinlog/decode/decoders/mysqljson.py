@@ -118,7 +118,7 @@ def _entries(kind: int, count: int) -> _struct.Struct:
 
 
 #: the entry structs of containers of fewer than 256 entries, by [large][count] (built on
-#: first use, with the integer texts: 1 024 structs, 8 ms of ``import vecbinlog`` otherwise)
+#: first use, with the integer texts: not on every ``import vecbinlog``)
 _KSTRUCTS: list[list[_struct.Struct]] = []
 _VSTRUCTS: list[list[_struct.Struct]] = []
 

@@ -65,14 +65,8 @@ from ...jit import kernel
 from ...tables.table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, binary_like, validity
 
-__all__ = ["arrow_type", "decode", "TEMPORAL_TYPES"]
+__all__ = ["arrow_type", "decode"]
 
-TEMPORAL_TYPES = frozenset(
-    {
-        T.MYSQL_TYPE_DATE, T.MYSQL_TYPE_NEWDATE, T.MYSQL_TYPE_TIME, T.MYSQL_TYPE_TIME2,
-        T.MYSQL_TYPE_DATETIME, T.MYSQL_TYPE_DATETIME2, T.MYSQL_TYPE_TIMESTAMP, T.MYSQL_TYPE_TIMESTAMP2,
-    }
-)
 _DATE_TYPES = (T.MYSQL_TYPE_DATE, T.MYSQL_TYPE_NEWDATE)
 _DATETIME_TYPES = (T.MYSQL_TYPE_DATETIME, T.MYSQL_TYPE_DATETIME2)
 _TIMESTAMP_TYPES = (T.MYSQL_TYPE_TIMESTAMP, T.MYSQL_TYPE_TIMESTAMP2)
@@ -85,7 +79,6 @@ _OLD_HIRES_HINT = (
 )
 
 _US = 1_000_000
-_US_PER_DAY = 86_400 * _US
 _FRAC_SCALE = {0: 0, 1: 10_000, 2: 100, 3: 1}  # fraction bytes -> microseconds per unit
 #: "00".."99" as little-endian uint16 (the two ASCII digits, tens first)
 _PAIRS16 = np.array([(48 + k // 10) | (48 + k % 10) << 8 for k in range(100)], "<u2")
