@@ -157,7 +157,7 @@ class Resolved:
     tables: list[str]
     schema: StructType
     plans: dict[str, TablePlan]
-    layouts: SchemaHistory
+    history: SchemaHistory
 
 
 def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: ReadConfig | None = None,
@@ -290,13 +290,13 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.options = options
         self.schema = schema
         self._archive: Archive | None = None
-        self._layouts: StreamHistory | None = None
+        self._history: StreamHistory | None = None
         self._target: Position | None = None  # Trigger.AvailableNow: no further than this
         self._wall: tuple[Position, NewLayout] | None = None  # a layout the schema cannot hold starts here
         self._last: Position | None = None
 
     def __getstate__(self) -> dict[str, Any]:  # tasks need the options and the schema only
-        return {**self.__dict__, "_archive": None, "_layouts": None}
+        return {**self.__dict__, "_archive": None, "_history": None}
 
     # -- the driver's state ---------------------------------------------------------------
     @property
@@ -306,18 +306,18 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return self._archive
 
     @property
-    def layouts(self) -> StreamHistory:
-        """The layouts along the stream, walked from the archive's first file to what is
-        complete the first time they are needed (a restart walks them again)."""
-        if self._layouts is None:
-            self._layouts = StreamHistory(self.options.config)
+    def history(self) -> StreamHistory:
+        """The schema history along the stream, walked from the archive's first file to what
+        is complete the first time it is needed (a restart walks it again)."""
+        if self._history is None:
+            self._history = StreamHistory(self.options.config)
             first = self.archive.first()
             self._take(self.archive.latest(), first, begin=first)
-        return self._layouts
+        return self._history
 
     def _fits(self, new: NewLayout) -> bool:
         """Whether the query's schema holds the rows of a new layout, as they are."""
-        plans = self.layouts.plans if self._layouts is not None else {}
+        plans = self.history.plans if self._history is not None else {}
         trial = copy.deepcopy(plans.get(new.table)) or TablePlan(new.table)
         trial.add(new.version, new.schema)
         want = {f.name: f.dataType.simpleString() for f in self.schema.fields}
@@ -328,19 +328,19 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     def _take(self, end: Position, start: Position, begin: Position | None = None) -> Position:
         """Walk the layouts up to ``end``, stopping before the first layout the schema cannot
         hold (the wall); returns ``end``, or the wall when it comes first."""
-        layouts = self._layouts
-        assert layouts is not None
-        if layouts.known is not None and end <= layouts.known:
+        history = self._history
+        assert history is not None
+        if history.known is not None and end <= history.known:
             return end
-        chunk = layouts.walk(self.archive, end, first=begin)
-        bad = next((new for new in layouts.new_layouts(chunk) if not self._fits(new)), None)
+        chunk = history.walk(self.archive, end, first=begin)
+        bad = next((new for new in history.new_layouts(chunk) if not self._fits(new)), None)
         if bad is None:
-            layouts.take(chunk)
+            history.take(chunk)
             return end
         lo = chunk.first.pos if chunk.first.file == bad.at.file else 4
         wall = Position(bad.at.file, self.archive.starts_before(bad.at, lo))
         if wall > chunk.first:
-            layouts.take(layouts.walk(self.archive, wall, first=begin))
+            history.take(history.walk(self.archive, wall, first=begin))
         self._wall = (wall, bad)
         return wall if wall > start else start
 
@@ -380,7 +380,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         else:
             begin = Position.from_offset(start)
         self._stop_at_wall(begin)
-        layouts = self.layouts
+        history = self.history
         unlimited = limit is None or (ReadAllAvailable is not None and isinstance(limit, ReadAllAvailable))
         max_bytes = None if unlimited else getattr(limit, "max_bytes", self.options.max_bytes)
         max_files = None if unlimited else getattr(limit, "max_files", self.options.max_files)
@@ -388,7 +388,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if self._wall is not None and (target is None or self._wall[0] < target):
             target = self._wall[0]
         end = self.archive.end(begin, max_bytes=max_bytes, max_files=max_files, target=target)
-        if layouts.known is None or layouts.known < end:
+        if history.known is None or history.known < end:
             end = self._take(end, begin)
         self._stop_at_wall(begin)
         self._last = end
@@ -399,11 +399,11 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         start, packed as the batch source packs them; each partition also carries the tables'
         plans (a task has no other state)."""
         begin, stop = Position.from_offset(start), Position.from_offset(end)
-        layouts = self.layouts
-        if layouts.known is None or layouts.known < stop:  # a batch of the offset log, replayed after a restart
+        history = self.history
+        if history.known is None or history.known < stop:  # a batch of the offset log, replayed after a restart
             self._take(stop, begin)
-        splits = layouts.with_states(self.archive.splits(begin, stop, self.options.split_bytes))
-        plans = dict(layouts.plans)
+        splits = history.with_states(self.archive.splits(begin, stop, self.options.split_bytes))
+        plans = dict(history.plans)
         return [InputPartition((group, plans)) for group in pack_splits(splits, self.options.split_bytes)]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
@@ -415,8 +415,8 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         at = Position.from_offset(end)
         if self._archive is not None:
             self._archive.forget(at)
-        if self._layouts is not None:
-            self._layouts.forget(at)
+        if self._history is not None:
+            self._history.forget(at)
 
 
 class BinlogDataSource(DataSource):
