@@ -84,7 +84,8 @@ class ByteSource(Protocol):
     size: int | None  #: bytes; None for a compressed stream not yet read to its end
     seekable: bool  #: windows anywhere (False: a compressed stream, read forward only)
     compression: str | None  #: the codec of a compressed file
-    failure: str | None  #: why the data ended early (a corrupt compressed stream), else None
+    failure: str | None  #: why the data ended early (a cut or corrupt compressed stream), else None
+    truncated: bool  #: the data ended early because a compressed file is cut short (not corrupt)
 
     def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
         """The bytes ``[start, stop)`` (fewer at the end of the data) as uint8, and the file
@@ -260,6 +261,7 @@ class MappedSource:
     seekable = True
     compression = None
     failure = None
+    truncated = False
 
     def __init__(self, path: str, shown: str, name: str) -> None:
         self.path, self.name = shown, name
@@ -319,6 +321,7 @@ class MemorySource:
     seekable = True
     compression = None
     failure = None
+    truncated = False
 
     def __init__(self, data: bytes | bytearray | memoryview, name: str) -> None:
         self.path = self.name = name
@@ -372,6 +375,7 @@ class RangedSource(_Windows):
     seekable = True
     compression = None
     failure = None
+    truncated = False
 
     def __init__(self, handle: Any, shown: str, name: str, *, read_ahead: bool = True) -> None:
         super().__init__()
@@ -434,15 +438,22 @@ class StreamSource:
     decompression again from the file's start: a second walk of the file). It cannot be cut by
     byte ranges (a reader must start at its beginning), so a Spark split is one whole file. The decompressed bytes are kept from where the reader released them (the end of
     the last segment decoded) to the furthest point read (a look past a segment for how a
-    transaction ends reads ahead, and the next segment then starts from what was kept)."""
+    transaction ends reads ahead, and the next segment then starts from what was kept).
+
+    Memory: what is kept and what a window asks for are one array, filled in place (no list
+    of pieces joined at the end, which took twice the memory); its pages are touched only as
+    bytes come, so a window asked for an event that claims more than the file holds costs what
+    the file holds. How large an event may be is the reader's to say
+    (:class:`~vecbinlog.binlog.file.BinlogFile`'s ``max_event_bytes``).
+
+    A stream that ends early (a cut file) or fails (corrupt data) ends the data where the
+    codec stopped: every byte it gave is kept (``failure`` says why, ``truncated`` whether
+    the compressed file is only cut short).
+    """
 
     seekable = False
-    #: decompressed bytes read at a time (small enough that a codec error loses little: pyarrow
-    #: returns nothing of a read that meets the error)
-    CHUNK = 16 << 10
-    #: the largest window: an event larger than that (MySQL's max_allowed_packet is 1 GB) is not
-    #: decompressed into memory
-    MAX_WINDOW = 1 << 31
+    #: decompressed bytes asked of the codec at a time
+    CHUNK = 256 << 10
 
     def __init__(self, open_raw: Callable[[], Any], codec: str, shown: str, name: str, *,
                  compressed_size: int | None = None) -> None:
@@ -452,22 +463,29 @@ class StreamSource:
         self.requests = 0  #: reads of the stream
         #: why the stream ended early (a codec error), once it did: the data ends at ``size``
         self.failure: str | None = None
+        #: the stream ended early because the compressed file is cut short (not corrupt)
+        self.truncated = False
         self._open_raw = open_raw
         self._raw = self._stream = None
         self._restart()
 
-    def _restart(self) -> None:
-        """Decompress from the file's start again (a second walk of the file: another read)."""
-        self.close()
+    def _open(self) -> tuple[Any, Any]:
+        """A new decompressing stream over the file: (raw file, stream)."""
         try:
-            self._raw = self._open_raw()
+            raw = self._open_raw()
         except OSError as exc:
             raise _source_error(exc, self.path) from None
         try:
-            self._stream = pa.CompressedInputStream(self._raw, self.compression)
+            return raw, pa.CompressedInputStream(raw, self.compression)
         except (OSError, pa.ArrowException) as exc:
+            raw.close()
             raise CorruptArchiveError(f"{self.compression} stream cannot be opened: {_first_line(exc)}",
                                       path=self.path, offset=0) from None
+
+    def _restart(self) -> None:
+        """Decompress from the file's start again (a second walk of the file: another read)."""
+        self.close()
+        self._raw, self._stream = self._open()
         self._kept = np.zeros(0, np.uint8)  # decompressed bytes [_base, _base + len(_kept))
         self._base = 0
         self._ended = False
@@ -478,32 +496,76 @@ class StreamSource:
 
     def _read_to(self, stop: int) -> None:
         """Decompress up to ``stop`` (or the end of the stream) into what is kept."""
-        parts = [self._kept]
         pos = self._pos
-        while pos < stop and not self._ended:
+        if pos >= stop or self._ended:
+            return
+        held = len(self._kept)
+        out = np.empty(held + max(stop - pos, self.CHUNK), np.uint8)  # untouched pages cost nothing
+        out[:held] = self._kept
+        filled = held
+        while filled < len(out):
+            view = out[filled: filled + min(len(out) - filled, self.CHUNK)]
+            view[:] = 0  # what a read that meets a codec error wrote is told by a second pass (_recover)
             try:
-                chunk = self._stream.read(min(max(stop - pos, 1), self.CHUNK))
+                got = self._stream.readinto(view)
             except (OSError, pa.ArrowException) as exc:
                 # the data ends here: the reader decodes what came before and reports this
-                self.failure = f"the {self.compression} stream is corrupt or truncated ({_first_line(exc)})"
-                self.size, self._ended = pos, True
+                filled += self._recover(self._base + filled, view, exc)
                 break
             self.requests += 1
-            if not len(chunk):
-                self.size, self._ended = pos, True
+            if not got:
+                self.size, self._ended = self._base + filled, True
                 break
-            parts.append(np.frombuffer(chunk, np.uint8))
-            pos += len(chunk)
-        if len(parts) > 1:
-            self._kept = np.concatenate(parts)  # new arrays: windows handed out stay as they were
+            filled += got
+        if filled < len(out) // 2:
+            out = out[:filled].copy()  # the room not used is let go
+        self._kept = out[:filled]  # a new array: windows handed out stay as they were
+
+    def _recover(self, at: int, view: np.ndarray, exc: BaseException) -> int:
+        """The codec failed in a read of ``view`` (decompressed offset ``at``): how many bytes
+        it wrote there first. pyarrow returns none of them, but writes them in place: a second
+        stream, read to ``at`` again, reads the same bytes into an array filled with other
+        bytes, and the first byte where the two differ is the first that was never written.
+        Costs one more decompression of the file up to ``at``, once, when it fails."""
+        text = _first_line(exc)
+        self.truncated = "truncated" in text.lower()
+        self.failure = (f"the {self.compression} stream is truncated: the compressed file is cut short"
+                        if self.truncated else f"the {self.compression} stream is corrupt ({text})")
+        raw, stream = self._open()
+        other = np.full(len(view), 0xFF, np.uint8)
+        try:
+            skip = np.empty(min(max(at, 1), 1 << 20), np.uint8)
+            done = 0
+            while done < at:
+                got = stream.readinto(skip[: min(len(skip), at - done)])
+                if not got:
+                    break
+                done += got
+            if done == at:
+                try:
+                    stream.readinto(other)
+                except (OSError, pa.ArrowException):
+                    pass
+        except (OSError, pa.ArrowException):
+            done = -1  # it failed before where it did the first time: keep nothing of this read
+        finally:
+            for handle in (stream, raw):
+                try:
+                    handle.close()
+                except (OSError, pa.ArrowException):
+                    pass
+        written = 0
+        if done == at:
+            differ = np.flatnonzero(view != other)
+            written = int(differ[0]) if len(differ) else len(view)
+        self.size, self._ended = at + written, True
+        return written
 
     def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
         if start < self._base:  # a new walk of the file
+            failure, truncated = self.failure, self.truncated
             self._restart()
-        if stop - start > self.MAX_WINDOW:
-            raise CorruptArchiveError(
-                f"an event of over {self.MAX_WINDOW} bytes at offset {start}: no server writes one (a corrupt "
-                "header, or a decompression bomb)", path=self.path, offset=start)
+            self.failure, self.truncated = failure, truncated
         self._read_to(stop)
         lo = start - self._base
         return self._kept[lo : max(stop - self._base, lo)], start
