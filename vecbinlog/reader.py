@@ -21,7 +21,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowbuild import scalar, strings
-from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
+from .binlog.file import DEFAULT_MAX_EVENT_BYTES, DEFAULT_SEGMENT_BYTES, BinlogFile
 from .binlog.gtid import GtidSet
 from .binlog.sources import MemorySource
 from .decode.rows import MAX_BATCH_IMAGES
@@ -122,6 +122,9 @@ class Binlog:
         columns of a large batch at once (the compiled walk, NumPy and Arrow release the GIL).
         Default: the CPUs this process may use, at most 4; 1 decodes in this thread only (the
         Spark data source uses 1: Spark runs a task per core).
+    max_event_bytes : the largest event read (default 1 GiB, as ``mysqlbinlog
+        --max-allowed-packet``): a larger ``event_size`` is a
+        :class:`~vecbinlog.MalformedEventError` before any of it is read or decompressed.
     progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
         in notebooks, stderr elsewhere) while ``read_table``, ``read_all``, ``iter_batches``
         and ``iter_tables`` walk the files; a dict passes tqdm's own options (``{"file":
@@ -163,6 +166,7 @@ class Binlog:
         batch_rows: int = MAX_BATCH_IMAGES,
         filesystem: Any = None,
         progress: bool | Mapping[str, Any] = False,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
         self.filesystem = filesystem
         sources = binlog_sources(paths, filesystem)
@@ -194,7 +198,8 @@ class Binlog:
             for src in sources:
                 self.files.append(BinlogFile(
                     MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
-                    strict=strict, verify_checksums=verify_checksums, filesystem=filesystem))
+                    strict=strict, verify_checksums=verify_checksums, filesystem=filesystem,
+                    max_event_bytes=max_event_bytes))
         except BaseException:
             self.close()
             raise

@@ -517,9 +517,9 @@ class StreamSource:
                 self.size, self._ended = self._base + filled, True
                 break
             filled += got
-        if filled < len(out) // 2:
-            out = out[:filled].copy()  # the room not used is let go
-        self._kept = out[:filled]  # a new array: windows handed out stay as they were
+        # a new array: windows handed out stay as they were; the room not filled (an event that
+        # claims more than the file holds) was never touched: it costs address space, not memory
+        self._kept = out[:filled]
 
     def _recover(self, at: int, view: np.ndarray, exc: BaseException) -> int:
         """The codec failed in a read of ``view`` (decompressed offset ``at``): how many bytes
