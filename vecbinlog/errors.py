@@ -20,6 +20,7 @@ __all__ = [
     "UnsupportedError",
     "EncryptedBinlogError",
     "CorruptArchiveError",
+    "FileChangedError",
     "SourceError",
     "SourceNotFoundError",
     "SourcePermissionError",
@@ -143,6 +144,14 @@ class CorruptArchiveError(BinlogError):
     """A compressed binlog (``.gz``, ``.zst``, ``.bz2``, ``.lz4``) that is truncated or corrupt:
     its codec could not go on. ``offset`` is where the decompressed binlog stopped being
     readable: every complete event before it was decoded."""
+
+
+class FileChangedError(BinlogError):
+    """A file was cut back while it was read: a read found it shorter than it was when it was
+    opened (a server recovering from a crash trims its newest binlog; a rotation by
+    ``copytruncate``; a network filesystem). ``offset`` is where its data now ends; the events
+    before it were read. Only a file read with ``pread`` can tell (see "Which files are
+    memory-mapped" in docs/api.md): a memory-mapped one would end the process (SIGBUS)."""
 
 
 class SourceError(OSError):

@@ -34,25 +34,24 @@ first, so that the events inside them count.
 
 from __future__ import annotations
 
-import os
+import contextlib
 import posixpath
 import re
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
-from urllib.parse import urlsplit
 
 import numpy as np
 
 from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .binlog.gtid import FL_STANDALONE, mariadb_gtid_flags
-from .binlog.sources import is_uri, name_of, open_source, redact, resolve
+from .binlog.sources import name_of, open_source, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
 from .constants import EventType
 from .decode.tableplan import TablePlan
-from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
+from .errors import FileChangedError, SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
 from .log.loginfo import gtid_offset
 from .log.logset import log_order_key
 from .log.logwalk import unpacked
@@ -65,8 +64,6 @@ __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archiv
 
 #: control kinds that end a transaction (OTHER ends one only when no BEGIN opened it)
 _ENDS = np.array([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q], np.int8)
-#: a binlog's name (compression suffix left out): a base and a number after its last dot
-_BINLOG_NAME = re.compile(r"^.+\.\d+$")
 
 
 # -- positions -------------------------------------------------------------------------------
@@ -125,7 +122,9 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
     """Walk the headers of ``f`` from ``start`` (an offset outside any transaction) to its end.
 
     A last event cut in the middle (a file still being written) ends the walk there, with no
-    warning: that is what a growing file looks like. Only headers are read, plus the first
+    warning: that is what a growing file looks like; so does a file found shorter than it was
+    when opened (the newest file, cut back by a server recovering from a crash: what is
+    complete is what was walked before it). Only headers are read, plus the first
     bytes of QUERY events (``BEGIN``, ``COMMIT``...) and the flags of MariaDB GTID events;
     compressed events are unpacked (their BEGIN/XID count).
     """
@@ -134,7 +133,7 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
     prev_gtid = False  # the last event walked is a GTID event (a BEGIN after it starts nothing)
     starts, stamps = [], []
     walked = start
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), contextlib.suppress(FileChangedError):
         warnings.simplefilter("ignore", TruncatedWarning)
         for seg in f.segments(segment_bytes, start=start):
             src, index = unpacked(seg)
@@ -168,43 +167,11 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
 
 # -- the archive ----------------------------------------------------------------------------------
 def archive_files(spec: str | Sequence[str], filesystem: Any = None) -> list[str]:
-    """The files of an archive, in log order: a folder (every ``NAME.NUMBER`` file in it, maybe
-    compressed: not the ``.index`` or ``.state`` files beside them), a glob, a
-    ``mysql-bin.index``, a file, or a comma-separated list or a list of these; local paths or
-    URIs (a folder in object storage ends with ``/``, or is a prefix objects are under)."""
-    items = [spec] if isinstance(spec, str) else list(spec)
-    out: list[str] = []
-    for part in (p.strip() for item in items for p in str(item).split(",") if p.strip()):
-        every = _folder_glob(part, filesystem)
-        found = split_paths(part if every is None else every, filesystem)
-        if every is not None:  # a folder's binlogs only
-            found = [p for p in found if _BINLOG_NAME.match(name_of(p))]
-            if not found:
-                raise SourceNotFoundError("no binlog file (NAME.NUMBER) in the folder", uri=redact(part))
-        out.extend(found)
-    return out
-
-
-def _folder_glob(part: str, filesystem: Any) -> str | None:
-    """The glob of every file in ``part`` when it is a folder, else None."""
-    if filesystem is None and (not is_uri(part) or part.startswith("file://")):
-        local = urlsplit(part).path if part.startswith("file://") else part
-        return os.path.join(local, "*") if os.path.isdir(local) else None
-    import pyarrow.fs as pafs  # imported by resolve() for a remote location
-
-    fs, inner, _ = resolve(part, filesystem)
-    is_folder = (urlsplit(part).path if is_uri(part) else part).endswith("/")
-    if not is_folder:
-        try:
-            is_folder = fs.get_file_info(inner).type == pafs.FileType.Directory
-        except OSError:
-            is_folder = False
-    if not is_folder:
-        return None
-    if is_uri(part):
-        head, _, query = part.partition("?")
-        return head.rstrip("/") + "/*" + (f"?{query}" if query else "")
-    return posixpath.join(part.rstrip("/"), "*")
+    """The files of an archive, in log order: a folder (local, or a prefix in object storage:
+    the files its ``*.index`` lists, else those that start with the binlog magic, see
+    :func:`vecbinlog.log.logset.folder_binlogs`), a glob, a ``mysql-bin.index``, a file, or a
+    comma-separated list or a list of these; local paths or URIs."""
+    return split_paths([spec] if isinstance(spec, str) else [str(p) for p in spec], filesystem)
 
 
 class Archive:

@@ -45,7 +45,16 @@ from ..errors import (
 from .checksum import first_mismatch
 from .format import FormatDescription, parse_format_description
 from .headers import EventIndex, WalkStop, walk_headers
-from .sources import ByteSource, EventSource, MappedSource, MemorySource, RangedSource, StreamSource, open_source
+from .sources import (
+    ByteSource,
+    EventSource,
+    MappedSource,
+    MemorySource,
+    PreadSource,
+    RangedSource,
+    StreamSource,
+    open_source,
+)
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
 
 __all__ = ["BinlogFile", "Segment", "Window", "relocated"]
@@ -116,7 +125,7 @@ class BinlogFile:
         if not isinstance(max_event_bytes, int) or max_event_bytes < COMMON_HEADER_LEN:
             raise ValueError(f"max_event_bytes must be an integer of at least {COMMON_HEADER_LEN}, "
                              f"not {max_event_bytes!r}")
-        self.source: ByteSource = path if isinstance(path, (MappedSource, MemorySource, RangedSource, StreamSource)) \
+        self.source: ByteSource = path if isinstance(path, (MappedSource, MemorySource, PreadSource, RangedSource, StreamSource)) \
             else open_source(path, filesystem)
         self.path = self.source.path
         self.name = self.source.name

@@ -9,6 +9,9 @@ source             what a window is                             used for
 =================  ===========================================  =============================
 ``MappedSource``   the whole file's memory map (offset 0),      local files (and ``file://``)
                    whatever is asked: nothing is copied
+``PreadSource``    the bytes of one ``os.preadv`` into the      the newest local file of a
+                   window's array                               folder, glob or index
+                                                                (:class:`NewestPath`)
 ``RangedSource``   the bytes of one ranged read (``read_at``),  ``s3://``, ``gs://``,
                    the next window's read started in the        ``abfs://``, ``hdfs://``...
                    background while this one is decoded         through ``pyarrow.fs``
@@ -48,6 +51,7 @@ import pyarrow as pa
 
 from ..errors import (
     CorruptArchiveError,
+    FileChangedError,
     SourceError,
     SourceNotFoundError,
     SourcePermissionError,
@@ -62,7 +66,8 @@ if TYPE_CHECKING:
     from .format import FormatDescription
     from .headers import EventIndex
 
-__all__ = ["ByteSource", "EventSource", "MappedSource", "MemorySource", "RangedSource", "StreamSource", "open_source", "resolve",
+__all__ = ["ByteSource", "EventSource", "MappedSource", "MemorySource", "NewestPath", "PreadSource", "RangedSource",
+           "StreamSource", "open_source", "resolve",
            "is_uri", "name_of", "redact", "strip_compression", "COMPRESSION_SUFFIXES"]
 
 #: file name endings -> pyarrow codec
@@ -213,8 +218,19 @@ def _codec_by_magic(head: bytes) -> str | None:
     return None
 
 
+class NewestPath(str):
+    """The path of the newest file of a folder, glob or index (:mod:`vecbinlog.log.logset`
+    marks it): the file a server may still be writing, and the one it cuts back when it
+    recovers from a crash. A local one is read with ``pread`` (:class:`PreadSource`), never
+    memory-mapped: a mapped file that shrinks kills the process (SIGBUS) at the first page
+    read past its new end; a read that finds it shorter is a :class:`FileChangedError`."""
+
+    __slots__ = ()
+
+
 def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ahead: bool = True) -> ByteSource:
-    """The source of one binlog file (see the module docstring)."""
+    """The source of one binlog file (see the module docstring): a local file is memory-mapped,
+    unless it is the newest of its set (a :class:`NewestPath`: read with ``pread``)."""
     fs, inner, shown = resolve(path, filesystem)
     name = name_of(inner)
     raw_name = inner.rstrip("/").rsplit("/", 1)[-1]
@@ -230,7 +246,7 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
             raise SourceNotFoundError("Is a directory, not a binlog file", uri=shown) from None
         codec = _codec_by_name(raw_name) or _codec_by_magic(head)
         if codec is None:
-            return MappedSource(inner, shown, name)
+            return PreadSource(inner, shown, name) if isinstance(path, NewestPath) else MappedSource(inner, shown, name)
         return StreamSource(lambda: pa.OSFile(inner, "rb"), codec, shown, name, compressed_size=os.path.getsize(inner))
     try:
         info = fs.get_file_info(inner)
@@ -430,6 +446,68 @@ class RangedSource(_Windows):
             self._ahead[2].cancel()
             self._ahead = None
         self._file.close()
+
+
+class PreadSource(_Windows):
+    """A local file that may change while it is read (the newest of a set: :class:`NewestPath`),
+    read a window at a time with ``os.preadv`` into the window's own array (the next window,
+    which starts inside this one, copies its tail). Not mapped, so that a file cut back while
+    it is read is an error (:class:`FileChangedError`), not a SIGBUS. The size is the one the
+    file had when opened: what a server appends later is read by the next open."""
+
+    seekable = True
+    compression = None
+    failure = None
+    truncated = False
+
+    def __init__(self, path: str, shown: str, name: str) -> None:
+        super().__init__()
+        self.path, self.name = shown, name
+        self._fd: int | None = os.open(path, os.O_RDONLY)
+        self.size = os.fstat(self._fd).st_size
+
+    def _read_into(self, buf: np.ndarray, offset: int) -> int:
+        """Fill ``buf`` from ``offset``; how many bytes there were (fewer: the file ends there)."""
+        assert self._fd is not None
+        done = 0
+        while done < len(buf):
+            if hasattr(os, "preadv"):
+                got = os.preadv(self._fd, [memoryview(buf)[done:]], offset + done)
+            else:  # pragma: no cover - no preadv (macOS before 11): a copy more
+                data = os.pread(self._fd, len(buf) - done, offset + done)
+                got = len(data)
+                buf[done: done + got] = np.frombuffer(data, np.uint8)
+            if not got:
+                break
+            done += got
+        self.requests += 1
+        self.bytes_read += done
+        return done
+
+    def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
+        stop = min(stop, self.size)
+        if start >= stop:
+            return self._keep(np.zeros(0, np.uint8), start)
+        head = self._from_last(start, stop)
+        buf = np.empty(stop - start, np.uint8)
+        buf[: len(head)] = head
+        fresh = start + len(head)
+        got = self._read_into(buf[len(head):], fresh) if fresh < stop else 0
+        if fresh + got < stop:
+            now = os.fstat(self._fd).st_size if self._fd is not None else fresh + got
+            raise FileChangedError(
+                f"the file is {now} bytes now, {self.size} when it was opened: it was cut back while it was read "
+                "(a server recovering from a crash, a rotation by copytruncate); the events before were read",
+                path=self.path, offset=fresh + got)
+        return self._keep(buf, start)
+
+    def at_end(self, offset: int) -> bool:
+        return offset >= self.size
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 class StreamSource:
