@@ -12,6 +12,7 @@ server writes the binlog and a child process reads it while this test truncates 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -124,3 +125,86 @@ def test_a_corrupt_compressed_file_is_a_corrupt_archive_error_after_what_it_give
     # the offset is where the last complete event of what the codec gave ends (gzip checks each
     # member's CRC only at its end: what it gave of the broken member may be wrong bytes)
     assert err.value.offset <= _last_complete_end(given)
+
+
+#: reads a folder a table's batches at a time; after the first it says so and waits for a line
+_READER = textwrap.dedent("""
+    import json, sys
+    import vecbinlog
+    rows = 0
+    try:
+        with vecbinlog.open(sys.argv[1], segment_bytes=1 << 20, threads=2) as log:
+            for table, batch in log.iter_tables():
+                if rows == 0:
+                    print("ready", flush=True)
+                    sys.stdin.readline()
+                rows += batch.num_rows
+        print(json.dumps({"rows": rows}))
+    except vecbinlog.BinlogError as exc:
+        print(json.dumps({"error": type(exc).__name__, "path": exc.path, "offset": exc.offset, "rows": rows,
+                          "message": str(exc)}))
+""")
+
+
+def test_a_file_cut_back_while_it_is_read_is_an_error_not_a_signal(mariadb_server, tmp_path):
+    """The newest file of a folder (a server's, ~60 MB) is cut to 20 MB while a child process
+    reads it: the child ends with FileChangedError at the new end, never a SIGBUS (a memory
+    map would fault past the new end and kill the process: exit 135)."""
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS cut", "CREATE DATABASE cut", "CREATE TABLE cut.t (id INT PRIMARY KEY, v TEXT)")
+    path = s.capture_binlog(*(f"INSERT INTO t SELECT seq, REPEAT(CHAR(65 + seq % 26), 1000) FROM seq_{lo}_to_{lo + 9999}"
+                              for lo in range(1, 60001, 10000)), database="cut")
+    assert s.query("SELECT COUNT(*) FROM cut.t")[0][0] == 60000
+    folder = tmp_path / "binlogs"
+    folder.mkdir()
+    copy = folder / path.name
+    shutil.copy(path, copy)
+    assert copy.stat().st_size > 60_000_000
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    child = subprocess.Popen([sys.executable, "-c", _READER, str(folder)], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        os.truncate(copy, 20_000_000)
+        child.stdin.write("go\n")
+        child.stdin.flush()
+        out, err = child.communicate(timeout=300)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert child.returncode == 0, (child.returncode, err[-3000:])
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["error"] == "FileChangedError", got
+    assert got["path"] == str(copy) and got["offset"] == 20_000_000
+    assert 0 < got["rows"] < 60000
+
+
+def test_which_files_are_mapped(tmp_path):
+    """Complete files are memory-mapped; the newest file of a folder, glob or index, and a file
+    whose FORMAT_DESCRIPTION_EVENT still has LOG_EVENT_BINLOG_IN_USE_F (byte 21 of the file,
+    bit 0: its server had not closed it), are read with pread; both read the same rows."""
+    from vecbinlog.binlog.sources import MappedSource, PreadSource
+
+    from .conftest import corpus_path
+
+    data = SAMPLE.read_bytes()
+    assert data[21] & 1 == 0  # closed by its server
+    folder = tmp_path / "set"
+    folder.mkdir()
+    first, second = folder / "mariadb-bin.000001", folder / "mariadb-bin.000002"
+    first.write_bytes(data)
+    second.write_bytes(data)
+    (folder / "mariadb-bin.index").write_text("./mariadb-bin.000001\n./mariadb-bin.000002\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.BinlogSetWarning)  # the copies' ROTATE names no next file
+        for given in (folder, str(folder / "mariadb-bin.0*"), folder / "mariadb-bin.index", [first, second]):
+            with vecbinlog.open(given) as log:
+                kinds = [type(f.source) for f in log.files]
+                rows = {k: t.to_pylist() for k, t in log.read_all().items()}
+            newest = PreadSource if not isinstance(given, list) else MappedSource
+            assert kinds == [MappedSource, newest], given
+            assert rows["shop.orders"][:7] == vecbinlog.read_table(SAMPLE, "shop.orders").to_pylist()
+    live = corpus_path("blackbeam__rust_mysql_common/json.binlog.000001")  # copied from a running server
+    assert live.read_bytes()[21] & 1
+    with vecbinlog.open(live) as log:
+        assert isinstance(log.files[0].source, PreadSource)

@@ -141,9 +141,10 @@ class EncryptedBinlogError(UnsupportedError):
 
 
 class CorruptArchiveError(BinlogError):
-    """A compressed binlog (``.gz``, ``.zst``, ``.bz2``, ``.lz4``) that is truncated or corrupt:
-    its codec could not go on. ``offset`` is where the decompressed binlog stopped being
-    readable: every complete event before it was decoded."""
+    """A compressed binlog (``.gz``, ``.zst``, ``.bz2``, ``.lz4``) that is corrupt: its codec
+    could not go on. ``offset`` is where the decompressed binlog stopped being readable: every
+    complete event before it was decoded. (A compressed file that is only cut short is read as
+    a cut plain file: a :class:`TruncatedWarning`, or :class:`TruncatedError` with ``strict``.)"""
 
 
 class FileChangedError(BinlogError):
@@ -214,7 +215,10 @@ class MalformedEventWarning(UserWarning):
 
 class BinlogSetWarning(UserWarning):
     """The files given as one binlog set do not chain: a file's ROTATE_EVENT names another
-    next file than the one given (a file missing, or the files out of order)."""
+    next file than the one given (a file missing, or the files out of order); or the set was
+    not taken as written: a folder's file named as a binlog was left out (not a binlog, or not
+    in the folder's index), an index file's absolute paths that are not there were read as the
+    files beside it."""
 
 
 class SchemaWarning(UserWarning):

@@ -57,7 +57,9 @@ from ..errors import (
     SourcePermissionError,
     SourceUnreachableError,
 )
+from ..constants import LogEventFlag
 from ..pools import pool
+from .spec import COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
 
 if TYPE_CHECKING:
     import pyarrow.fs as pafs
@@ -228,25 +230,41 @@ class NewestPath(str):
     __slots__ = ()
 
 
+#: the end of the first event's ``flags`` (magic, then the common header: spec.COMMON_HEADER)
+_FLAGS_END = MAGIC_LEN + COMMON_HEADER_LEN
+
+
+def _still_open(head: bytes) -> bool:
+    """Whether a binlog's first event (its FORMAT_DESCRIPTION_EVENT) has
+    LOG_EVENT_BINLOG_IN_USE_F: the server had not closed the file (it is writing it, or it
+    crashed, and will cut it back to its last complete transaction when it recovers)."""
+    if len(head) < _FLAGS_END or head[:MAGIC_LEN] != MAGIC:
+        return False
+    return bool(int.from_bytes(head[_FLAGS_END - 2: _FLAGS_END], "little") & LogEventFlag.LOG_EVENT_BINLOG_IN_USE_F)
+
+
 def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ahead: bool = True) -> ByteSource:
     """The source of one binlog file (see the module docstring): a local file is memory-mapped,
-    unless it is the newest of its set (a :class:`NewestPath`: read with ``pread``)."""
+    unless it may change while it is read: the newest of its set (a :class:`NewestPath`), or a
+    file whose server had not closed it (its FORMAT_DESCRIPTION_EVENT still has
+    LOG_EVENT_BINLOG_IN_USE_F); those are read with ``pread`` (:class:`PreadSource`)."""
     fs, inner, shown = resolve(path, filesystem)
     name = name_of(inner)
     raw_name = inner.rstrip("/").rsplit("/", 1)[-1]
     if fs is None:
         try:
             with open(inner, "rb") as fh:
-                head = fh.read(4)
+                head = fh.read(_FLAGS_END)
         except FileNotFoundError:
             raise SourceNotFoundError("No such file or directory", uri=shown) from None
         except PermissionError:
             raise SourcePermissionError("Permission denied", uri=shown) from None
         except IsADirectoryError:
             raise SourceNotFoundError("Is a directory, not a binlog file", uri=shown) from None
-        codec = _codec_by_name(raw_name) or _codec_by_magic(head)
+        codec = _codec_by_name(raw_name) or _codec_by_magic(head[:4])
         if codec is None:
-            return PreadSource(inner, shown, name) if isinstance(path, NewestPath) else MappedSource(inner, shown, name)
+            live = isinstance(path, NewestPath) or _still_open(head)
+            return PreadSource(inner, shown, name) if live else MappedSource(inner, shown, name)
         return StreamSource(lambda: pa.OSFile(inner, "rb"), codec, shown, name, compressed_size=os.path.getsize(inner))
     try:
         info = fs.get_file_info(inner)
@@ -498,7 +516,7 @@ class PreadSource(_Windows):
             raise FileChangedError(
                 f"the file is {now} bytes now, {self.size} when it was opened: it was cut back while it was read "
                 "(a server recovering from a crash, a rotation by copytruncate); the events before were read",
-                path=self.path, offset=fresh + got)
+                path=self.path, offset=min(fresh + got, now))
         return self._keep(buf, start)
 
     def at_end(self, offset: int) -> bool:
