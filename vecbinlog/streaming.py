@@ -46,7 +46,7 @@ import numpy as np
 
 from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .binlog.gtid import FL_STANDALONE, mariadb_gtid_flags
-from .binlog.sources import name_of, open_source, redact
+from .binlog.sources import NewestPath, name_of, open_source, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import BEGIN, COMMIT_Q, GTID, OTHER, PREPARE_Q, ROLLBACK_Q, XID, classify
 from .constants import EventType
@@ -235,7 +235,7 @@ class Archive:
         cached = self._scans.get(name)
         if cached is not None and cached.start <= lo and name in self._final:
             return cached
-        source = open_source(path, self.filesystem)
+        source = open_source(NewestPath(path) if newest else path, self.filesystem)  # newest: pread, not mapped
         if newest and source.size is not None and source.size < MAGIC_LEN:
             source.close()
             return None

@@ -125,8 +125,8 @@ class BinlogFile:
         if not isinstance(max_event_bytes, int) or max_event_bytes < COMMON_HEADER_LEN:
             raise ValueError(f"max_event_bytes must be an integer of at least {COMMON_HEADER_LEN}, "
                              f"not {max_event_bytes!r}")
-        self.source: ByteSource = path if isinstance(path, (MappedSource, MemorySource, PreadSource, RangedSource, StreamSource)) \
-            else open_source(path, filesystem)
+        sources = (MappedSource, MemorySource, PreadSource, RangedSource, StreamSource)
+        self.source: ByteSource = path if isinstance(path, sources) else open_source(path, filesystem)
         self.path = self.source.path
         self.name = self.source.name
         self.strict = strict

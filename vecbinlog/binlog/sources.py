@@ -9,9 +9,10 @@ source             what a window is                             used for
 =================  ===========================================  =============================
 ``MappedSource``   the whole file's memory map (offset 0),      local files (and ``file://``)
                    whatever is asked: nothing is copied
-``PreadSource``    the bytes of one ``os.preadv`` into the      the newest local file of a
-                   window's array                               folder, glob or index
-                                                                (:class:`NewestPath`)
+``PreadSource``    the bytes of one ``os.preadv`` into the      local files that may shrink:
+                   window's array                               the newest of a folder, glob
+                                                                or index (:class:`NewestPath`),
+                                                                one its server had not closed
 ``RangedSource``   the bytes of one ranged read (``read_at``),  ``s3://``, ``gs://``,
                    the next window's read started in the        ``abfs://``, ``hdfs://``...
                    background while this one is decoded         through ``pyarrow.fs``
@@ -49,6 +50,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import numpy as np
 import pyarrow as pa
 
+from ..constants import LogEventFlag
 from ..errors import (
     CorruptArchiveError,
     FileChangedError,
@@ -57,7 +59,6 @@ from ..errors import (
     SourcePermissionError,
     SourceUnreachableError,
 )
-from ..constants import LogEventFlag
 from ..pools import pool
 from .spec import COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
 

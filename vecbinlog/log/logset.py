@@ -34,7 +34,7 @@ __all__ = ["binlog_files", "binlog_sources", "folder_binlogs", "index_file_paths
            "InMemory"]
 
 #: what ``open()`` accepts besides paths, for the errors that say so
-ACCEPTED = ("a path (str or os.PathLike) or URI, a glob, a mysql-bin.index, the binlog's bytes (bytes, bytearray, "
+ACCEPTED = ("a path (str or os.PathLike) or URI, a glob, a mysql-bin.index, a folder, the binlog's bytes (bytes, bytearray, "
             "memoryview) or a binary file object (open(..., 'rb'), io.BytesIO), or a list of these")
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
@@ -258,6 +258,26 @@ def _head(path: str, filesystem: Any) -> bytes:
             _BINLOG_HEADS.clear()
         _BINLOG_HEADS.add(key)
     return bytes(head)
+
+
+def _glob_remote(pattern: str, filesystem: Any) -> list[str]:
+    """The files a pattern's last component matches in its folder (object storage lists a
+    folder; patterns in folder names are not expanded), in log order."""
+    import pyarrow.fs as pafs  # imported by resolve() for a remote location
+
+    fs, inner, shown = resolve(pattern, filesystem)
+    assert fs is not None
+    folder, name = posixpath.split(inner)
+    try:
+        listing = fs.get_file_info(pafs.FileSelector(folder, allow_not_found=True))
+    except OSError as exc:
+        raise SourceUnreachableError(f"cannot list {folder!r}: {str(exc).splitlines()[0]}", uri=shown) from None
+    found = sorted((i.path for i in listing if i.type == pafs.FileType.File and fnmatch.fnmatchcase(
+        posixpath.basename(i.path), name) and not i.path.endswith(".index")), key=log_order_key)
+    if filesystem is not None:
+        return found
+    path_prefix = _path_part(pattern)[: len(_path_part(pattern)) - len(name)]  # the URI's folder part
+    return [_with_path(pattern, path_prefix + posixpath.basename(p)) for p in found]
 
 
 def _read_text(path: str, filesystem: Any) -> str:
