@@ -42,10 +42,8 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, Protocol
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 import pyarrow as pa
@@ -54,34 +52,34 @@ from ..constants import LogEventFlag
 from ..errors import (
     CorruptArchiveError,
     FileChangedError,
-    SourceError,
     SourceNotFoundError,
     SourcePermissionError,
     SourceUnreachableError,
 )
 from ..pools import pool
+from .locations import (  # re-exported: where a binlog is, beside how its bytes are read
+    COMPRESSION_MAGIC,
+    COMPRESSION_SUFFIXES,
+    codec_by_magic,
+    codec_by_name,
+    first_line,
+    is_uri,
+    name_of,
+    redact,
+    resolve,
+    source_error,
+    strip_compression,
+)
 from .spec import COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
 
 if TYPE_CHECKING:
-    import pyarrow.fs as pafs
-
     from ..errors import BinlogError
     from .format import FormatDescription
     from .headers import EventIndex
 
 __all__ = ["ByteSource", "EventSource", "MappedSource", "MemorySource", "NewestPath", "PreadSource", "RangedSource",
-           "StreamSource", "open_source", "resolve",
-           "is_uri", "name_of", "redact", "strip_compression", "COMPRESSION_SUFFIXES"]
-
-#: file name endings -> pyarrow codec
-COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".lz4": "lz4"}
-#: first bytes -> pyarrow codec (gzip, zstd frame, bzip2, lz4 frame)
-COMPRESSION_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\x28\xb5\x2f\xfd", "zstd"), (b"BZh", "bz2"), (b"\x04\x22\x4d\x18", "lz4"))
-#: query parameters of a URI that are secrets (shown as ``***`` in messages)
-_SECRET_KEYS = re.compile(r"(key|secret|token|password|passwd|sas|credential|signature)", re.IGNORECASE)
-#: schemes read as another (Hadoop's names for S3)
-_SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
+           "StreamSource", "open_source", "resolve", "is_uri", "name_of", "redact", "strip_compression",
+           "COMPRESSION_MAGIC", "COMPRESSION_SUFFIXES"]
 
 
 class ByteSource(Protocol):
@@ -111,114 +109,6 @@ class ByteSource(Protocol):
 
     def close(self) -> None:
         ...
-
-
-def is_uri(path: str) -> bool:
-    """Whether ``path`` is a URI (``scheme://...``), not a local path."""
-    return bool(_URI.match(path))
-
-
-def redact(uri: str) -> str:
-    """``uri`` without credentials: no user/password, secret query values as ``***``."""
-    if not is_uri(uri):
-        return uri
-    parts = urlsplit(uri)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    query = urlencode([(k, "***" if _SECRET_KEYS.search(k) else v) for k, v in parse_qsl(parts.query)], safe="*:/")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
-
-
-def name_of(path: str) -> str:
-    """The binlog's name: the last path component of a path or URI (query left out), less a
-    compression suffix (``mysql-bin.000042.gz`` is the binlog ``mysql-bin.000042``)."""
-    if is_uri(path):
-        path = urlsplit(path).path
-    return strip_compression(path.rstrip("/").rsplit("/", 1)[-1])
-
-
-
-
-def strip_compression(name: str) -> str:
-    """``name`` less a compression suffix (:data:`COMPRESSION_SUFFIXES`)."""
-    for suffix in COMPRESSION_SUFFIXES:
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
-def resolve(path: str | os.PathLike[str], filesystem: Any = None) -> tuple[pafs.FileSystem | None, str, str]:
-    """``(filesystem, path inside it, what messages call it)``; filesystem None: a local path.
-
-    ``filesystem``: a ``pyarrow.fs.FileSystem`` or an fsspec filesystem (wrapped with
-    ``pyarrow.fs.PyFileSystem(FSSpecHandler(...))``), and ``path`` a path inside it.
-    """
-    text = os.fspath(path)
-    if filesystem is not None:
-        return _as_pyarrow(filesystem), text, text
-    if not is_uri(text):
-        return None, text, text
-    if text.startswith("file://"):
-        return None, urlsplit(text).path, text
-    import pyarrow.fs as pafs  # here: a local path does not need it (9 ms of every start)
-
-    scheme, rest = text.split("://", 1)
-    uri = f"{_SCHEME_ALIASES.get(scheme.lower(), scheme)}://{rest}"
-    try:
-        fs, inner = pafs.FileSystem.from_uri(uri)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
-        raise SourceError(f"not a location pyarrow can read: {_first_line(exc)}", uri=redact(text)) from None
-    except OSError as exc:
-        raise _source_error(exc, redact(text)) from None
-    return fs, inner, redact(text)
-
-
-def _as_pyarrow(filesystem: Any) -> pafs.FileSystem:
-    import pyarrow.fs as pafs
-
-    if isinstance(filesystem, pafs.FileSystem):
-        return filesystem
-    try:
-        import fsspec
-    except ImportError:  # pragma: no cover - no fsspec: only pyarrow filesystems can be given
-        fsspec = None
-    if fsspec is not None and isinstance(filesystem, fsspec.AbstractFileSystem):
-        return pafs.PyFileSystem(pafs.FSSpecHandler(filesystem))
-    raise TypeError(f"filesystem must be a pyarrow.fs.FileSystem or an fsspec filesystem, not {type(filesystem)!r}")
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _source_error(exc: BaseException, uri: str) -> SourceError:
-    """One clear error for a failed open or read (credentials never shown)."""
-    text = _first_line(exc)
-    low = text.lower()
-    if isinstance(exc, FileNotFoundError) or "does not exist" in low or "nosuchkey" in low or "not found" in low:
-        return SourceNotFoundError("no such file or object", uri=uri)
-    if isinstance(exc, PermissionError) or any(w in low for w in ("access denied", "access_denied", "forbidden", "403")):
-        return SourcePermissionError(f"access denied ({_redact_text(text)})", uri=uri)
-    return SourceUnreachableError(_redact_text(text), uri=uri)
-
-
-def _redact_text(text: str) -> str:
-    """A pyarrow message, any URI in it redacted."""
-    return re.sub(r"[A-Za-z][A-Za-z0-9+.-]+://\S+", lambda m: redact(m.group(0)), text)
-
-
-def _codec_by_name(name: str) -> str | None:
-    for suffix, codec in COMPRESSION_SUFFIXES.items():
-        if name.lower().endswith(suffix):
-            return codec
-    return None
-
-
-def _codec_by_magic(head: bytes) -> str | None:
-    for magic, codec in COMPRESSION_MAGIC:
-        if head.startswith(magic):
-            return codec
-    return None
 
 
 class NewestPath(str):
@@ -262,7 +152,7 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
             raise SourcePermissionError("Permission denied", uri=shown) from None
         except IsADirectoryError:
             raise SourceNotFoundError("Is a directory, not a binlog file", uri=shown) from None
-        codec = _codec_by_name(raw_name) or _codec_by_magic(head[:4])
+        codec = codec_by_name(raw_name) or codec_by_magic(head[:4])
         if codec is None:
             live = isinstance(path, NewestPath) or _still_open(head)
             return PreadSource(inner, shown, name) if live else MappedSource(inner, shown, name)
@@ -270,20 +160,20 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
     try:
         info = fs.get_file_info(inner)
     except OSError as exc:
-        raise _source_error(exc, shown) from None
+        raise source_error(exc, shown) from None
     import pyarrow.fs as pafs
 
     if info.type == pafs.FileType.NotFound:
         raise SourceNotFoundError("no such file or object", uri=shown)
     if info.type != pafs.FileType.File:
         raise SourceNotFoundError("not a file (a directory or prefix)", uri=shown)
-    codec = _codec_by_name(raw_name)
+    codec = codec_by_name(raw_name)
     try:
         handle = fs.open_input_file(inner)
         if codec is None:
-            codec = _codec_by_magic(bytes(handle.read_at(4, 0)) if info.size else b"")
+            codec = codec_by_magic(bytes(handle.read_at(4, 0)) if info.size else b"")
     except OSError as exc:
-        raise _source_error(exc, shown) from None
+        raise source_error(exc, shown) from None
     if codec is None:
         return RangedSource(handle, shown, name, read_ahead=read_ahead)
     handle.close()
@@ -419,7 +309,7 @@ class RangedSource(_Windows):
         try:
             self.size = int(handle.size())
         except OSError as exc:
-            raise _source_error(exc, shown) from None
+            raise source_error(exc, shown) from None
         self._read_ahead = read_ahead
         self._ahead: tuple[int, int, Future] | None = None
 
@@ -429,7 +319,7 @@ class RangedSource(_Windows):
         try:
             data = self._file.read_at(stop - start, start)
         except OSError as exc:
-            raise _source_error(exc, self.path) from None
+            raise source_error(exc, self.path) from None
         if len(data) != stop - start:
             raise SourceUnreachableError(f"a read of {stop - start} bytes at {start} returned {len(data)}",
                                          uri=self.path)
@@ -571,12 +461,12 @@ class StreamSource:
         try:
             raw = self._open_raw()
         except OSError as exc:
-            raise _source_error(exc, self.path) from None
+            raise source_error(exc, self.path) from None
         try:
             return raw, pa.CompressedInputStream(raw, self.compression)
         except (OSError, pa.ArrowException) as exc:
             raw.close()
-            raise CorruptArchiveError(f"{self.compression} stream cannot be opened: {_first_line(exc)}",
+            raise CorruptArchiveError(f"{self.compression} stream cannot be opened: {first_line(exc)}",
                                       path=self.path, offset=0) from None
 
     def _restart(self) -> None:
@@ -624,7 +514,7 @@ class StreamSource:
         stream, read to ``at`` again, reads the same bytes into an array filled with other
         bytes, and the first byte where the two differ is the first that was never written.
         Costs one more decompression of the file up to ``at``, once, when it fails."""
-        text = _first_line(exc)
+        text = first_line(exc)
         self.truncated = "truncated" in text.lower()
         self.failure = (f"the {self.compression} stream is truncated: the compressed file is cut short"
                         if self.truncated else f"the {self.compression} stream is corrupt ({text})")
