@@ -8,7 +8,6 @@ import gzip
 import hashlib
 import json
 import os
-import struct
 import subprocess
 import sys
 import textwrap
@@ -22,6 +21,7 @@ import vecbinlog.decode.rows
 from vecbinlog.constants import EventType
 
 from .conftest import DATA, ROOT
+from .support import builder
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 
@@ -71,7 +71,7 @@ def _in_child(path: Path, **options) -> dict:
 def _with_zeros_event(path: Path, claim: int) -> None:
     """The sample binlog, then a QUERY_EVENT whose header claims ``claim`` bytes, all of them
     there (zeros), gzip'd: 1.5 GB of it compresses to 7 MB."""
-    head = struct.pack("<IBIIIH", 1, int(EventType.QUERY_EVENT), 1, claim, 0, 0)
+    head = builder.HEADER.pack(1, int(EventType.QUERY_EVENT), 1, claim, 0, 0)  # the event_size is the claim
     pack = zlib.compressobj(1, zlib.DEFLATED, 31)
     zeros = bytes(16 << 20)
     with open(path, "wb") as out:
@@ -94,7 +94,7 @@ def test_an_event_over_max_event_bytes_is_refused_before_it_is_decompressed(tmp_
     # a plain (memory-mapped) file refuses it too
     plain = tmp_path / "plain" / SAMPLE.name
     plain.parent.mkdir()
-    plain.write_bytes(SAMPLE.read_bytes() + struct.pack("<IBIIIH", 1, 2, 1, 1536 << 20, 0, 0))
+    plain.write_bytes(SAMPLE.read_bytes() + builder.HEADER.pack(1, int(EventType.QUERY_EVENT), 1, 1536 << 20, 0, 0))
     with pytest.raises(vecbinlog.MalformedEventError) as err:
         vecbinlog.open(plain).read_all()
     assert err.value.offset == SAMPLE.stat().st_size and err.value.event_type == "QUERY_EVENT"

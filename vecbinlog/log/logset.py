@@ -180,8 +180,8 @@ def folder_binlogs(folder: str, filesystem: Any = None) -> list[str]:
     :func:`log_order_key`. Files named as binlogs are (``NAME.NUMBER``) that are left out (not
     binlogs, or not in the index) are named by a :class:`~vecbinlog.BinlogSetWarning`; other
     files (notes, the index itself) are passed over, and so are files of under 4 bytes (a
-    binlog a server has just created: a stream takes it once it has its first bytes). Several index files are an error (say
-    which one); so is a folder without a binlog."""
+    binlog a server has just created: a stream takes it once it has its first bytes). Several
+    index files are an error (give the one meant); so is a folder without a binlog."""
     entries = _listing(folder, filesystem)
     indexes = sorted(p for name, p in entries if name.endswith(".index"))
     if len(indexes) > 1:
@@ -238,7 +238,7 @@ _BINLOG_HEADS: set[tuple[int, str]] = set()
 
 def _head(path: str, filesystem: Any) -> bytes:
     """The file's first 4 bytes (a compressed file's once decompressed; fewer when it is
-    shorter, ``b"?"`` when it cannot be read or decompressed)."""
+    shorter, ``b"????"`` when it cannot be read or decompressed: not a binlog, and said so)."""
     key = (id(filesystem), path)
     if key in _BINLOG_HEADS:
         return MAGIC
@@ -252,7 +252,7 @@ def _head(path: str, filesystem: Any) -> bytes:
             with pa.CompressedInputStream(opened, codec) as stream:
                 head = stream.read(len(MAGIC))
     except (OSError, pa.ArrowException):
-        return b"?"
+        return b"????"
     if head == MAGIC:
         if len(_BINLOG_HEADS) > 100_000:
             _BINLOG_HEADS.clear()
