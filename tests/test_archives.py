@@ -363,6 +363,11 @@ def test_a_servers_binlog_folder_opens_as_its_binlogs(mariadb_server, workload, 
                           text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
     assert [f["path"] for f in json.loads(done.stdout)["files"]] == [str(f) for f in files]
+    # two index files (a replica's binlog and relay log): which is meant is not guessed
+    (bare / "mysql-bin.index").write_text("".join(f"./{f.name}\n" for f in files))
+    (bare / "relay-bin.index").write_text("./relay-bin.000001\n")
+    with pytest.raises(ValueError, match="2 index files"):
+        vecbinlog.open(bare)
     # an empty folder is no binlog set
     (tmp_path / "empty").mkdir()
     with pytest.raises(SourceNotFoundError, match="no binlog file in the folder"):
