@@ -121,7 +121,7 @@ def test_bytes_and_file_objects_read_as_the_path():
 
 
 @pytest.mark.parametrize("bad,error,text", [
-    (5, TypeError, "a path (str or os.PathLike) or URI, a glob, a mysql-bin.index, the binlog's bytes"),
+    (5, TypeError, "a path (str or os.PathLike) or URI, a glob, a mysql-bin.index, a folder, the binlog's bytes"),
     (None, TypeError, "not NoneType"),
     ([str(SAMPLE), 3.5], TypeError, "not float"),
     (io.StringIO("text"), TypeError, "open the file with mode 'rb'"),

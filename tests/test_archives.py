@@ -14,6 +14,7 @@ import gzip
 import json
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import warnings
@@ -232,8 +233,13 @@ def test_truncated_and_corrupt_gzip(tmp_path, workload):
     cut = tmp_path / "cut" / (files[0].name + ".gz")
     cut.parent.mkdir()
     cut.write_bytes(data[: len(data) // 2])
-    with pytest.raises(CorruptArchiveError) as err:
-        _tables(cut)
+    # read as a cut plain file is: every complete event, a TruncatedWarning (tests/test_cut_files.py)
+    with pytest.warns(vecbinlog.TruncatedWarning, match="gzip stream is truncated"):
+        with vecbinlog.open(cut) as log:
+            some = log.read_table("arch.t")
+    assert 0 < some.num_rows < _tables(files[0])["arch.t"].num_rows
+    with pytest.raises(vecbinlog.TruncatedError) as err:
+        _tables(cut, strict=True)
     assert err.value.path == str(cut) and err.value.offset is not None and err.value.offset > 4
     assert "truncated" in str(err.value)
     bad = tmp_path / "bad" / (files[0].name + ".gz")
@@ -316,3 +322,119 @@ def test_cli_reads_a_compressed_file_twice_over(tmp_path, workload):
     for key in ("size", "events", "rows_events_by_table", "gtids"):
         assert fb[key] == fa[key], key
     assert b.get("tables") == a.get("tables")
+
+
+# -- folders and copied index files -----------------------------------------------------------
+
+
+def test_a_servers_binlog_folder_opens_as_its_binlogs(mariadb_server, workload, tmp_path):
+    """The folder a live server writes (its mysql-bin.index lists its own absolute paths) opens
+    as the files SHOW BINARY LOGS lists, in that order; a copy of the workload's files without an
+    index opens as its binlogs in log order (not the note, not the empty file just created), and
+    a file named as a binlog that is not one is named in a BinlogSetWarning."""
+    s = mariadb_server
+    with vecbinlog.open(s.binlog_dir) as log:
+        assert log.paths == [str(p) for p in s.binlog_files()]
+    folder, files = workload
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    for f in reversed(files):
+        shutil.copy(f, bare / f.name)
+    (bare / "README.txt").write_text("binlogs of the arch workload\n")
+    (bare / "mysql-bin.000099").write_bytes(b"")  # a server's next file, just created
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with vecbinlog.open(bare) as log:
+            assert log.paths == [str(bare / f.name) for f in files]
+    _assert_same(_tables(bare), _tables(files))
+    (bare / "mysql-bin.000100").write_text("not a binlog\n")
+    with pytest.warns(vecbinlog.BinlogSetWarning, match=r"left out mysql-bin\.000100 \(they do not start"):
+        with vecbinlog.open(str(bare) + "/") as log:
+            assert log.paths == [str(bare / f.name) for f in files]
+    # compressed files of a folder are told by their decompressed first bytes
+    packed = tmp_path / "packed"
+    packed.mkdir()
+    for f in files:
+        (packed / (f.name + ".gz")).write_bytes(gzip.compress(f.read_bytes()))
+    _assert_same(_tables(packed), _tables(files))
+    # the command line takes a folder
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-m", "vecbinlog", "info", str(folder), "--json"], capture_output=True,
+                          text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert [f["path"] for f in json.loads(done.stdout)["files"]] == [str(f) for f in files]
+    # two index files (a replica's binlog and relay log): which is meant is not guessed
+    (bare / "mysql-bin.index").write_text("".join(f"./{f.name}\n" for f in files))
+    (bare / "relay-bin.index").write_text("./relay-bin.000001\n")
+    with pytest.raises(ValueError, match="2 index files"):
+        vecbinlog.open(bare)
+    # an empty folder is no binlog set
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SourceNotFoundError, match="no binlog file in the folder"):
+        vecbinlog.open(tmp_path / "empty")
+
+
+def test_a_folder_in_s3_opens_as_its_binlogs(s3, uploaded, workload):
+    client, query, _ = s3
+    base, query = uploaded
+    _, files = workload
+    expected = _tables(files)
+    for folder in (f"{base}{query}", f"{base}/{query}"):  # the prefix, with or without its slash: per its index
+        with vecbinlog.open(folder) as log:
+            assert [p.split("?")[0] for p in log.paths] == [f"{base}/{f.name}" for f in files]
+        _assert_same(_tables(folder), expected)
+    for f in files:  # no index: the objects that start with the binlog magic
+        client.put_object(Bucket="binlogs", Key=f"bare/{f.name}", Body=f.read_bytes())
+    client.put_object(Bucket="binlogs", Key="bare/mysql-bin.000100", Body=b"not a binlog\n")
+    client.put_object(Bucket="binlogs", Key="bare/notes.txt", Body=b"the arch workload\n")
+    with pytest.warns(vecbinlog.BinlogSetWarning, match=r"left out mysql-bin\.000100 "):
+        with vecbinlog.open(f"s3://binlogs/bare/{query}") as log:
+            assert [p.split("?")[0] for p in log.paths] == [f"s3://binlogs/bare/{f.name}" for f in files]
+    _assert_same(_tables(f"s3://binlogs/bare/{query}"), expected)
+
+
+def _server_index(names: list[str]) -> str:
+    """An index as a server whose data directory is /var/lib/mysql writes it (log_bin=ON)."""
+    return "".join(f"/var/lib/mysql/{n}\n" for n in names)
+
+
+def test_a_copied_index_reads_the_files_beside_it(s3, workload, tmp_path):
+    """``mysql-bin.index`` copied with its binlogs keeps the server's absolute paths, which are
+    not there: the files of those names beside the index are read (a BinlogSetWarning, once);
+    relative entries resolve against the index's folder; locally and in S3."""
+    client, query, _ = s3
+    _, files = workload
+    expected = _tables(files)
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    for f in files:
+        shutil.copy(f, copy / f.name)
+    (copy / "mysql-bin.index").write_text(_server_index([f.name for f in files]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with vecbinlog.open(copy / "mysql-bin.index") as log:
+            assert log.paths == [str(copy / f.name) for f in files]
+            got = log.read_all()
+    said = [w for w in caught if issubclass(w.category, vecbinlog.BinlogSetWarning)]
+    assert len(said) == 1 and "/var/lib/mysql/mysql-bin.0" in str(said[0].message) and str(copy) in str(said[0].message)
+    _assert_same(got, expected)
+    with pytest.warns(vecbinlog.BinlogSetWarning, match="beside the index"):
+        with vecbinlog.open(copy) as log:  # the folder, through its index
+            assert log.paths == [str(copy / f.name) for f in files]
+    # relative entries, from another working directory
+    (copy / "mysql-bin.index").write_text("".join(f"./{f.name}\n" for f in files))
+    here = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            _assert_same(_tables("copy/mysql-bin.index"), expected)
+    finally:
+        os.chdir(here)
+    for f in files:
+        client.put_object(Bucket="binlogs", Key=f"copied/{f.name}", Body=f.read_bytes())
+    client.put_object(Bucket="binlogs", Key="copied/mysql-bin.index", Body=_server_index([f.name for f in files]).encode())
+    with pytest.warns(vecbinlog.BinlogSetWarning, match="beside the index"):
+        with vecbinlog.open(f"s3://binlogs/copied/mysql-bin.index{query}") as log:
+            assert [p.split("?")[0] for p in log.paths] == [f"s3://binlogs/copied/{f.name}" for f in files]
+            _assert_same(log.read_all(), expected)

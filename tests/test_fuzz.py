@@ -1136,7 +1136,11 @@ FIXED_CASES = [
     pytest.param(HARUBOT, regression_colcount_2_40, vecbinlog.MalformedEventError, id="table-map-colcount-2**40-nocrc"),
     pytest.param(ZALORA, lambda r: regression_event_size(r, 2, 18), vecbinlog.MalformedEventError, id="event-size-18"),
     pytest.param(ZALORA, lambda r: regression_event_size(r, 2, 0), vecbinlog.MalformedEventError, id="event-size-0"),
-    pytest.param(ZALORA, lambda r: regression_event_size(r, 2, 0xFFFFFFFF), vecbinlog.TruncatedError, id="event-size-past-eof"),
+    pytest.param(ZALORA, lambda r: regression_event_size(r, 2, (1 << 30) - 1), vecbinlog.TruncatedError,
+                 id="event-size-past-eof"),
+    # over max_event_bytes (1 GiB): refused before it is read, as mysqlbinlog --max-allowed-packet refuses it
+    pytest.param(ZALORA, lambda r: regression_event_size(r, 2, 0xFFFFFFFF), vecbinlog.MalformedEventError,
+                 id="event-size-4GiB"),
     pytest.param(ZALORA, lambda r: regression_event_size(r, 0, 18), vecbinlog.MalformedEventError, id="fde-size-18"),
     pytest.param(ZALORA, regression_table_id, vecbinlog.MalformedEventError, id="rows-unknown-table-id"),
     pytest.param(HARUBOT, regression_table_id, vecbinlog.MalformedEventError, id="rows-unknown-table-id-nocrc"),

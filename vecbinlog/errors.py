@@ -20,6 +20,7 @@ __all__ = [
     "UnsupportedError",
     "EncryptedBinlogError",
     "CorruptArchiveError",
+    "FileChangedError",
     "SourceError",
     "SourceNotFoundError",
     "SourcePermissionError",
@@ -133,9 +134,18 @@ class EncryptedBinlogError(UnsupportedError):
 
 
 class CorruptArchiveError(BinlogError):
-    """A compressed binlog (``.gz``, ``.zst``, ``.bz2``, ``.lz4``) that is truncated or corrupt:
-    its codec could not go on. ``offset`` is where the decompressed binlog stopped being
-    readable: every complete event before it was decoded."""
+    """A compressed binlog (``.gz``, ``.zst``, ``.bz2``, ``.lz4``) that is corrupt: its codec
+    could not go on. ``offset`` is where the decompressed binlog stopped being readable: every
+    complete event before it was decoded. (A compressed file that is only cut short is read as
+    a cut plain file: a :class:`TruncatedWarning`, or :class:`TruncatedError` with ``strict``.)"""
+
+
+class FileChangedError(BinlogError):
+    """A file was cut back while it was read: a read found it shorter than it was when it was
+    opened (a server recovering from a crash trims its newest binlog; a rotation by
+    ``copytruncate``; a network filesystem). ``offset`` is where its data now ends; the events
+    before it were read. Only a file read with ``pread`` can tell (see "Which files are
+    memory-mapped" in docs/api.md): a memory-mapped one would end the process (SIGBUS)."""
 
 
 class SourceError(OSError):
@@ -198,7 +208,10 @@ class MalformedEventWarning(UserWarning):
 
 class BinlogSetWarning(UserWarning):
     """The files given as one binlog set do not chain: a file's ROTATE_EVENT names another
-    next file than the one given (a file missing, or the files out of order)."""
+    next file than the one given (a file missing, or the files out of order); or the set was
+    not taken as written: a folder's file named as a binlog was left out (not a binlog, or not
+    in the folder's index), an index file's absolute paths that are not there were read as the
+    files beside it."""
 
 
 class SchemaWarning(UserWarning):

@@ -120,6 +120,9 @@ class Binlog:
         columns of a large batch at once (the compiled walk, NumPy and Arrow release the GIL).
         Default: the CPUs this process may use, at most 4; 1 decodes in this thread only (the
         Spark data source uses 1: Spark runs a task per core).
+    max_event_bytes : the largest event read (default 1 GiB, as ``mysqlbinlog
+        --max-allowed-packet``): a larger ``event_size`` is a
+        :class:`~vecbinlog.MalformedEventError` before any of it is read or decompressed.
     progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
         in notebooks, stderr elsewhere) while ``read_table``, ``read_all``, ``iter_batches``
         and ``iter_tables`` walk the files; a dict passes tqdm's own options (``{"file":
@@ -149,7 +152,8 @@ class Binlog:
             for src in sources:
                 self.files.append(BinlogFile(
                     MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
-                    strict=config.strict, verify_checksums=config.verify_checksums, filesystem=config.filesystem))
+                    strict=config.strict, verify_checksums=config.verify_checksums, filesystem=config.filesystem,
+                    max_event_bytes=config.max_event_bytes))
         except BaseException:
             self.close()
             raise

@@ -254,7 +254,7 @@ def split_paths(paths: str | Iterable[str], filesystem: Any = None) -> list[str]
                 missing = [f for f in local if not os.path.isfile(f)]
                 if missing:
                     raise SourceNotFoundError("no such binlog file", uri=missing[0])
-                files = [f if is_uri(f) else os.path.abspath(f) for f in files]
+                files = [f if is_uri(f) else type(f)(os.path.abspath(f)) for f in files]  # a NewestPath stays one
             out.extend(files)
     if not out:
         raise ValueError("no binlog files given")

@@ -34,19 +34,17 @@ first, so that the events inside them count.
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 import warnings
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Iterable, Sequence
-from urllib.parse import urlsplit
 
 import numpy as np
 
 from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .binlog.sources import is_uri, name_of, open_source, redact, resolve
+from .binlog.sources import NewestPath, name_of, open_source, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import FileScan, scan_transactions
 from .decode.tableplan import TablePlan
@@ -61,8 +59,6 @@ from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, split_paths, transac
 __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamHistory",
            "NewLayout", "SchemaChangedError"]
 
-#: a binlog's name (compression suffix left out): a base and a number after its last dot
-_BINLOG_NAME = re.compile(r"^.+\.\d+$")
 
 
 # -- positions -------------------------------------------------------------------------------
@@ -100,43 +96,11 @@ class Position:
 
 # -- the archive ----------------------------------------------------------------------------------
 def archive_files(spec: str | Sequence[str], filesystem: Any = None) -> list[str]:
-    """The files of an archive, in log order: a folder (every ``NAME.NUMBER`` file in it, maybe
-    compressed: not the ``.index`` or ``.state`` files beside them), a glob, a
-    ``mysql-bin.index``, a file, or a comma-separated list or a list of these; local paths or
-    URIs (a folder in object storage ends with ``/``, or is a prefix objects are under)."""
-    items = [spec] if isinstance(spec, str) else list(spec)
-    out: list[str] = []
-    for part in (p.strip() for item in items for p in str(item).split(",") if p.strip()):
-        every = _folder_glob(part, filesystem)
-        found = split_paths(part if every is None else every, filesystem)
-        if every is not None:  # a folder's binlogs only
-            found = [p for p in found if _BINLOG_NAME.match(name_of(p))]
-            if not found:
-                raise SourceNotFoundError("no binlog file (NAME.NUMBER) in the folder", uri=redact(part))
-        out.extend(found)
-    return out
-
-
-def _folder_glob(part: str, filesystem: Any) -> str | None:
-    """The glob of every file in ``part`` when it is a folder, else None."""
-    if filesystem is None and (not is_uri(part) or part.startswith("file://")):
-        local = urlsplit(part).path if part.startswith("file://") else part
-        return os.path.join(local, "*") if os.path.isdir(local) else None
-    import pyarrow.fs as pafs  # imported by resolve() for a remote location
-
-    fs, inner, _ = resolve(part, filesystem)
-    is_folder = (urlsplit(part).path if is_uri(part) else part).endswith("/")
-    if not is_folder:
-        try:
-            is_folder = fs.get_file_info(inner).type == pafs.FileType.Directory
-        except OSError:
-            is_folder = False
-    if not is_folder:
-        return None
-    if is_uri(part):
-        head, _, query = part.partition("?")
-        return head.rstrip("/") + "/*" + (f"?{query}" if query else "")
-    return posixpath.join(part.rstrip("/"), "*")
+    """The files of an archive, in log order: a folder (local, or a prefix in object storage:
+    the files its ``*.index`` lists, else those that start with the binlog magic, see
+    :func:`vecbinlog.log.logset.folder_binlogs`), a glob, a ``mysql-bin.index``, a file, or a
+    comma-separated list or a list of these; local paths or URIs."""
+    return split_paths([spec] if isinstance(spec, str) else [str(p) for p in spec], filesystem)
 
 
 class Archive:
@@ -200,7 +164,7 @@ class Archive:
         cached = self._scans.get(name)
         if cached is not None and cached.start <= lo and name in self._final:
             return cached
-        source = open_source(path, self.filesystem)
+        source = open_source(NewestPath(path) if newest else path, self.filesystem)  # newest: pread, not mapped
         if newest and source.size is not None and source.size < MAGIC_LEN:
             source.close()
             return None

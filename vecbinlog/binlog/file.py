@@ -45,10 +45,24 @@ from ..errors import (
 from .checksum import first_mismatch
 from .format import FormatDescription, parse_format_description
 from .headers import EventIndex, WalkStop, walk_headers
-from .sources import ByteSource, EventSource, MappedSource, MemorySource, RangedSource, StreamSource, open_source
+from .sources import (
+    ByteSource,
+    EventSource,
+    MappedSource,
+    MemorySource,
+    PreadSource,
+    RangedSource,
+    StreamSource,
+    open_source,
+)
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
 
 __all__ = ["BinlogFile", "Segment", "Window", "relocated"]
+
+#: Default ``max_event_bytes``: a server sends no packet over ``max_allowed_packet``, 1 GiB at
+#: most (MySQL and MariaDB), nor writes a larger event; ``mysqlbinlog --max-allowed-packet``
+#: refuses larger ones by the same default
+DEFAULT_MAX_EVENT_BYTES = 1 << 30
 
 #: Default segment size: large enough that NumPy calls are amortised over many events,
 #: small enough that a segment's index and decoded columns stay well under the 512 MB budget.
@@ -94,19 +108,27 @@ class BinlogFile:
     strict : raise :class:`TruncatedError` at a truncated last event instead of warning.
     verify_checksums : check the CRC32 of every event that is decoded.
     filesystem : a ``pyarrow.fs.FileSystem`` (or an fsspec filesystem) ``path`` is in.
+    max_event_bytes : the largest event read (default 1 GiB, the largest packet a server
+        sends: ``max_allowed_packet``, as ``mysqlbinlog --max-allowed-packet``); a larger
+        ``event_size`` is a :class:`MalformedEventError` before any of it is read.
     """
 
     #: file offset of ``buf[0]``: a memory-mapped file's ``buf`` is the whole file
     base = 0
 
     def __init__(self, path: str | os.PathLike[str] | ByteSource, *, strict: bool = False,
-                 verify_checksums: bool = True, filesystem: Any = None):
-        self.source: ByteSource = path if isinstance(path, (MappedSource, MemorySource, RangedSource, StreamSource)) \
-            else open_source(path, filesystem)
+                 verify_checksums: bool = True, filesystem: Any = None,
+                 max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES):
+        if not isinstance(max_event_bytes, int) or max_event_bytes < COMMON_HEADER_LEN:
+            raise ValueError(f"max_event_bytes must be an integer of at least {COMMON_HEADER_LEN}, "
+                             f"not {max_event_bytes!r}")
+        sources = (MappedSource, MemorySource, PreadSource, RangedSource, StreamSource)
+        self.source: ByteSource = path if isinstance(path, sources) else open_source(path, filesystem)
         self.path = self.source.path
         self.name = self.source.name
         self.strict = strict
         self.verify_checksums = verify_checksums
+        self.max_event_bytes = max_event_bytes
         #: the whole file's bytes when it is memory-mapped; None when it is read in windows
         self.buf: np.ndarray | None = self.source.buf if isinstance(self.source, (MappedSource, MemorySource)) else None
         self.walk_stop: WalkStop | None = None
@@ -114,7 +136,7 @@ class BinlogFile:
         try:
             head, _ = self.source.window(0, _FIRST_WINDOW, _FIRST_WINDOW)
             if len(head) < MAGIC_LEN:
-                self._corrupt(0)
+                self._ended_early(0, fatal=True)
                 raise NotABinlogError(
                     f"file has {len(head)} bytes; a binlog starts with the 4 magic bytes fe 62 69 6e",
                     path=self.path, offset=0,
@@ -155,11 +177,13 @@ class BinlogFile:
     def _first_format(self, head: np.ndarray) -> FormatDescription:
         first, _, stop = walk_headers(head, MAGIC_LEN, MAGIC_LEN + 1, len(head))
         if len(first) == 0 and stop is not None and stop.kind == "truncated" and not self.source.at_end(len(head)):
-            need = int(head[MAGIC_LEN + 9 : MAGIC_LEN + 13].view("<u4")[0]) if len(head) >= MAGIC_LEN + 13 else 0
+            need = _event_size_at(head, MAGIC_LEN)
+            self._check_size(head, MAGIC_LEN, need, MAGIC_LEN)
             head, _ = self.source.window(0, MAGIC_LEN + max(need, COMMON_HEADER_LEN))  # a larger FDE than usual
             first, _, stop = walk_headers(head, MAGIC_LEN, MAGIC_LEN + 1, len(head))
         if len(first) == 0:
             assert stop is not None
+            self._ended_early(stop.offset, fatal=True)
             if len(head) == MAGIC_LEN:
                 raise TruncatedError(
                     "the file holds only the magic bytes, no FORMAT_DESCRIPTION_EVENT",
@@ -169,6 +193,7 @@ class BinlogFile:
             raise cls(f"first event: {stop.reason}", path=self.path, offset=stop.offset)
         type_code = int(first.type_code[0])
         size = int(first.event_size[0])
+        self._check_size(head, MAGIC_LEN, size, MAGIC_LEN)
         if type_code == EventType.START_EVENT_V3:
             raise UnsupportedVersionError(
                 "the file starts with START_EVENT_V3: a binlog v1/v3 written by MySQL 4.x or older; "
@@ -211,13 +236,19 @@ class BinlogFile:
             while True:
                 limit = base + len(buf)  # the data this window holds ends here
                 index, nxt, walk_stop = walk_headers(buf, pos - base, min(seg_stop, limit) - base, len(buf))
-                if walk_stop is None or walk_stop.kind != "truncated" or self.source.at_end(limit):
+                if len(index) and int(index.event_size.max()) > self.max_event_bytes:
+                    i = int(np.argmax(index.event_size))
+                    self._check_size(buf, int(index.offset[i]), int(index.event_size[i]), base + int(index.offset[i]))
+                if walk_stop is None or walk_stop.kind != "truncated":
+                    break
+                at = walk_stop.offset
+                claimed = _event_size_at(buf, at)
+                self._check_size(buf, at, claimed, base + at)  # before a byte of it is read
+                if self.source.at_end(limit):
                     break
                 # an event that starts in the segment runs past the window, and the file holds it
                 # whole: a window that holds it (segments end where they would in a mapped file)
-                at = walk_stop.offset
-                buf, base = self.source.window(pos, max(base + at + max(COMMON_HEADER_LEN, _event_size_at(buf, at)),
-                                                        limit + 1), stop)
+                buf, base = self.source.window(pos, max(base + at + max(COMMON_HEADER_LEN, claimed), limit + 1), stop)
             nxt += base
             if walk_stop is not None:
                 walk_stop = WalkStop(base + walk_stop.offset, walk_stop.reason, walk_stop.kind)
@@ -234,7 +265,7 @@ class BinlogFile:
                 self._stopped(walk_stop)
                 return
             if self.source.at_end(nxt):
-                self._corrupt(nxt)
+                self._ended_early(nxt)
                 return
             pos = nxt
 
@@ -272,28 +303,58 @@ class BinlogFile:
         return fmt_id
 
     def _stopped(self, stop: WalkStop) -> None:
+        """The walk could not go on at ``stop``: a malformed event raises; a cut one (the file
+        ends inside it) raises with ``strict``, else warns once (every event before it was decoded)."""
         self.walk_stop = stop
-        self._corrupt(stop.offset)
+        if self.source.failure is not None and not self.source.truncated:
+            self._ended_early(stop.offset)  # a corrupt compressed stream: that, not the cut event, is the cause
         if stop.kind == "malformed":
             raise MalformedEventError(stop.reason, path=self.path, offset=stop.offset)
+        self._truncated(stop.offset, stop.reason)
+
+    def _truncated(self, offset: int, reason: str) -> None:
+        if self.source.truncated:
+            reason = f"{reason} ({self.source.failure})"
         if self.strict:
-            raise TruncatedError(stop.reason, path=self.path, offset=stop.offset)
+            raise TruncatedError(reason, path=self.path, offset=offset)
         if not self._warned:
             self._warned = True
             warnings.warn(
-                f"{self.path}: reading stopped at offset {stop.offset}: {stop.reason}; "
+                f"{self.path}: reading stopped at offset {offset}: {reason}; "
                 "every complete event before it was decoded (strict=True raises instead)",
                 TruncatedWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
 
-    def _corrupt(self, offset: int) -> None:
-        """Raise when the data ended early because a compressed stream is corrupt (the events
-        before ``offset``, where the last complete one ends, were decoded)."""
-        if self.source.failure is not None:
+    def _ended_early(self, offset: int, *, fatal: bool = False) -> None:
+        """The data ended at ``offset``, where the last complete event ends: when a compressed
+        stream ended there early, say so. A corrupt stream raises :class:`CorruptArchiveError`
+        (the events before ``offset`` were decoded); a cut one is read as a cut plain file is
+        (a :class:`TruncatedWarning`, or :class:`TruncatedError` with ``strict``), and raises
+        :class:`TruncatedError` when ``fatal`` (nothing before ``offset`` can be decoded)."""
+        failure = self.source.failure
+        if failure is None:
+            return
+        if not self.source.truncated:
             raise CorruptArchiveError(
-                f"{self.source.failure}; the last complete event ends at offset {offset}", path=self.path,
-                offset=offset,
+                f"{failure}; the last complete event ends at offset {offset}", path=self.path, offset=offset,
+            )
+        if fatal:
+            raise TruncatedError(f"{failure}: it holds {self.source.size} bytes, not the binlog's first event",
+                                 path=self.path, offset=offset)
+        if self.walk_stop is None:
+            self.walk_stop = WalkStop(offset, failure, "truncated")
+            self._truncated(offset, "the last complete event ends here")
+
+    def _check_size(self, buf: np.ndarray, at: int, size: int, offset: int) -> None:
+        """Refuse an event of over ``max_event_bytes`` (header at ``buf[at]``, file ``offset``)."""
+        if size > self.max_event_bytes:
+            code = int(buf[at + 4]) if at + 4 < len(buf) else None
+            raise MalformedEventError(
+                f"event_size is {size} bytes, over max_event_bytes ({self.max_event_bytes}): no server writes "
+                "an event larger than its max_allowed_packet (1 GiB at most); a corrupt header, or a hostile "
+                "file (open(..., max_event_bytes=...) allows more)",
+                path=self.path, offset=offset, event_type=None if code is None else event_type_name(code),
             )
 
     # -- checksums and offsets of a segment's bytes ----------------------------------

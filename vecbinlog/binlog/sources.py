@@ -9,6 +9,10 @@ source             what a window is                             used for
 =================  ===========================================  =============================
 ``MappedSource``   the whole file's memory map (offset 0),      local files (and ``file://``)
                    whatever is asked: nothing is copied
+``PreadSource``    the bytes of one ``os.preadv`` into the      local files that may shrink:
+                   window's array                               the newest of a folder, glob
+                                                                or index (:class:`NewestPath`),
+                                                                one its server had not closed
 ``RangedSource``   the bytes of one ranged read (``read_at``),  ``s3://``, ``gs://``,
                    the next window's read started in the        ``abfs://``, ``hdfs://``...
                    background while this one is decoded         through ``pyarrow.fs``
@@ -38,42 +42,44 @@ from __future__ import annotations
 
 import mmap
 import os
-import re
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Callable, Protocol
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import numpy as np
 import pyarrow as pa
 
+from ..constants import LogEventFlag
 from ..errors import (
     CorruptArchiveError,
-    SourceError,
+    FileChangedError,
     SourceNotFoundError,
     SourcePermissionError,
     SourceUnreachableError,
 )
 from ..pools import pool
+from .locations import (  # re-exported: where a binlog is, beside how its bytes are read
+    COMPRESSION_MAGIC,
+    COMPRESSION_SUFFIXES,
+    codec_by_magic,
+    codec_by_name,
+    first_line,
+    is_uri,
+    name_of,
+    redact,
+    resolve,
+    source_error,
+    strip_compression,
+)
+from .spec import COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
 
 if TYPE_CHECKING:
-    import pyarrow.fs as pafs
-
     from ..errors import BinlogError
     from .format import FormatDescription
     from .headers import EventIndex
 
-__all__ = ["ByteSource", "EventSource", "MappedSource", "MemorySource", "RangedSource", "StreamSource", "open_source", "resolve",
-           "is_uri", "name_of", "redact", "strip_compression", "COMPRESSION_SUFFIXES"]
-
-#: file name endings -> pyarrow codec
-COMPRESSION_SUFFIXES = {".gz": "gzip", ".gzip": "gzip", ".zst": "zstd", ".zstd": "zstd", ".bz2": "bz2", ".lz4": "lz4"}
-#: first bytes -> pyarrow codec (gzip, zstd frame, bzip2, lz4 frame)
-COMPRESSION_MAGIC = ((b"\x1f\x8b", "gzip"), (b"\x28\xb5\x2f\xfd", "zstd"), (b"BZh", "bz2"), (b"\x04\x22\x4d\x18", "lz4"))
-#: query parameters of a URI that are secrets (shown as ``***`` in messages)
-_SECRET_KEYS = re.compile(r"(key|secret|token|password|passwd|sas|credential|signature)", re.IGNORECASE)
-#: schemes read as another (Hadoop's names for S3)
-_SCHEME_ALIASES = {"s3a": "s3", "s3n": "s3"}
-_URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+://")
+__all__ = ["ByteSource", "EventSource", "MappedSource", "MemorySource", "NewestPath", "PreadSource", "RangedSource",
+           "StreamSource", "open_source", "resolve", "is_uri", "name_of", "redact", "strip_compression",
+           "COMPRESSION_MAGIC", "COMPRESSION_SUFFIXES"]
 
 
 class ByteSource(Protocol):
@@ -84,7 +90,8 @@ class ByteSource(Protocol):
     size: int | None  #: bytes; None for a compressed stream not yet read to its end
     seekable: bool  #: windows anywhere (False: a compressed stream, read forward only)
     compression: str | None  #: the codec of a compressed file
-    failure: str | None  #: why the data ended early (a corrupt compressed stream), else None
+    failure: str | None  #: why the data ended early (a cut or corrupt compressed stream), else None
+    truncated: bool  #: the data ended early because a compressed file is cut short (not corrupt)
 
     def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
         """The bytes ``[start, stop)`` (fewer at the end of the data) as uint8, and the file
@@ -104,150 +111,69 @@ class ByteSource(Protocol):
         ...
 
 
-def is_uri(path: str) -> bool:
-    """Whether ``path`` is a URI (``scheme://...``), not a local path."""
-    return bool(_URI.match(path))
+class NewestPath(str):
+    """The path of the newest file of a folder, glob or index (:mod:`vecbinlog.log.logset`
+    marks it): the file a server may still be writing, and the one it cuts back when it
+    recovers from a crash. A local one is read with ``pread`` (:class:`PreadSource`), never
+    memory-mapped: a mapped file that shrinks kills the process (SIGBUS) at the first page
+    read past its new end; a read that finds it shorter is a :class:`FileChangedError`."""
+
+    __slots__ = ()
 
 
-def redact(uri: str) -> str:
-    """``uri`` without credentials: no user/password, secret query values as ``***``."""
-    if not is_uri(uri):
-        return uri
-    parts = urlsplit(uri)
-    netloc = parts.netloc.rsplit("@", 1)[-1]
-    query = urlencode([(k, "***" if _SECRET_KEYS.search(k) else v) for k, v in parse_qsl(parts.query)], safe="*:/")
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+#: the end of the first event's ``flags`` (magic, then the common header: spec.COMMON_HEADER)
+_FLAGS_END = MAGIC_LEN + COMMON_HEADER_LEN
 
 
-def name_of(path: str) -> str:
-    """The binlog's name: the last path component of a path or URI (query left out), less a
-    compression suffix (``mysql-bin.000042.gz`` is the binlog ``mysql-bin.000042``)."""
-    if is_uri(path):
-        path = urlsplit(path).path
-    return strip_compression(path.rstrip("/").rsplit("/", 1)[-1])
-
-
-
-
-def strip_compression(name: str) -> str:
-    """``name`` less a compression suffix (:data:`COMPRESSION_SUFFIXES`)."""
-    for suffix in COMPRESSION_SUFFIXES:
-        if name.lower().endswith(suffix):
-            return name[: -len(suffix)]
-    return name
-
-
-def resolve(path: str | os.PathLike[str], filesystem: Any = None) -> tuple[pafs.FileSystem | None, str, str]:
-    """``(filesystem, path inside it, what messages call it)``; filesystem None: a local path.
-
-    ``filesystem``: a ``pyarrow.fs.FileSystem`` or an fsspec filesystem (wrapped with
-    ``pyarrow.fs.PyFileSystem(FSSpecHandler(...))``), and ``path`` a path inside it.
-    """
-    text = os.fspath(path)
-    if filesystem is not None:
-        return _as_pyarrow(filesystem), text, text
-    if not is_uri(text):
-        return None, text, text
-    if text.startswith("file://"):
-        return None, urlsplit(text).path, text
-    import pyarrow.fs as pafs  # here: a local path does not need it (9 ms of every start)
-
-    scheme, rest = text.split("://", 1)
-    uri = f"{_SCHEME_ALIASES.get(scheme.lower(), scheme)}://{rest}"
-    try:
-        fs, inner = pafs.FileSystem.from_uri(uri)
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, ValueError) as exc:
-        raise SourceError(f"not a location pyarrow can read: {_first_line(exc)}", uri=redact(text)) from None
-    except OSError as exc:
-        raise _source_error(exc, redact(text)) from None
-    return fs, inner, redact(text)
-
-
-def _as_pyarrow(filesystem: Any) -> pafs.FileSystem:
-    import pyarrow.fs as pafs
-
-    if isinstance(filesystem, pafs.FileSystem):
-        return filesystem
-    try:
-        import fsspec
-    except ImportError:  # pragma: no cover - no fsspec: only pyarrow filesystems can be given
-        fsspec = None
-    if fsspec is not None and isinstance(filesystem, fsspec.AbstractFileSystem):
-        return pafs.PyFileSystem(pafs.FSSpecHandler(filesystem))
-    raise TypeError(f"filesystem must be a pyarrow.fs.FileSystem or an fsspec filesystem, not {type(filesystem)!r}")
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
-
-
-def _source_error(exc: BaseException, uri: str) -> SourceError:
-    """One clear error for a failed open or read (credentials never shown)."""
-    text = _first_line(exc)
-    low = text.lower()
-    if isinstance(exc, FileNotFoundError) or "does not exist" in low or "nosuchkey" in low or "not found" in low:
-        return SourceNotFoundError("no such file or object", uri=uri)
-    if isinstance(exc, PermissionError) or any(w in low for w in ("access denied", "access_denied", "forbidden", "403")):
-        return SourcePermissionError(f"access denied ({_redact_text(text)})", uri=uri)
-    return SourceUnreachableError(_redact_text(text), uri=uri)
-
-
-def _redact_text(text: str) -> str:
-    """A pyarrow message, any URI in it redacted."""
-    return re.sub(r"[A-Za-z][A-Za-z0-9+.-]+://\S+", lambda m: redact(m.group(0)), text)
-
-
-def _codec_by_name(name: str) -> str | None:
-    for suffix, codec in COMPRESSION_SUFFIXES.items():
-        if name.lower().endswith(suffix):
-            return codec
-    return None
-
-
-def _codec_by_magic(head: bytes) -> str | None:
-    for magic, codec in COMPRESSION_MAGIC:
-        if head.startswith(magic):
-            return codec
-    return None
+def _still_open(head: bytes) -> bool:
+    """Whether a binlog's first event (its FORMAT_DESCRIPTION_EVENT) has
+    LOG_EVENT_BINLOG_IN_USE_F: the server had not closed the file (it is writing it, or it
+    crashed, and will cut it back to its last complete transaction when it recovers)."""
+    if len(head) < _FLAGS_END or head[:MAGIC_LEN] != MAGIC:
+        return False
+    return bool(int.from_bytes(head[_FLAGS_END - 2: _FLAGS_END], "little") & LogEventFlag.LOG_EVENT_BINLOG_IN_USE_F)
 
 
 def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ahead: bool = True) -> ByteSource:
-    """The source of one binlog file (see the module docstring)."""
+    """The source of one binlog file (see the module docstring): a local file is memory-mapped,
+    unless it may change while it is read: the newest of its set (a :class:`NewestPath`), or a
+    file whose server had not closed it (its FORMAT_DESCRIPTION_EVENT still has
+    LOG_EVENT_BINLOG_IN_USE_F); those are read with ``pread`` (:class:`PreadSource`)."""
     fs, inner, shown = resolve(path, filesystem)
     name = name_of(inner)
     raw_name = inner.rstrip("/").rsplit("/", 1)[-1]
     if fs is None:
         try:
             with open(inner, "rb") as fh:
-                head = fh.read(4)
+                head = fh.read(_FLAGS_END)
         except FileNotFoundError:
             raise SourceNotFoundError("No such file or directory", uri=shown) from None
         except PermissionError:
             raise SourcePermissionError("Permission denied", uri=shown) from None
         except IsADirectoryError:
             raise SourceNotFoundError("Is a directory, not a binlog file", uri=shown) from None
-        codec = _codec_by_name(raw_name) or _codec_by_magic(head)
+        codec = codec_by_name(raw_name) or codec_by_magic(head[:4])
         if codec is None:
-            return MappedSource(inner, shown, name)
+            live = isinstance(path, NewestPath) or _still_open(head)
+            return PreadSource(inner, shown, name) if live else MappedSource(inner, shown, name)
         return StreamSource(lambda: pa.OSFile(inner, "rb"), codec, shown, name, compressed_size=os.path.getsize(inner))
     try:
         info = fs.get_file_info(inner)
     except OSError as exc:
-        raise _source_error(exc, shown) from None
+        raise source_error(exc, shown) from None
     import pyarrow.fs as pafs
 
     if info.type == pafs.FileType.NotFound:
         raise SourceNotFoundError("no such file or object", uri=shown)
     if info.type != pafs.FileType.File:
         raise SourceNotFoundError("not a file (a directory or prefix)", uri=shown)
-    codec = _codec_by_name(raw_name)
+    codec = codec_by_name(raw_name)
     try:
         handle = fs.open_input_file(inner)
         if codec is None:
-            codec = _codec_by_magic(bytes(handle.read_at(4, 0)) if info.size else b"")
+            codec = codec_by_magic(bytes(handle.read_at(4, 0)) if info.size else b"")
     except OSError as exc:
-        raise _source_error(exc, shown) from None
+        raise source_error(exc, shown) from None
     if codec is None:
         return RangedSource(handle, shown, name, read_ahead=read_ahead)
     handle.close()
@@ -260,6 +186,7 @@ class MappedSource:
     seekable = True
     compression = None
     failure = None
+    truncated = False
 
     def __init__(self, path: str, shown: str, name: str) -> None:
         self.path, self.name = shown, name
@@ -319,6 +246,7 @@ class MemorySource:
     seekable = True
     compression = None
     failure = None
+    truncated = False
 
     def __init__(self, data: bytes | bytearray | memoryview, name: str) -> None:
         self.path = self.name = name
@@ -372,6 +300,7 @@ class RangedSource(_Windows):
     seekable = True
     compression = None
     failure = None
+    truncated = False
 
     def __init__(self, handle: Any, shown: str, name: str, *, read_ahead: bool = True) -> None:
         super().__init__()
@@ -380,7 +309,7 @@ class RangedSource(_Windows):
         try:
             self.size = int(handle.size())
         except OSError as exc:
-            raise _source_error(exc, shown) from None
+            raise source_error(exc, shown) from None
         self._read_ahead = read_ahead
         self._ahead: tuple[int, int, Future] | None = None
 
@@ -390,7 +319,7 @@ class RangedSource(_Windows):
         try:
             data = self._file.read_at(stop - start, start)
         except OSError as exc:
-            raise _source_error(exc, self.path) from None
+            raise source_error(exc, self.path) from None
         if len(data) != stop - start:
             raise SourceUnreachableError(f"a read of {stop - start} bytes at {start} returned {len(data)}",
                                          uri=self.path)
@@ -428,21 +357,90 @@ class RangedSource(_Windows):
         self._file.close()
 
 
+class PreadSource(_Windows):
+    """A local file that may change while it is read (the newest of a set: :class:`NewestPath`),
+    read a window at a time with ``os.preadv`` into the window's own array (the next window,
+    which starts inside this one, copies its tail). Not mapped, so that a file cut back while
+    it is read is an error (:class:`FileChangedError`), not a SIGBUS. The size is the one the
+    file had when opened: what a server appends later is read by the next open."""
+
+    seekable = True
+    compression = None
+    failure = None
+    truncated = False
+
+    def __init__(self, path: str, shown: str, name: str) -> None:
+        super().__init__()
+        self.path, self.name = shown, name
+        self._fd: int | None = os.open(path, os.O_RDONLY)
+        self.size = os.fstat(self._fd).st_size
+
+    def _read_into(self, buf: np.ndarray, offset: int) -> int:
+        """Fill ``buf`` from ``offset``; how many bytes there were (fewer: the file ends there)."""
+        assert self._fd is not None
+        done = 0
+        while done < len(buf):
+            if hasattr(os, "preadv"):
+                got = os.preadv(self._fd, [memoryview(buf)[done:]], offset + done)
+            else:  # pragma: no cover - no preadv (macOS before 11): a copy more
+                data = os.pread(self._fd, len(buf) - done, offset + done)
+                got = len(data)
+                buf[done: done + got] = np.frombuffer(data, np.uint8)
+            if not got:
+                break
+            done += got
+        self.requests += 1
+        self.bytes_read += done
+        return done
+
+    def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
+        stop = min(stop, self.size)
+        if start >= stop:
+            return self._keep(np.zeros(0, np.uint8), start)
+        head = self._from_last(start, stop)
+        buf = np.empty(stop - start, np.uint8)
+        buf[: len(head)] = head
+        fresh = start + len(head)
+        got = self._read_into(buf[len(head):], fresh) if fresh < stop else 0
+        if fresh + got < stop:
+            now = os.fstat(self._fd).st_size if self._fd is not None else fresh + got
+            raise FileChangedError(
+                f"the file is {now} bytes now, {self.size} when it was opened: it was cut back while it was read "
+                "(a server recovering from a crash, a rotation by copytruncate); the events before were read",
+                path=self.path, offset=min(fresh + got, now))
+        return self._keep(buf, start)
+
+    def at_end(self, offset: int) -> bool:
+        return offset >= self.size
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 class StreamSource:
     """A compressed binlog, decompressed as it is read (pyarrow's ``CompressedInputStream``):
     windows go forward (one may start inside the last one; one before it starts the
     decompression again from the file's start: a second walk of the file). It cannot be cut by
     byte ranges (a reader must start at its beginning), so a Spark split is one whole file. The decompressed bytes are kept from where the reader released them (the end of
     the last segment decoded) to the furthest point read (a look past a segment for how a
-    transaction ends reads ahead, and the next segment then starts from what was kept)."""
+    transaction ends reads ahead, and the next segment then starts from what was kept).
+
+    Memory: what is kept and what a window asks for are one array, filled in place (no list
+    of pieces joined at the end, which took twice the memory); its pages are touched only as
+    bytes come, so a window asked for an event that claims more than the file holds costs what
+    the file holds. How large an event may be is the reader's to say
+    (:class:`~vecbinlog.binlog.file.BinlogFile`'s ``max_event_bytes``).
+
+    A stream that ends early (a cut file) or fails (corrupt data) ends the data where the
+    codec stopped: every byte it gave is kept (``failure`` says why, ``truncated`` whether
+    the compressed file is only cut short).
+    """
 
     seekable = False
-    #: decompressed bytes read at a time (small enough that a codec error loses little: pyarrow
-    #: returns nothing of a read that meets the error)
-    CHUNK = 16 << 10
-    #: the largest window: an event larger than that (MySQL's max_allowed_packet is 1 GB) is not
-    #: decompressed into memory
-    MAX_WINDOW = 1 << 31
+    #: decompressed bytes asked of the codec at a time
+    CHUNK = 256 << 10
 
     def __init__(self, open_raw: Callable[[], Any], codec: str, shown: str, name: str, *,
                  compressed_size: int | None = None) -> None:
@@ -452,22 +450,29 @@ class StreamSource:
         self.requests = 0  #: reads of the stream
         #: why the stream ended early (a codec error), once it did: the data ends at ``size``
         self.failure: str | None = None
+        #: the stream ended early because the compressed file is cut short (not corrupt)
+        self.truncated = False
         self._open_raw = open_raw
         self._raw = self._stream = None
         self._restart()
 
+    def _open(self) -> tuple[Any, Any]:
+        """A new decompressing stream over the file: (raw file, stream)."""
+        try:
+            raw = self._open_raw()
+        except OSError as exc:
+            raise source_error(exc, self.path) from None
+        try:
+            return raw, pa.CompressedInputStream(raw, self.compression)
+        except (OSError, pa.ArrowException) as exc:
+            raw.close()
+            raise CorruptArchiveError(f"{self.compression} stream cannot be opened: {first_line(exc)}",
+                                      path=self.path, offset=0) from None
+
     def _restart(self) -> None:
         """Decompress from the file's start again (a second walk of the file: another read)."""
         self.close()
-        try:
-            self._raw = self._open_raw()
-        except OSError as exc:
-            raise _source_error(exc, self.path) from None
-        try:
-            self._stream = pa.CompressedInputStream(self._raw, self.compression)
-        except (OSError, pa.ArrowException) as exc:
-            raise CorruptArchiveError(f"{self.compression} stream cannot be opened: {_first_line(exc)}",
-                                      path=self.path, offset=0) from None
+        self._raw, self._stream = self._open()
         self._kept = np.zeros(0, np.uint8)  # decompressed bytes [_base, _base + len(_kept))
         self._base = 0
         self._ended = False
@@ -478,32 +483,76 @@ class StreamSource:
 
     def _read_to(self, stop: int) -> None:
         """Decompress up to ``stop`` (or the end of the stream) into what is kept."""
-        parts = [self._kept]
         pos = self._pos
-        while pos < stop and not self._ended:
+        if pos >= stop or self._ended:
+            return
+        held = len(self._kept)
+        out = np.empty(held + max(stop - pos, self.CHUNK), np.uint8)  # untouched pages cost nothing
+        out[:held] = self._kept
+        filled = held
+        while filled < len(out):
+            view = out[filled: filled + min(len(out) - filled, self.CHUNK)]
+            view[:] = 0  # what a read that meets a codec error wrote is told by a second pass (_recover)
             try:
-                chunk = self._stream.read(min(max(stop - pos, 1), self.CHUNK))
+                got = self._stream.readinto(view)
             except (OSError, pa.ArrowException) as exc:
                 # the data ends here: the reader decodes what came before and reports this
-                self.failure = f"the {self.compression} stream is corrupt or truncated ({_first_line(exc)})"
-                self.size, self._ended = pos, True
+                filled += self._recover(self._base + filled, view, exc)
                 break
             self.requests += 1
-            if not len(chunk):
-                self.size, self._ended = pos, True
+            if not got:
+                self.size, self._ended = self._base + filled, True
                 break
-            parts.append(np.frombuffer(chunk, np.uint8))
-            pos += len(chunk)
-        if len(parts) > 1:
-            self._kept = np.concatenate(parts)  # new arrays: windows handed out stay as they were
+            filled += got
+        # a new array: windows handed out stay as they were; the room not filled (an event that
+        # claims more than the file holds) was never touched: it costs address space, not memory
+        self._kept = out[:filled]
+
+    def _recover(self, at: int, view: np.ndarray, exc: BaseException) -> int:
+        """The codec failed in a read of ``view`` (decompressed offset ``at``): how many bytes
+        it wrote there first. pyarrow returns none of them, but writes them in place: a second
+        stream, read to ``at`` again, reads the same bytes into an array filled with other
+        bytes, and the first byte where the two differ is the first that was never written.
+        Costs one more decompression of the file up to ``at``, once, when it fails."""
+        text = first_line(exc)
+        self.truncated = "truncated" in text.lower()
+        self.failure = (f"the {self.compression} stream is truncated: the compressed file is cut short"
+                        if self.truncated else f"the {self.compression} stream is corrupt ({text})")
+        raw, stream = self._open()
+        other = np.full(len(view), 0xFF, np.uint8)
+        try:
+            skip = np.empty(min(max(at, 1), 1 << 20), np.uint8)
+            done = 0
+            while done < at:
+                got = stream.readinto(skip[: min(len(skip), at - done)])
+                if not got:
+                    break
+                done += got
+            if done == at:
+                try:
+                    stream.readinto(other)
+                except (OSError, pa.ArrowException):
+                    pass
+        except (OSError, pa.ArrowException):
+            done = -1  # it failed before where it did the first time: keep nothing of this read
+        finally:
+            for handle in (stream, raw):
+                try:
+                    handle.close()
+                except (OSError, pa.ArrowException):
+                    pass
+        written = 0
+        if done == at:
+            differ = np.flatnonzero(view != other)
+            written = int(differ[0]) if len(differ) else len(view)
+        self.size, self._ended = at + written, True
+        return written
 
     def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
         if start < self._base:  # a new walk of the file
+            failure, truncated = self.failure, self.truncated
             self._restart()
-        if stop - start > self.MAX_WINDOW:
-            raise CorruptArchiveError(
-                f"an event of over {self.MAX_WINDOW} bytes at offset {start}: no server writes one (a corrupt "
-                "header, or a decompression bomb)", path=self.path, offset=start)
+            self.failure, self.truncated = failure, truncated
         self._read_to(stop)
         lo = start - self._base
         return self._kept[lo : max(stop - self._base, lo)], start

@@ -23,6 +23,7 @@ it up to its end (once per transaction; the walk keeps no index).
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from dataclasses import dataclass, field
 
@@ -31,7 +32,7 @@ import pyarrow as pa
 
 from ..arrowbuild import numbers, strings
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
-from ..errors import MalformedEventError, TruncatedWarning
+from ..errors import FileChangedError, MalformedEventError, TruncatedWarning
 from .compression import unpack_segment
 from .events import annotated_statement, parse_xid, query_bounds, xid_values
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
@@ -444,7 +445,9 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
     (or to the first event boundary at or after ``stop``).
 
     A last event cut in the middle (a file still being written) ends the walk there, with no
-    warning: that is what a growing file looks like. Only headers are read, plus the first
+    warning: that is what a growing file looks like; so does a file found shorter than it was
+    when opened (the newest file, cut back by a server recovering from a crash: what is
+    complete is what was walked before it). Only headers are read, plus the first
     bytes of QUERY events (``BEGIN``, ``COMMIT``...) and the flags of MariaDB GTID events;
     compressed events are unpacked (their BEGIN/XID count).
     """
@@ -453,7 +456,7 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
     prev_gtid = False  # the last event walked is a GTID event (a BEGIN after it starts nothing)
     starts, stamps = [], []
     walked = start
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), contextlib.suppress(FileChangedError):
         warnings.simplefilter("ignore", TruncatedWarning)
         for seg in f.segments(segment_bytes, start=start, stop=stop):
             unpacked = unpack_segment(seg.src, seg.index)

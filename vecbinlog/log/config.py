@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..binlog.file import DEFAULT_SEGMENT_BYTES
+from ..binlog.file import DEFAULT_MAX_EVENT_BYTES, DEFAULT_SEGMENT_BYTES
 from ..binlog.gtid import GtidSet
 from ..binlog.headers import ROWS_KIND, EventIndex
 from ..decode.decoders import DecodeOptions
@@ -168,6 +168,7 @@ class ReadConfig:
     schema: Mapping[str, TableDef] = field(default_factory=dict)
     ddl: bool = True
     progress: bool | Mapping[str, Any] = False
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
 
     @classmethod
     def build(
@@ -196,6 +197,7 @@ class ReadConfig:
         batch_rows: int = MAX_BATCH_IMAGES,
         filesystem: Any = None,
         progress: bool | Mapping[str, Any] = False,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> ReadConfig:
         """The config of the keyword options of :func:`vecbinlog.open`, each checked: a bad
         value is a ValueError (or TypeError) that names the option and says what it takes."""
@@ -208,6 +210,9 @@ class ReadConfig:
             raise ValueError(f"segment_bytes must be a positive integer, not {segment_bytes!r}")
         if rolled_back not in ("exclude", "keep"):
             raise ValueError(f"rolled_back must be 'exclude' or 'keep', not {rolled_back!r}")
+        if isinstance(max_event_bytes, bool) or not isinstance(max_event_bytes, int) or max_event_bytes < 19:
+            raise ValueError(f"max_event_bytes must be an integer of at least 19 (an event header), "
+                             f"not {max_event_bytes!r}")
         if not isinstance(progress, (bool, Mapping)):
             raise TypeError(f"progress: True, False or a dict of tqdm options, not {progress!r}")
         parsed_schema = dict(schema) if _is_parsed_schema(schema) else load_schema(schema)  # type: ignore[arg-type]
@@ -218,7 +223,7 @@ class ReadConfig:
             segment_bytes=segment_bytes, batch_rows=batch_rows, threads=threads, rolled_back=rolled_back,
             non_transactional=(non_transactional,) if isinstance(non_transactional, str) else tuple(non_transactional),
             gtids=gtids if isinstance(gtids, GtidSet) or gtids is None else GtidSet(gtids),
-            schema=parsed_schema, ddl=bool(ddl), progress=progress,
+            schema=parsed_schema, ddl=bool(ddl), progress=progress, max_event_bytes=max_event_bytes,
         )
 
     @classmethod
@@ -309,7 +314,7 @@ def _text_list(text: str) -> list[str]:
 TEXT_OPTIONS: dict[str, Callable[[str], Any]] = {
     "strict": _text_bool, "verify_checksums": _text_bool, "queries": _text_bool, "ddl": _text_bool,
     "signedness": _text_json, "charsets": _text_json, "names": _text_json,
-    "segment_bytes": text_bytes, "threads": _text_int, "batch_rows": _text_int,
+    "segment_bytes": text_bytes, "max_event_bytes": text_bytes, "threads": _text_int, "batch_rows": _text_int,
     "start": _text_int, "stop": _text_int,
     "tables": _text_list, "non_transactional": _text_list, "change_types": str,
     "since": str, "until": str, "invalid_dates": str, "rolled_back": str, "gtids": str, "schema": str,

@@ -452,7 +452,8 @@ class BinlogDataSource(DataSource):
     ``maxFilesPerTrigger``  binlog files per micro-batch
     ======================  ==========================================================
 
-    Files: a folder (its ``NAME.NUMBER`` files), a path, a glob, a ``mysql-bin.index`` or a
+    Files: a folder (what its ``*.index`` lists, else its files that start with the binlog
+    magic), a path, a glob, a ``mysql-bin.index`` or a
     comma-separated list (local, or URIs: see "Reading archives"), or ``load([...])``; they
     are read in name order, which is log order for binlog names.
     """
