@@ -97,8 +97,10 @@ def ref_cut(s: str, wd: int) -> str:
 
 
 def ref_table(batches: list[pa.RecordBatch], max_width: int) -> str:
-    """The aligned table as documented: widths from the first batch's first 1000 rows, text cut
-    at max_width, numbers never cut and right-aligned, a new header for a new layout."""
+    """The aligned table as documented: widths from the first batch's first 1000 rows, at most
+    max_width for text, text cut at its column's width (never with max_width 0: a wider cell
+    pushes the rest of its line), numbers never cut and right-aligned, a new header for a new
+    layout."""
     out, names, widths, right = [], None, [], []
     numeric = lambda t: pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)  # noqa: E731
     for b in batches:
@@ -117,7 +119,7 @@ def ref_table(batches: list[pa.RecordBatch], max_width: int) -> str:
         for row in zip(*cells):
             parts = []
             for s, wd, r in zip(row, widths, right):
-                s = ref_cut(s, None if r else wd)
+                s = ref_cut(s, None if r or not max_width else wd)  # 0: never cut
                 pad = " " * max(wd - ref_width(s), 0)
                 parts.append(pad + s if r else s + pad)
             out.append("  ".join(parts).rstrip())

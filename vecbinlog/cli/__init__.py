@@ -28,13 +28,14 @@ from typing import NoReturn, Sequence
 from ..errors import BinlogError, TableNotFoundError
 from .commands import COMMANDS, UsageError
 from .parser import PROG, build_parser
+from .words import cli_words
 
 __all__ = ["main", "run"]
 
 
 def _warn_line(msg: str) -> None:
-    """A warning as one line on stderr, above the progress bar."""
-    line = f"{PROG}: warning: {' '.join(msg.split())}"
+    """A warning as one line on stderr (in the command line's words), above the progress bar."""
+    line = f"{PROG}: warning: {_one_line(msg)}"
     try:
         from tqdm import tqdm
 
@@ -43,8 +44,9 @@ def _warn_line(msg: str) -> None:
         print(line, file=sys.stderr)
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+def _one_line(text: object) -> str:
+    """A message on one line, in the command line's words (:func:`~vecbinlog.cli.words.cli_words`)."""
+    return cli_words(" ".join(str(text).split()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -46,7 +46,7 @@ from ..decode.decoders.temporal import civil_from_days  # days -> (year, month, 
 from .buffers import byte_table, contains_any, string_array, string_parts
 
 __all__ = ["STYLES", "NULL_TEXT", "column_text", "values_text", "json_value", "time_text", "json_escape",
-           "csv_escape", "csv_quote", "hex_text", "run_friendly", "fill_nulls"]
+           "csv_escape", "csv_quote", "hex_text", "run_friendly", "fill_nulls", "widest_text"]
 
 STYLES = ("json", "table", "csv")
 #: the text of NULL in each style
@@ -389,6 +389,33 @@ def _quoted_json(text: pa.Array, style: str) -> pa.Array:
 
 #: types formatted once per run of equal values when the values repeat (columns such as
 #: _commit_timestamp hold one value per rows event)
+#: the widest ``table`` text of the types whose values are bounded: integers by their range
+#: (``-9223372036854775808``), floats by the shortest text of the most negative and the least
+#: normal value (``-2.2250738585072014e-308``), DATE ``9999-12-31``, TIME ``-838:59:59.999999``
+_WIDEST = {
+    **{t: max(len(str(np.iinfo(d).min)), len(str(np.iinfo(d).max))) for t, d in (
+        (pa.int8(), np.int8), (pa.int16(), np.int16), (pa.int32(), np.int32), (pa.int64(), np.int64),
+        (pa.uint8(), np.uint8), (pa.uint16(), np.uint16), (pa.uint32(), np.uint32), (pa.uint64(), np.uint64))},
+    pa.float32(): 15, pa.float64(): 24, pa.bool_(): 5, pa.date32(): 10,
+}
+
+
+def widest_text(t: pa.DataType) -> int | None:
+    """The most terminal columns a value of type ``t`` takes in the ``table`` style, or None
+    when its type does not bound it (text, binary, lists, structs)."""
+    if pa.types.is_dictionary(t):
+        return widest_text(t.value_type)
+    if t in _WIDEST:
+        return _WIDEST[t]
+    if pa.types.is_decimal(t):
+        return t.precision + 3  # sign, point, and a 0 before it when every digit is a fraction
+    if pa.types.is_timestamp(t):  # 9999-12-31T23:59:59.999999, then +00:00 when it has a zone
+        return 19 + (_FRACTION_DIGITS[t.unit] + 1 if t.unit != "s" else 0) + (6 if t.tz else 0)
+    if pa.types.is_duration(t):
+        return 10 + (_FRACTION_DIGITS[t.unit] + 1 if t.unit != "s" else 0)  # -838:59:59.999999
+    return None
+
+
 def run_friendly(t: pa.DataType) -> bool:
     return pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_decimal(t) or pa.types.is_duration(t) \
         or pa.types.is_integer(t) or pa.types.is_floating(t)
