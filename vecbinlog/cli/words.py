@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["API_WORDS", "cli_words"]
 
