@@ -98,7 +98,7 @@ def ref_cut(s: str, wd: int) -> str:
 
 def ref_table(batches: list[pa.RecordBatch], max_width: int) -> str:
     """The aligned table as documented: widths from the first batch's first 1000 rows, at most
-    max_width for text, text cut at its column's width (never with max_width 0: a wider cell
+    max_width for text (a dictionary column: its widest entry, used or not), text cut at its column's width (never with max_width 0: a wider cell
     pushes the rest of its line), numbers never cut and right-aligned, a new header for a new
     layout."""
     out, names, widths, right = [], None, [], []
@@ -111,8 +111,10 @@ def ref_table(batches: list[pa.RecordBatch], max_width: int) -> str:
             names = b.schema.names
             right = [numeric(t) for t in b.schema.types]
             widths = []
-            for name, col, r in zip(names, cells, right):
+            for name, col, r, t in zip(names, cells, right, b.schema.types):
                 wd = max([ref_width(name)] + [ref_width(ref_cut(s, None)) for s in col[:1000]])
+                if pa.types.is_dictionary(t):  # every entry, used in the first rows or not
+                    wd = max([wd] + [ref_width(ref_cut(ref(v, t, "table"), None)) for v in b.column(name).dictionary.to_pylist()])
                 widths.append(min(wd, max_width) if max_width and not r else wd)
             out.append("  ".join(ref_cut(n, wd) + " " * (wd - ref_width(ref_cut(n, wd))) for n, wd in zip(names, widths)).rstrip())
             out.append("  ".join("-" * wd for wd in widths))
