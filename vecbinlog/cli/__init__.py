@@ -5,11 +5,13 @@ Run ``vecbinlog COMMAND --help``; every command and option is in ``docs/cli.md``
 
 Exit codes: 0 success, 1 a file could not be read (a :class:`vecbinlog.BinlogError`, or an
 OS error such as a missing file), 2 bad usage. Errors are one line on stderr,
-``vecbinlog: error: <file>, offset N, EVENT: message``; ``--debug`` adds the traceback.
+``vecbinlog: error: <file>, offset N, EVENT: message`` (a bad option: the argument and the
+command's ``--help``); ``--debug`` adds the traceback.
 
 The package: :mod:`~vecbinlog.cli.parser` (the arguments), :mod:`~vecbinlog.cli.commands` (one
 function per command), :mod:`~vecbinlog.cli.writers` (output files),
-:mod:`~vecbinlog.cli.progress` (the progress bar), and how values are printed (``cat``,
+:mod:`~vecbinlog.cli.progress` (the progress bar), :mod:`~vecbinlog.cli.words` (the library's
+messages with the flags for its options), and how values are printed (``cat``,
 ``to-parquet --format csv``, ``snapshot OUT.csv``): :mod:`~vecbinlog.cli.text` (a whole column's
 values as text), :mod:`~vecbinlog.cli.buffers` (string arrays as NumPy buffers),
 :mod:`~vecbinlog.cli.widths` (terminal widths of table cells) and :mod:`~vecbinlog.cli.lines` (one

@@ -415,8 +415,8 @@ def _is_numeric(t: pa.DataType) -> bool:
 
 class TableText(_Lines):
     """Aligned columns: a header, a rule, then one line per row; each column as wide as its
-    widest cell among the first batch's first ``SAMPLE`` rows (a dictionary column: its widest
-    entry, as ``update_postimage`` of ``_change_type``, or used or not), at most ``max_width`` terminal
+    widest cell among the first batch's first ``SAMPLE`` rows (a dictionary column, unless
+    ``cut`` is False: its widest entry, as ``update_postimage`` of ``_change_type``, used or not), at most ``max_width`` terminal
     columns unless it holds numbers (a column of :attr:`unsampled` at least as wide as its
     type's widest value); text wider than its column cut with an ellipsis (``max_width`` 0 or
     None: never; a cell not cut pushes the rest of its line), numbers never cut and
@@ -469,7 +469,7 @@ class TableText(_Lines):
                 ws = np.where(codes >= 0, ew[np.maximum(codes, 0)] if len(ew) else 0, len(NULL_TEXT["table"]))
                 if c.codes is None and c.entries.null_count:
                     ws = np.where(valid_mask(c.entries.slice(0, k)), ws, 4)
-                if pa.types.is_dictionary(t) and len(ew):  # any entry may come later (_change_type, ENUM)
+                if self.cut and pa.types.is_dictionary(t) and len(ew):  # any entry may come later (_change_type, ENUM)
                     ws = np.append(ws, ew.max())
             wd = int(max(w.max(), ws.max() if len(ws) else 0))
             if name in self.unsampled:
