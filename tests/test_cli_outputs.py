@@ -59,6 +59,12 @@ def _workload() -> list[str]:
         "DELETE FROM t WHERE id = 2",
         "CREATE TABLE nokey (a INT)",
         "INSERT INTO nokey VALUES (1), (1)",
+        # a row undone by ROLLBACK TO SAVEPOINT after a MyISAM change: the server logs it
+        "CREATE TABLE side (a INT) ENGINE=MyISAM",
+        "BEGIN", "SAVEPOINT s", "INSERT INTO nokey VALUES (2)", "INSERT INTO side VALUES (2)",
+        "ROLLBACK TO SAVEPOINT s", "COMMIT",
+        # a zero date, which Arrow cannot hold
+        "SET SESSION sql_mode = ''", "CREATE TABLE zero (d DATETIME)", "INSERT INTO zero VALUES ('0000-00-00 00:00:00')",
     ]
 
 
@@ -174,6 +180,25 @@ def test_snapshot_without_a_key_names_the_flag(altered, tmp_path):
     assert not (tmp_path / "o.csv").exists()
     run("snapshot", str(path), str(tmp_path / "o.csv"), "-t", f"{DB}.nokey", "--key", "a", "-q", module=True)
     assert pacsv.read_csv(tmp_path / "o.csv").to_pylist() == [{"a": 1}]  # one row per key
+
+
+@pytest.mark.mariadb
+def test_library_warnings_name_the_flags(altered):
+    """The row undone by ROLLBACK TO SAVEPOINT, the zero date: the library's warnings
+    (rolled_back='keep', invalid_dates="string") name the flags that change them, which do."""
+    path, _ = altered
+    p = run("cat", str(path), "-t", f"{DB}.nokey", "-f", "jsonl", module=True)
+    assert [r["a"] for r in map(json.loads, p.stdout.splitlines())] == [1, 1]
+    assert ("1 row images left out: their transaction rolled back" in p.stderr and "--rolled-back keep keeps them"
+            in p.stderr and "rolled_back=" not in p.stderr), p.stderr
+    kept = run("cat", str(path), "-t", f"{DB}.nokey", "-f", "jsonl", "--rolled-back", "keep", module=True)
+    assert [(r["a"], r["_outcome"]) for r in map(json.loads, kept.stdout.splitlines())] == [
+        (1, "commit"), (1, "commit"), (2, "rollback")]
+    p = run("cat", str(path), "-t", f"{DB}.zero", "-f", "jsonl", module=True)
+    assert [r["d"] for r in map(json.loads, p.stdout.splitlines())] == [None]
+    assert '--invalid-dates string returns every value as MySQL\'s text' in p.stderr and "invalid_dates" not in p.stderr
+    p = run("cat", str(path), "-t", f"{DB}.zero", "-f", "jsonl", "--invalid-dates", "string", module=True)
+    assert [r["d"] for r in map(json.loads, p.stdout.splitlines())] == ["0000-00-00 00:00:00"] and p.stderr == ""
 
 
 def test_cat_corpus_table_of_three_layouts_loads():

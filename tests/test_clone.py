@@ -76,7 +76,8 @@ def test_copies_in_tests_data_are_the_corpus_files():
         assert hashlib.sha256((TEST_DATA / name).read_bytes()).hexdigest() == listed[name], name
     manifest = corpus_path("MANIFEST.md").read_text(encoding="utf-8")
     for name in copies:
-        assert re.search(rf"^\| `{re.escape(name)}` \| `[0-9a-f]+` \| `[0-9a-f]+` \| `{listed[name]}` \|$", manifest, re.M)
+        row = rf"^\| `{re.escape(name)}` \| `[0-9a-f]+` \| `[0-9a-f]+` \| `{listed[name]}` \|$"  # file, commit, blob, sha256
+        assert re.search(row, manifest, re.M), name
 
 
 def test_package_namespace_has_no_annotations_name():

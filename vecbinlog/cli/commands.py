@@ -85,6 +85,8 @@ def _no_rows(args: argparse.Namespace, what: str) -> str:
     filters = _filters_given(args)
     if filters:
         return f"{what}: no row changes match {filters}"
+    if args.rolled_back == "keep":
+        return f"{what}: no row changes (its rows events hold no row image)"
     return f"{what}: no row changes (its rows events hold none that took effect; --rolled-back keep shows the others)"
 
 
@@ -413,6 +415,8 @@ def _snapshot_output(args: argparse.Namespace) -> tuple[Path, str]:
                          f"not {out.suffix or 'none'}")
     if out.is_dir():
         raise UsageError(f"{out} is a folder")
+    if not out.parent.is_dir():
+        raise UsageError(f"{out}: no folder {out.parent} to write it in")
     if out.exists() and not args.overwrite:
         raise UsageError(f"{out} exists; use --overwrite to replace it")
     return out, fmt

@@ -416,12 +416,12 @@ def _is_numeric(t: pa.DataType) -> bool:
 class TableText(_Lines):
     """Aligned columns: a header, a rule, then one line per row; each column as wide as its
     widest cell among the first batch's first ``SAMPLE`` rows (a dictionary column, unless
-    ``cut`` is False: its widest entry, as ``update_postimage`` of ``_change_type``, used or not), at most ``max_width`` terminal
-    columns unless it holds numbers (a column of :attr:`unsampled` at least as wide as its
-    type's widest value); text wider than its column cut with an ellipsis (``max_width`` 0 or
-    None: never; a cell not cut pushes the rest of its line), numbers never cut and
-    right-aligned; two spaces between columns, no trailing spaces. A batch of other column
-    names starts a new header."""
+    ``cut`` is False: its widest entry, used or not, as ``update_postimage`` of
+    ``_change_type``; a column of :attr:`unsampled`: at least its type's widest value), at
+    most ``max_width`` terminal columns unless it holds numbers; text wider than its column
+    cut with an ellipsis (``max_width`` 0 or None: never, a wider cell pushes the rest of its
+    line), numbers never cut and right-aligned; two spaces between columns, no trailing
+    spaces. A batch of other column names starts a new header."""
 
     SAMPLE = 1000
 
@@ -445,7 +445,8 @@ class TableText(_Lines):
 
     def lines(self, batch: pa.RecordBatch) -> memoryview:
         cells = [_cells(c, "table") for c in batch.columns]
-        fitted = [None if c.kind != _TEXT else fit_cells(c.entries, None if r or not self.cut or self.max_width is None else wd)
+        cut = self.cut and self.max_width is not None
+        fitted = [None if c.kind != _TEXT else fit_cells(c.entries, wd if cut and not r else None)
                   for c, wd, r in zip(cells, self.widths, self.right)]
         return _lines(cells, [""] + ["  "] * (len(cells) - 1), "\n", batch.num_rows, "table",
                       self.widths, self.right, fitted)
@@ -469,7 +470,7 @@ class TableText(_Lines):
                 ws = np.where(codes >= 0, ew[np.maximum(codes, 0)] if len(ew) else 0, len(NULL_TEXT["table"]))
                 if c.codes is None and c.entries.null_count:
                     ws = np.where(valid_mask(c.entries.slice(0, k)), ws, 4)
-                if self.cut and pa.types.is_dictionary(t) and len(ew):  # any entry may come later (_change_type, ENUM)
+                if self.cut and pa.types.is_dictionary(t) and len(ew):  # any entry may come later (ENUM...)
                     ws = np.append(ws, ew.max())
             wd = int(max(w.max(), ws.max() if len(ws) else 0))
             if name in self.unsampled:

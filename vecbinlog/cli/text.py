@@ -387,8 +387,6 @@ def _quoted_json(text: pa.Array, style: str) -> pa.Array:
     return _quoted(csv_escape(text)) if style == "csv" else text
 
 
-#: types formatted once per run of equal values when the values repeat (columns such as
-#: _commit_timestamp hold one value per rows event)
 #: the widest ``table`` text of the types whose values are bounded: integers by their range
 #: (``-9223372036854775808``), floats by the shortest text of the most negative and the least
 #: normal value (``-2.2250738585072014e-308``), DATE ``9999-12-31``, TIME ``-838:59:59.999999``
@@ -416,6 +414,8 @@ def widest_text(t: pa.DataType) -> int | None:
     return None
 
 
+#: types formatted once per run of equal values when the values repeat (columns such as
+#: _commit_timestamp hold one value per rows event)
 def run_friendly(t: pa.DataType) -> bool:
     return pa.types.is_timestamp(t) or pa.types.is_date(t) or pa.types.is_decimal(t) or pa.types.is_duration(t) \
         or pa.types.is_integer(t) or pa.types.is_floating(t)

@@ -24,20 +24,19 @@ def _tables_flag(match: re.Match[str]) -> str:
     return "--tables " + ",".join(str(p) for p in patterns)
 
 
-#: (a pattern of the API's words, the command line's words for it), applied in order.
+#: (a pattern of the API's words, the command line's words for it), applied in order: the
+#: options named by the messages that reach the command line (``tests/test_cli_outputs.py``
+#: makes each but the last from real binlogs).
 API_WORDS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = tuple(
     (re.compile(pattern), words) for pattern, words in (
-        (r"tables=(\[[^\]]*\])", _tables_flag),
-        (r"snapshot\(table, key=\[\.\.\.\]\)", "--key COLUMNS"),
-        (r"\bkey=\[\.\.\.\]", "--key COLUMNS"),
-        (r"\bstrict=True\b", "--strict"),
-        (r"\bverify_checksums=False\b", "--no-verify-checksums"),
-        (r"""\binvalid_dates=["']string["']""", "--invalid-dates string"),
-        (r"""\brolled_back=["']keep["']""", "--rolled-back keep"),
-        (r"""\brolled_back=["']exclude["']""", "--rolled-back exclude"),
-        (r"\bqueries=True\b", "--queries"),
-        (r"^(until|since|start|stop|gtids|change_types): ", lambda m: "--" + m.group(1).replace("_", "-") + ": "),
-        (r"read it with iter_batches\(\) or name its charset with charsets=",
+        (r"tables=(\[[^\]]*\])", _tables_flag),  # TableNotFoundError
+        (r"snapshot\(table, key=\[\.\.\.\]\)", "--key COLUMNS"),  # a table without a primary key
+        (r"\bstrict=True\b", "--strict"),  # TruncatedWarning
+        (r"\bverify_checksums=False\b", "--no-verify-checksums"),  # ChecksumError
+        (r"""\binvalid_dates=["']string["']""", "--invalid-dates string"),  # zero dates
+        (r"""\brolled_back=["']keep["']""", "--rolled-back keep"),  # rows left out
+        (r"^until: ", "--until: "),  # snapshot's point not in the files
+        (r"read it with iter_batches\(\) or name its charset with charsets=",  # text of two types
          "read it with the Python API: iter_batches(), or vecbinlog.open(..., charsets=) naming its charset"),
     )
 )
