@@ -26,13 +26,18 @@ CORPUS = Path(os.environ.get(CORPUS_ENV, ROOT.parent / "shared" / "corpus")).res
 SEEDS = Path(os.environ.get(SEEDS_ENV, ROOT.parent / "shared" / "seeds")).resolve()
 
 
+def _missing(what: str, env: str) -> str:
+    """Why a test that needs the shared folder ``what`` does not run: one text for them all."""
+    folder = CORPUS if what == "corpus" else SEEDS
+    return (f"the shared {what} is not at {folder}: set {env} to its folder "
+            f"(../shared/{what} beside the clone); CI (the CI variable set) requires it")
+
+
 def shared_missing(what: str, env: str, module: bool = False) -> NoReturn:
     """Skip (fail under CI) a test that needs the shared folder ``what`` ("corpus", "seeds"),
     absent: one reason for every such test, naming the variable that says where it is
     (``module``: every test of the calling module, from its top level)."""
-    folder = CORPUS if what == "corpus" else SEEDS
-    reason = (f"the shared {what} is not at {folder}: set {env} to its folder "
-              f"(../shared/{what} beside the clone); CI (the CI variable set) requires it")
+    reason = _missing(what, env)
     if os.environ.get("CI"):
         pytest.fail(reason, pytrace=False)
     pytest.skip(reason, allow_module_level=module)
@@ -67,6 +72,17 @@ def corpus_files() -> list[Path]:
             raise FileNotFoundError(f"the shared corpus is not at {CORPUS}: set {CORPUS_ENV} (CI requires it)")
         return []
     return sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.name != "MANIFEST.md")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Without the corpus, the tests parametrized by its files (:func:`corpus_files`) have none:
+    pytest skips them as "got empty parameter set"; say why, with the corpus's one reason."""
+    if CORPUS.is_dir():
+        return
+    for item in items:
+        reasons = [str(m.kwargs.get("reason", "")) for m in item.iter_markers("skip")]
+        if any(r.startswith("got empty parameter set") for r in reasons):
+            item.add_marker(pytest.mark.skip(reason=_missing("corpus", CORPUS_ENV)), append=False)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -64,7 +64,8 @@ def _workload() -> list[str]:
         "BEGIN", "SAVEPOINT s", "INSERT INTO nokey VALUES (2)", "INSERT INTO side VALUES (2)",
         "ROLLBACK TO SAVEPOINT s", "COMMIT",
         # a zero date, which Arrow cannot hold
-        "SET SESSION sql_mode = ''", "CREATE TABLE zero (d DATETIME)", "INSERT INTO zero VALUES ('0000-00-00 00:00:00')",
+        "SET SESSION sql_mode = ''", "CREATE TABLE zero (d DATETIME)",
+        "INSERT INTO zero VALUES ('0000-00-00 00:00:00')",
     ]
 
 
