@@ -388,13 +388,14 @@ def _quoted_json(text: pa.Array, style: str) -> pa.Array:
 
 
 #: the widest ``table`` text of the types whose values are bounded: integers by their range
-#: (``-9223372036854775808``), floats by the shortest text of the most negative and the least
-#: normal value (``-2.2250738585072014e-308``), DATE ``9999-12-31``, TIME ``-838:59:59.999999``
+#: (``-9223372036854775808``), floats by Arrow's widest shortest text, a negative value with
+#: every digit and five zeros before them (``-0.0000012345678901234567``; from 1e-6 down
+#: Arrow writes an exponent), DATE ``9999-12-31``
 _WIDEST = {
     **{t: max(len(str(np.iinfo(d).min)), len(str(np.iinfo(d).max))) for t, d in (
         (pa.int8(), np.int8), (pa.int16(), np.int16), (pa.int32(), np.int32), (pa.int64(), np.int64),
         (pa.uint8(), np.uint8), (pa.uint16(), np.uint16), (pa.uint32(), np.uint32), (pa.uint64(), np.uint64))},
-    pa.float32(): 15, pa.float64(): 24, pa.bool_(): 5, pa.date32(): 10,
+    pa.float32(): 16, pa.float64(): 25, pa.bool_(): 5, pa.date32(): 10,
 }
 
 
@@ -405,8 +406,8 @@ def widest_text(t: pa.DataType) -> int | None:
         return widest_text(t.value_type)
     if t in _WIDEST:
         return _WIDEST[t]
-    if pa.types.is_decimal(t):
-        return t.precision + 3  # sign, point, and a 0 before it when every digit is a fraction
+    if pa.types.is_decimal(t):  # the digits and a sign, a point, a 0 before it when every digit is a fraction
+        return t.precision + 1 + (t.scale > 0) + (t.scale >= t.precision)
     if pa.types.is_timestamp(t):  # 9999-12-31T23:59:59.999999, then +00:00 when it has a zone
         return 19 + (_FRACTION_DIGITS[t.unit] + 1 if t.unit != "s" else 0) + (6 if t.tz else 0)
     if pa.types.is_duration(t):
