@@ -364,10 +364,12 @@ def test_cat_and_events_load_no_pandas():
     ["cat", str(SAMPLE), "-t", "shop.orders", "--format", "xml"], ["info", "--start", "-4", str(SAMPLE)],
 ])
 def test_bad_usage_exit_2(args):
+    """One line, as the other errors, and where --help tells more (not the usage block)."""
     p = run(*args, check=2)
-    assert p.stderr.startswith("usage: vecbinlog")
-    assert "error: " in p.stderr.splitlines()[-1]
-    assert "Traceback" not in p.stderr
+    command = args[0] if args and args[0] in ("cat", "info") else None
+    help_ = f"(see 'vecbinlog {command} --help')" if command else "(see 'vecbinlog --help')"
+    assert p.stderr.startswith("vecbinlog: error: ") and p.stderr.endswith(help_ + "\n"), p.stderr
+    assert p.stderr.count("\n") == 1 and "usage:" not in p.stderr and p.stdout == ""
 
 
 @pytest.mark.parametrize("command", [["cat", "-t", "shop.nope"], ["snapshot", "OUT", "-t", "shop.nope"]])
@@ -376,8 +378,9 @@ def test_unknown_table_one_line_exit_2(tmp_path, command):
     args = [str(tmp_path / "o.csv") if a == "OUT" else a for a in command]
     p = run(args[0], str(SAMPLE), *args[1:], check=2)
     assert p.stderr == f"vecbinlog: error: 'shop.nope' has no rows events in {SAMPLE}; tables: shop.customers, shop.orders\n"
-    p = run(args[0], str(SAMPLE), *args[1:], "--tables", "shop.c*", check=2)
-    assert p.stderr.endswith(f"{SAMPLE} that tables=['shop.c*'] keeps; tables: shop.customers\n")
+    p = run(args[0], str(SAMPLE), *args[1:], "--tables", "shop.c*", "--tables", "x.y,shop.c*", check=2)
+    # the API's words (tables=[...]) as the flag that sets them
+    assert p.stderr.endswith(f"{SAMPLE} that --tables shop.c*,x.y,shop.c* keeps; tables: shop.customers\n")
 
 
 @pytest.mark.parametrize("command", [["info"], ["tables"], ["cat", "-t", "x.y"], ["to-parquet"]])
@@ -413,6 +416,8 @@ def test_help_everywhere():
                     "--no-verify-checksums", "--invalid-dates", "--quiet", "--debug"):
             assert opt in h, (cmd, opt)
     assert "snapshot" in top and "coming" not in top and "not built yet" not in top
+    tables = " ".join(run("tables", "--help").stdout.split())
+    assert "one schema over every layout" in tables and "first TABLE_MAP" not in tables
     assert run("--version").stdout.strip() == f"vecbinlog {vecbinlog.__version__}"
 
 
@@ -492,9 +497,9 @@ def test_snapshot_command(tmp_path):
         before_update = log.snapshot("shop.orders", until="0-1-6")
     assert sorted(before_update.column("id").to_pylist()) == [1001, 1002, 1003, 1004]
     for until in ("0-1-6", f"{SAMPLE.name}:2494", "2494"):
-        run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders", "--until", until, "-q")
+        run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders", "--until", until, "-q", "--overwrite")
         assert pq.read_table(out).equals(before_update), until
-    bad = run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders", "--key", "nope", check=2)
+    bad = run("snapshot", str(SAMPLE), str(out), "--table", "shop.orders", "--key", "nope", "--overwrite", check=2)
     assert bad.stderr.splitlines() == [
         "vecbinlog: error: shop.orders: key column(s) ['nope'] are not among its columns "
         "['id', 'customer_id', 'quantity', 'price', 'note']"]

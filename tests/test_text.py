@@ -21,7 +21,7 @@ import pytest
 import vecbinlog
 from vecbinlog.cli.buffers import byte_table, marked
 from vecbinlog.cli.lines import CsvText, JsonLinesText, TableText
-from vecbinlog.cli.text import column_text
+from vecbinlog.cli.text import column_text, widest_text
 
 from .conftest import DATA, corpus_path
 
@@ -97,8 +97,10 @@ def ref_cut(s: str, wd: int) -> str:
 
 
 def ref_table(batches: list[pa.RecordBatch], max_width: int) -> str:
-    """The aligned table as documented: widths from the first batch's first 1000 rows, text cut
-    at max_width, numbers never cut and right-aligned, a new header for a new layout."""
+    """The aligned table as documented: widths from the first batch's first 1000 rows (a
+    dictionary column: its widest entry, used or not), at most max_width for text, text cut at
+    its column's width (never with max_width 0: a wider cell pushes the rest of its line),
+    numbers never cut and right-aligned, a new header for a new layout."""
     out, names, widths, right = [], None, [], []
     numeric = lambda t: pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_decimal(t)  # noqa: E731
     for b in batches:
@@ -109,15 +111,18 @@ def ref_table(batches: list[pa.RecordBatch], max_width: int) -> str:
             names = b.schema.names
             right = [numeric(t) for t in b.schema.types]
             widths = []
-            for name, col, r in zip(names, cells, right):
+            for name, col, r, t in zip(names, cells, right, b.schema.types):
                 wd = max([ref_width(name)] + [ref_width(ref_cut(s, None)) for s in col[:1000]])
+                if pa.types.is_dictionary(t):  # every entry, used in the first rows or not
+                    entries = b.column(name).dictionary.to_pylist()
+                    wd = max([wd] + [ref_width(ref_cut(ref(v, t, "table"), None)) for v in entries])
                 widths.append(min(wd, max_width) if max_width and not r else wd)
             out.append("  ".join(ref_cut(n, wd) + " " * (wd - ref_width(ref_cut(n, wd))) for n, wd in zip(names, widths)).rstrip())
             out.append("  ".join("-" * wd for wd in widths))
         for row in zip(*cells):
             parts = []
             for s, wd, r in zip(row, widths, right):
-                s = ref_cut(s, None if r else wd)
+                s = ref_cut(s, None if r or not max_width else wd)  # 0: never cut
                 pad = " " * max(wd - ref_width(s), 0)
                 parts.append(pad + s if r else s + pad)
             out.append("  ".join(parts).rstrip())
@@ -283,3 +288,40 @@ def test_wide_characters_and_cuts():
     b = pa.RecordBatch.from_pydict({"t": pa.array(texts), "n": pa.array(range(len(texts)))})
     for wd in range(0, 12):
         assert ours(TableText(wd), [b]) == ref_table([b], wd), wd
+
+
+#: each type's values of the widest text, as the reference prints them
+EXTREMES = [
+    (pa.int8(), [-128, 127]), (pa.uint8(), [255]), (pa.int16(), [-32768]), (pa.uint16(), [65535]),
+    (pa.int32(), [-2**31]), (pa.uint32(), [2**32 - 1]), (pa.int64(), [-2**63]), (pa.uint64(), [2**64 - 1]),
+    # floats: Arrow's widest (found over every float32 from 1e-6 to 1e-5, and powers of ten)
+    (pa.float64(), [-1.7976931348623157e308, -2.2250738585072014e-308, -5e-324, -1.2345678901234567e-06]),
+    (pa.float32(), [-3.4028234663852886e38, -1.1754943508222875e-38, -1.0000001e-06]), (pa.bool_(), [False]),
+    (pa.date32(), [dt.date(9999, 12, 31)]), (pa.decimal128(8, 2), [decimal.Decimal("-999999.99")]),
+    (pa.decimal128(2, 2), [decimal.Decimal("-0.99")]), (pa.decimal128(10, 0), [decimal.Decimal("-9999999999")]),
+    (pa.timestamp("us", UTC), [dt.datetime(9999, 12, 31, 23, 59, 59, 999999, UTC)]),
+    (pa.timestamp("us"), [dt.datetime(9999, 12, 31, 23, 59, 59, 999999)]),
+    (pa.duration("us"), [-dt.timedelta(hours=838, minutes=59, seconds=59, microseconds=999999)]),
+]
+
+
+@pytest.mark.parametrize("typ,values", EXTREMES, ids=[str(t) for t, _ in EXTREMES])
+def test_widest_text_of_a_type(typ, values):
+    """The width a column of that type is given when its first rows tell nothing of it (a later
+    layout adds or widens it): its widest value's text, as the reference prints it."""
+    assert widest_text(typ) == max(ref_width(ref(v, typ, "table")) for v in values)
+    assert widest_text(pa.string()) is None and widest_text(pa.dictionary(pa.int8(), pa.int16())) == 6
+
+
+def test_unsampled_columns_are_as_wide_as_their_type():
+    """A column null in the first rows, which a later layout fills: as wide as its type's widest
+    value (text: max_width), so the later rows stay aligned and uncut; other columns as sampled."""
+    first = pa.RecordBatch.from_pydict({"id": pa.array([1], pa.int32()), "n": pa.array([None], pa.int64()),
+                                        "t": pa.array([None], pa.string()), "u": pa.array([None], pa.string())})
+    later = pa.RecordBatch.from_pydict({"id": pa.array([2], pa.int32()), "n": pa.array([-2**63], pa.int64()),
+                                        "t": pa.array(["x" * 12], pa.string()), "u": pa.array(["y" * 12], pa.string())})
+    writer = TableText(10)
+    writer.unsampled = frozenset({"n", "t"})
+    lines = ours(writer, [first, later]).splitlines()
+    assert lines[1] == "  ".join(["--", "-" * 20, "-" * 10, "----"])  # u: as sampled (NULL)
+    assert lines[3] == " 2  -9223372036854775808  xxxxxxxxx…  yyy…"

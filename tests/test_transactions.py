@@ -20,7 +20,7 @@ import pytest
 import vecbinlog
 from vecbinlog.binlog.transactions import OUTCOMES
 
-from .conftest import CORPUS, DATA
+from .conftest import DATA, corpus_path
 from .support.mariadb import run_mariadb_binlog_vv
 from .test_reference import manifest_rows
 
@@ -316,7 +316,7 @@ def test_payload_contents_as_manifest(name):
     """The events inside the zstd payloads are those the corpus MANIFEST lists for the file."""
     note = manifest_rows()[name]["note"]
     listed = {f"{t}": int(n) for t, n in re.findall(r"(\w+)\(\d+\)×(\d+)", note.split("payload contents:")[1].split("(compression")[0])}
-    with vecbinlog.open(CORPUS / name) as log:
+    with vecbinlog.open(corpus_path(name)) as log:
         info = log.info()["files"][0]
     short = {k.replace("_EVENT", "").replace("_LOG", "").replace("_V2", "_V2"): v for k, v in info["events_in_payloads"].items()}
     names = {"QUERY": "QUERY", "XID": "XID", "TABLE_MAP": "TABLE_MAP", "ROWS_QUERY": "ROWS_QUERY",
@@ -328,7 +328,7 @@ def test_payload_contents_as_manifest(name):
 def test_payload_rows_transactions():
     """mysql-bin.000057: a DDL statement, then two compressed transactions, each after its GTID
     event (33); the GTIDs continue the file's PREVIOUS_GTIDS set (uuid:1-10 before it: 11-13 here)."""
-    with vecbinlog.open(CORPUS / PAYLOAD_FILES[2], queries=True) as log:
+    with vecbinlog.open(corpus_path(PAYLOAD_FILES[2]), queries=True) as log:
         t = log.read_all()
         info = log.info()["files"][0]
     uuid = "76f3e7be-6720-11ed-9cad-0242ac110002"
@@ -345,7 +345,7 @@ def test_payload_rows_transactions():
 
 def test_tagged_gtid():
     """MySQL 9.6 GTID_TAGGED_LOG_EVENT: uuid:tag:gno; PREVIOUS_GTIDS lists mytag:1-2 before it."""
-    with vecbinlog.open(CORPUS / "blackbeam__rust_mysql_common/binlog_transaction_with_GTID_TAG.000001") as log:
+    with vecbinlog.open(corpus_path("blackbeam__rust_mysql_common/binlog_transaction_with_GTID_TAG.000001")) as log:
         (table,) = log.read_all().values()
         info = log.info()["files"][0]
     uuid = "55778904-0299-11f1-b1b8-4ef0c4956feb"
@@ -356,7 +356,7 @@ def test_tagged_gtid():
 @pytest.mark.parametrize("name", ["zalora__binlog-parser/fixtures/mysql-bin.07", "blackbeam__rust_mysql_common/mariadb-bin.000001"])
 def test_mariadb_corpus_gtids(name):
     """MariaDB 10.0 and 10.5 files: each group's GTID and Xid as mariadb-binlog prints them."""
-    path = CORPUS / name
+    path = corpus_path(name)
     gtid_of, xid_of, _ = _listing(path)
     tables, _ = _read(path)
     seen = Counter()
@@ -373,7 +373,7 @@ def test_xa_prepared_transaction():
     outcome 'prepare' (a later XA COMMIT/ROLLBACK decides), in the transaction opened by XA START."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
-        with vecbinlog.open(CORPUS / "polardb__polardbx-cdc/mysql_bin.1") as log:
+        with vecbinlog.open(corpus_path("polardb__polardbx-cdc/mysql_bin.1")) as log:
             (table,) = log.read_all().values()
             events = log.events().to_pylist()
     xa_start = next(e["pos"] for e in events if (e["info"] or "").startswith("XA START"))
@@ -389,14 +389,14 @@ def test_vendor_events_counted():
                         ("polardb__polardbx-cdc/mysql_bin.1", {80: 2, 101: 1})]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
-            with vecbinlog.open(CORPUS / name) as log:
+            with vecbinlog.open(corpus_path(name)) as log:
                 skipped = log.info()["files"][0]["events_not_decoded"]["skipped"]
         assert {int(k[8:-1]): v for k, v in skipped.items() if k.startswith("UNKNOWN(")} == codes
 
 
 def test_gtid_filter():
     """gtids= keeps the transactions of a GTID set (MySQL intervals, MariaDB items and ranges)."""
-    path = CORPUS / PAYLOAD_FILES[2]
+    path = corpus_path(PAYLOAD_FILES[2])
     uuid = "76f3e7be-6720-11ed-9cad-0242ac110002"
     with vecbinlog.open(path, gtids=f"{uuid}:13") as log:
         assert {n: t.num_rows for n, t in log.read_all().items()} == {"a.b": 0, "a.test_table_3": 3}

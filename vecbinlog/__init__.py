@@ -1,7 +1,6 @@
 """vecbinlog: MySQL and MariaDB binary logs, decoded column by column with NumPy into Apache Arrow."""
 
-from __future__ import annotations
-
+# No ``from __future__ import annotations`` here: it would put ``annotations`` in dir(vecbinlog).
 from .errors import (
     BinlogError,
     BinlogSetWarning,

@@ -5,11 +5,13 @@ Run ``vecbinlog COMMAND --help``; every command and option is in ``docs/cli.md``
 
 Exit codes: 0 success, 1 a file could not be read (a :class:`vecbinlog.BinlogError`, or an
 OS error such as a missing file), 2 bad usage. Errors are one line on stderr,
-``vecbinlog: error: <file>, offset N, EVENT: message``; ``--debug`` adds the traceback.
+``vecbinlog: error: <file>, offset N, EVENT: message`` (a bad option: the argument and the
+command's ``--help``); ``--debug`` adds the traceback.
 
 The package: :mod:`~vecbinlog.cli.parser` (the arguments), :mod:`~vecbinlog.cli.commands` (one
 function per command), :mod:`~vecbinlog.cli.writers` (output files),
-:mod:`~vecbinlog.cli.progress` (the progress bar), and how values are printed (``cat``,
+:mod:`~vecbinlog.cli.progress` (the progress bar), :mod:`~vecbinlog.cli.words` (the library's
+messages with the flags for its options), and how values are printed (``cat``,
 ``to-parquet --format csv``, ``snapshot OUT.csv``): :mod:`~vecbinlog.cli.text` (a whole column's
 values as text), :mod:`~vecbinlog.cli.buffers` (string arrays as NumPy buffers),
 :mod:`~vecbinlog.cli.widths` (terminal widths of table cells) and :mod:`~vecbinlog.cli.lines` (one
@@ -28,13 +30,14 @@ from typing import NoReturn, Sequence
 from ..errors import BinlogError, TableNotFoundError
 from .commands import COMMANDS, UsageError
 from .parser import PROG, build_parser
+from .words import cli_words
 
 __all__ = ["main", "run"]
 
 
 def _warn_line(msg: str) -> None:
-    """A warning as one line on stderr, above the progress bar."""
-    line = f"{PROG}: warning: {' '.join(msg.split())}"
+    """A warning as one line on stderr (in the command line's words), above the progress bar."""
+    line = f"{PROG}: warning: {_one_line(msg)}"
     try:
         from tqdm import tqdm
 
@@ -43,8 +46,9 @@ def _warn_line(msg: str) -> None:
         print(line, file=sys.stderr)
 
 
-def _one_line(text: str) -> str:
-    return " ".join(str(text).split())
+def _one_line(text: object) -> str:
+    """A message on one line, in the command line's words (:func:`~vecbinlog.cli.words.cli_words`)."""
+    return cli_words(" ".join(str(text).split()))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

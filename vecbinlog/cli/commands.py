@@ -8,7 +8,11 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import json
+import os
+import secrets
+import shutil
 import sys
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -20,17 +24,18 @@ import vecbinlog
 
 from ..arrowbuild import numbers, to_numpy
 from ..binlog.spec import MAGIC_LEN
-from ..errors import BinlogError
+from ..decode.tableplan import METADATA_NAMES, TablePlan
+from ..errors import BinlogError, UnsupportedError
 from ..log.config import default_threads
 from ..log.logset import binlog_files
 from .lines import CsvText, JsonLinesText, TableText
 from .progress import Progress
-from .writers import CsvFile, TableWriters, table_folder
+from .writers import CsvFile, TableWriters, publish_tables, table_folder
 
 
 class UsageError(Exception):
     """Bad usage found after parsing (a table the binlog does not have, an output that would be
-    overwritten): one line on stderr, exit 2."""
+    overwritten or whose suffix is not its format): one line on stderr, exit 2."""
 
 
 #: cat reads in smaller segments and batches than the API's defaults: lines are formatted while
@@ -54,6 +59,45 @@ def open_log(args: argparse.Namespace, **options: Any) -> vecbinlog.Binlog:
         since=args.since, until=None if args.command == "snapshot" else args.until, change_types=args.change_types,
         rolled_back=args.rolled_back, queries=args.queries, gtids=args.gtids, **options,
     )
+
+
+def _tables_given(args: argparse.Namespace) -> str:
+    """The --tables patterns given, comma-separated (as one would type them again)."""
+    return ",".join(t.strip() for arg in args.tables or () for t in arg.split(",") if t.strip())
+
+
+def _filters_given(args: argparse.Namespace) -> str:
+    """The row filters given, as the flags that set them (``--start 100 --stop 10``), or ``""``."""
+    given = [("--start", args.start), ("--stop", args.stop),
+             ("--since", args.since.isoformat() if args.since else None),
+             ("--until", args.until.isoformat() if isinstance(args.until, _dt.datetime) and args.command != "snapshot"
+              else None),
+             ("--gtids", args.gtids), ("--change-types", ",".join(args.change_types or ()) or None)]
+    return " ".join(f"{flag} {value}" for flag, value in given if value is not None)
+
+
+def _say(message: str) -> None:
+    """A notice on stderr, as the warnings are (``-q`` leaves it out): what matched nothing."""
+    warnings.warn(message, UserWarning, stacklevel=2)
+
+
+def _no_rows(args: argparse.Namespace, what: str) -> str:
+    """``what`` has no row changes: which filters left none (or that its rows events hold none)."""
+    filters = _filters_given(args)
+    if filters:
+        return f"{what}: no row changes match {filters}"
+    if args.rolled_back == "keep":
+        return f"{what}: no row changes (its rows events hold no row image)"
+    return f"{what}: no row changes (its rows events hold none that took effect; --rolled-back keep shows the others)"
+
+
+def _no_tables(args: argparse.Namespace) -> str:
+    """What to say when the files have no table with rows events that --tables keeps."""
+    if not args.tables:
+        return "the files have no rows events: no table to read"
+    with vecbinlog.open(args.files, strict=args.strict, verify_checksums=not args.no_verify_checksums) as every:
+        there = every.tables
+    return f"--tables {_tables_given(args)} matches none of the tables with rows events: {', '.join(there) or 'none'}"
 
 
 def _utc(ts: int | None) -> str | None:
@@ -230,7 +274,7 @@ def cmd_tables(args: argparse.Namespace) -> int:
         body = [[c["name"], c["arrow_type"], c["mysql_type"] or "", c["mysql_charset"] or ""] for c in cols]
         _print_aligned(["column", "arrow type", "mysql type", "charset"], body, right=[False] * 4)
     if not out:
-        print("no tables with rows events", file=sys.stderr)
+        _say(_no_tables(args))
     return 0
 
 
@@ -243,35 +287,145 @@ def _cat_threads(fmt: Any) -> int:
     return max(1, default_threads() - fmt.THREADS)
 
 
+def _plan(log: vecbinlog.Binlog, table: str) -> TablePlan:
+    """``table``'s plan: its one schema over every layout in the files (from the headers, no row
+    decoded). A table the files do not have: TableNotFoundError, naming those they have."""
+    plans = log.plans()
+    if table not in plans:
+        log.schema(table)  # raises TableNotFoundError
+    return plans[table]
+
+
+def _fitted(plan: TablePlan, batch: pa.RecordBatch, paths: dict[str, str]) -> pa.RecordBatch:
+    """``batch`` in its table's one schema: its columns matched by name, widened, and null
+    where its layout lacks one (as ``read_table`` gives them)."""
+    names = plan.schema.names
+    plan.widen(batch, paths.get(batch.column("_log_file")[0].as_py()))  # text whose bytes fell back to binary
+    fitted = plan.conform(batch)
+    if fitted.schema.names != names:  # a layout the plan did not have: never silently dropped
+        raise UnsupportedError(
+            f"{plan.table}: rows of _schema_version {batch.column('_schema_version')[0].as_py()} have the "
+            f"columns {fitted.schema.names}, not those planned from the headers {names}; "
+            "to-parquet writes them in a part file of their own",
+            path=paths.get(batch.column("_log_file")[0].as_py()),
+            offset=batch.column("_log_pos")[0].as_py(), event_type="rows event")
+    return fitted
+
+
+def _unsampled(plan: TablePlan, batch: pa.RecordBatch) -> frozenset[str]:
+    """The columns of which ``batch`` (the first printed) tells nothing: those that its layouts
+    lack, or hold in a narrower type than the table's schema (later layouts add or widen them)."""
+    schema = plan.schema
+    sampled = set()
+    for version in pc.unique(batch.column("_schema_version")).to_pylist():
+        declared = [f.type for f in plan.layout_schema(version) if f.name not in METADATA_NAMES]
+        sampled.update(name for name, t in zip(plan.layout_names(version), declared) if t == schema.field(name).type)
+    return frozenset(f.name for f in schema if f.name not in METADATA_NAMES and f.name not in sampled)
+
+
+#: The table format's widths come from the first rows (``TableText.SAMPLE``): first batches
+#: smaller than that (a table whose layout changes, or with little in each segment) are merged
+#: into one, up to this many.
+SAMPLE_BATCHES = 64
+
+
+def _first_merged(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.RecordBatch]:
+    """``batches`` (of one schema), the first ones merged into one batch of ``rows`` rows (or of
+    every row of the first :data:`SAMPLE_BATCHES`), the rest as they come."""
+    held: list[pa.RecordBatch] = []
+    n = 0
+    for b in batches:
+        held.append(b)
+        n += b.num_rows
+        if n >= rows or len(held) >= SAMPLE_BATCHES:
+            break
+    if len(held) > 1:
+        last = held.pop()
+        need = max(rows - (n - last.num_rows), 0)
+        yield from pa.Table.from_batches([*held, last.slice(0, need)]).combine_chunks().to_batches()
+        if need < last.num_rows:
+            yield last.slice(need)
+    elif held:
+        yield held[0]
+    yield from batches
+
+
 def cmd_cat(args: argparse.Namespace) -> int:
-    """``cat``: a table's change log, a batch at a time, formatted while the next is decoded."""
+    """``cat``: a table's change log, in its one schema over every layout (one header), a batch
+    at a time, formatted while the next is decoded."""
     out = sys.stdout.buffer
     sys.stdout.flush()
     writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
     fmt = writer() if writer is not None else TableText(args.max_width)
 
     with open_log(args, segment_bytes=CAT_SEGMENT_BYTES, batch_rows=CAT_BATCH_ROWS, threads=_cat_threads(fmt)) as log:
+        plan = _plan(log, args.table)
+        paths = {f.name: f.path for f in log.files}
+        rows = 0
         with Progress(log, args, args.table) as progress:
-            gen = log.iter_batches(args.table)  # a table the files do not have: TableNotFoundError at its end
+            gen = log.iter_batches(args.table)
 
-            def items() -> Iterator[pa.RecordBatch | bytes]:
-                names = None
+            def fitted() -> Iterator[pa.RecordBatch]:
                 for b in _limited(gen, args.limit):
                     progress.batch(b)
-                    if isinstance(fmt, CsvText) and b.schema.names != names:  # first batch, or a new layout
-                        names = b.schema.names
-                        yield fmt.header(names)
+                    if b.num_rows:
+                        yield _fitted(plan, b, paths)
+
+            def items() -> Iterator[pa.RecordBatch | bytes]:
+                nonlocal rows
+                if isinstance(fmt, CsvText):  # the header, even when no row matches
+                    yield fmt.header(plan.schema.names)
+                for b in _first_merged(fitted(), fmt.SAMPLE) if isinstance(fmt, TableText) else fitted():
+                    if rows == 0 and isinstance(fmt, TableText):
+                        fmt.unsampled = _unsampled(plan, b)
+                    rows += b.num_rows
                     yield b
 
             try:
                 fmt.write_all(items(), out)
             finally:
                 gen.close()
+        if rows == 0 and args.limit != 0:
+            if isinstance(fmt, TableText):  # its header and rule
+                out.write(fmt.begin(pa.RecordBatch.from_arrays([pa.nulls(0, f.type) for f in plan.schema],
+                                                               schema=plan.schema)))
+                out.flush()
+            _say(_no_rows(args, args.table))
     return 0
 
 
+def _hidden_name(folder: Path, name: str) -> Path:
+    """A new hidden name in ``folder`` to write to before renaming (a leading dot: dataset
+    readers pass over it; the process id and random digits: two runs never share it). Made
+    without mkstemp/mkdtemp, whose files and folders only their owner may read."""
+    return folder / f".{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+
+
+#: the formats of ``snapshot``'s output, by its suffix
+SNAPSHOT_FORMATS = {".parquet": "parquet", ".csv": "csv"}
+
+
+def _snapshot_output(args: argparse.Namespace) -> tuple[Path, str]:
+    """``snapshot``'s OUT and its format (its suffix's), refused before any reading when the
+    suffix is not a format's or OUT exists (without --overwrite)."""
+    out = Path(args.out)
+    fmt = SNAPSHOT_FORMATS.get(out.suffix.lower())
+    if fmt is None:
+        raise UsageError(f"{out}: the suffix of OUT is its format: {' or '.join(SNAPSHOT_FORMATS)}, "
+                         f"not {out.suffix or 'none'}")
+    if out.is_dir():
+        raise UsageError(f"{out} is a folder")
+    if not out.parent.is_dir():
+        raise UsageError(f"{out}: no folder {out.parent} to write it in")
+    if out.exists() and not args.overwrite:
+        raise UsageError(f"{out} exists; use --overwrite to replace it")
+    return out, fmt
+
+
 def cmd_snapshot(args: argparse.Namespace) -> int:
-    """``snapshot``: a table's rows as of a point, to Parquet or CSV."""
+    """``snapshot``: a table's rows as of a point, to Parquet or CSV (by OUT's suffix), written
+    beside OUT and renamed to it at the end (a failure leaves no OUT)."""
+    out, fmt = _snapshot_output(args)
     key = [k.strip() for k in args.key.split(",")] if args.key else None
     with open_log(args) as log:
         try:
@@ -280,50 +434,74 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
             if isinstance(exc, BinlogError):
                 raise
             raise UsageError(str(exc)) from exc
-    if args.out.endswith(".csv"):
-        with CsvFile(args.out, table.schema) as out:
-            for b in table.to_batches():
-                out.write_batch(b)
-    else:
-        import pyarrow.parquet as pq
+    name = _hidden_name(out.parent, out.name)
+    try:
+        if fmt == "csv":
+            with CsvFile(name, table.schema) as f:
+                for b in table.to_batches():
+                    f.write_batch(b)
+        else:
+            import pyarrow.parquet as pq
 
-        pq.write_table(table, args.out, compression="zstd")
+            pq.write_table(table, name, compression="zstd")
+        os.replace(name, out)
+    finally:
+        if os.path.exists(name):
+            os.unlink(name)
     if not args.quiet:
         print(f"{args.table}: {table.num_rows:,} rows -> {args.out}", file=sys.stderr)
     return 0
 
 
 def cmd_to_parquet(args: argparse.Namespace) -> int:
-    """``to-parquet``: every table's change log as a dataset, in one pass over the files."""
+    """``to-parquet``: every table's change log as a dataset, in one pass over the files,
+    written in a hidden folder of OUTDIR and moved into place once every table is done."""
     outdir = Path(args.outdir)
     if outdir.exists() and not outdir.is_dir():
         raise UsageError(f"{outdir} exists and is not a folder")
     ext = {"parquet": ".parquet", "arrow": ".arrow", "csv": ".csv"}[args.format]
     with open_log(args) as log:
         tables = log.tables
+        if not tables:
+            _say(_no_tables(args) + ": nothing written")
+            return 0
         for name in tables:
-            old = [p for p in table_folder(outdir, name).glob("part-*") if p.is_file()]
-            if old and not args.overwrite:
+            if any(p.is_file() for p in table_folder(outdir, name).glob("part-*")) and not args.overwrite:
                 raise UsageError(f"{table_folder(outdir, name)} already has part files; "
                                  "use --overwrite to replace them")
-            for p in old:
-                p.unlink()
-        writers = TableWriters(outdir, args.format)
+        made = not outdir.exists()
+        outdir.mkdir(parents=True, exist_ok=True)
+        staging = _hidden_name(outdir, "vecbinlog")  # hidden from dataset readers (pyarrow, Spark)
+        staging.mkdir()
+        writers = TableWriters(staging, args.format)
         plans = log.plans()  # each table's one schema over its layouts (no row decoded)
-        with Progress(log, args) as progress:
-            progress.start(f"{len(tables)} table(s)")
-            try:
-                for name, batch in log.iter_tables():  # one pass over the files for every table
-                    progress.batch(batch)
-                    plans[name].widen(batch)  # a text column whose bytes fell back to binary
-                    writers.write(name, plans[name].conform(batch))
-            finally:
-                writers.close()
+        try:
+            with Progress(log, args) as progress:
+                progress.start(f"{len(tables)} table(s)")
+                try:
+                    for name, batch in log.iter_tables():  # one pass over the files for every table
+                        progress.batch(batch)
+                        plans[name].widen(batch)  # a text column whose bytes fell back to binary
+                        writers.write(name, plans[name].conform(batch))
+                finally:
+                    writers.close()
+            publish_tables(staging, outdir, tables, args.overwrite)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+            if made and not any(outdir.iterdir()):
+                outdir.rmdir()
         summary = [(name, *writers.done(name)) for name in tables]
     if not args.quiet:
         for name, rows, files in summary:
-            where = files[0].parent if files else table_folder(outdir, name)
-            print(f"{name}: {rows:,} rows, {len(files)} {ext[1:]} file(s) in {where}", file=sys.stderr)
+            if files:
+                print(f"{name}: {rows:,} rows, {len(files)} {ext[1:]} file(s) in {table_folder(outdir, name)}",
+                      file=sys.stderr)
+    if not any(files for _, _, files in summary):
+        _say(_no_rows(args, ", ".join(tables)) + ": nothing written")
+    else:
+        for name, _, files in summary:
+            if not files:
+                _say(_no_rows(args, name))
     return 0
 
 

@@ -34,6 +34,7 @@ from .text import (
     json_escape,
     run_friendly,
     values_text,
+    widest_text,
 )
 from .widths import fit_cells
 
@@ -414,18 +415,24 @@ def _is_numeric(t: pa.DataType) -> bool:
 
 class TableText(_Lines):
     """Aligned columns: a header, a rule, then one line per row; each column as wide as its
-    widest cell among the first batch's first ``SAMPLE`` rows (text cut at ``max_width``
-    terminal columns with an ellipsis, numbers never), numbers right-aligned, two spaces
-    between columns, no trailing spaces. A batch of another layout starts a new header."""
+    widest cell among the first batch's first ``SAMPLE`` rows (a dictionary column, unless
+    ``cut`` is False: its widest entry, used or not, as ``update_postimage`` of
+    ``_change_type``; a column of :attr:`unsampled`: at least its type's widest value), at
+    most ``max_width`` terminal columns unless it holds numbers; text wider than its column
+    cut with an ellipsis (``max_width`` 0 or None: never, a wider cell pushes the rest of its
+    line), numbers never cut and right-aligned; two spaces between columns, no trailing
+    spaces. A batch of other column names starts a new header."""
 
     SAMPLE = 1000
 
-    def __init__(self, max_width: int = 40, cut: bool = True) -> None:
+    def __init__(self, max_width: int | None = 40, cut: bool = True) -> None:
         self.max_width = max_width or None
         self.cut = cut  #: False: cells wider than their column are not cut (they push the next ones)
         self.names: list[str] | None = None
         self.widths: list[int] = []
         self.right: list[bool] = []
+        #: columns of which the sample tells nothing (a later layout adds or widens them), by name
+        self.unsampled: frozenset[str] = frozenset()
 
     def new_layout(self, batch: pa.RecordBatch) -> bool:
         return batch.schema.names != self.names
@@ -438,7 +445,8 @@ class TableText(_Lines):
 
     def lines(self, batch: pa.RecordBatch) -> memoryview:
         cells = [_cells(c, "table") for c in batch.columns]
-        fitted = [None if c.kind != _TEXT else fit_cells(c.entries, None if r or not self.cut else wd)
+        cut = self.cut and self.max_width is not None
+        fitted = [None if c.kind != _TEXT else fit_cells(c.entries, wd if cut and not r else None)
                   for c, wd, r in zip(cells, self.widths, self.right)]
         return _lines(cells, [""] + ["  "] * (len(cells) - 1), "\n", batch.num_rows, "table",
                       self.widths, self.right, fitted)
@@ -449,7 +457,7 @@ class TableText(_Lines):
         self.right = [_is_numeric(t) for t in batch.schema.types]
         self.widths = []
         k = min(batch.num_rows, self.SAMPLE)
-        for name, c, right in zip(self.names, cells, self.right):
+        for name, c, right, t in zip(self.names, cells, self.right, batch.schema.types):
             _, w = fit_cells(strings([name]), None)
             if c.kind != _TEXT:
                 sample = pc.cast(numbers(c.ints[:k]), pa.string())
@@ -462,7 +470,11 @@ class TableText(_Lines):
                 ws = np.where(codes >= 0, ew[np.maximum(codes, 0)] if len(ew) else 0, len(NULL_TEXT["table"]))
                 if c.codes is None and c.entries.null_count:
                     ws = np.where(valid_mask(c.entries.slice(0, k)), ws, 4)
+                if self.cut and pa.types.is_dictionary(t) and len(ew):  # any entry may come later (ENUM...)
+                    ws = np.append(ws, ew.max())
             wd = int(max(w.max(), ws.max() if len(ws) else 0))
+            if name in self.unsampled:
+                wd = max(wd, widest_text(t) or self.max_width or 0)
             self.widths.append(min(wd, self.max_width) if self.max_width and not right else wd)
         if not self.cut and not self.right[-1]:  # nothing follows the last column: no wider than its name
             self.widths[-1] = int(fit_cells(strings([self.names[-1]]), None)[1][0])

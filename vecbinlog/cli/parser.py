@@ -1,5 +1,6 @@
 """The ``vecbinlog`` command line's arguments: the parser, its shared option groups, and the
-argument types that turn a bad value into a usage error (exit 2, with the usage block).
+argument types that turn a bad value into a usage error (exit 2: one line, and where ``--help``
+tells more).
 
 The parser names the command in ``args.command``; :data:`vecbinlog.cli.commands.COMMANDS` runs it.
 """
@@ -9,7 +10,7 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import re
-from typing import Any
+from typing import Any, NoReturn
 
 from .. import __version__
 from .writers import ROW_GROUP_ROWS
@@ -17,6 +18,14 @@ from .writers import ROW_GROUP_ROWS
 PROG = "vecbinlog"
 #: the values of --change-types (an update is both its images)
 CHANGE_CHOICES = ("insert", "update", "delete")
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose usage errors are one line, as the other errors of the command
+    line, with the command's ``--help`` to turn to (instead of the usage block first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{PROG}: error: {message} (see '{self.prog} --help')\n")
 
 
 def _iso_datetime(text: str) -> _dt.datetime:
@@ -72,8 +81,8 @@ def _gtid_set(text: str) -> str:
     return text
 
 
-def _until(text: str | None):
-    """--until: an offset, FILE:OFFSET, an ISO date-time, or a GTID."""
+def _until(text: str | None) -> int | str | tuple[str, int] | _dt.datetime | None:
+    """snapshot --until: an offset, FILE:OFFSET, an ISO date-time, or a GTID."""
     if text is None:
         return None
     if text.isdigit():
@@ -83,18 +92,25 @@ def _until(text: str | None):
     name, sep, pos = text.rpartition(":")
     if sep and pos.isdigit() and not re.fullmatch(r"[\d\-T :.+]*", name):
         return (name, int(pos))  # mysql-bin.000002:1234
-    return _iso_datetime(text)
+    try:
+        return _dt.datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is none of POS, FILE:POS, an ISO date-time or a GTID (e.g. 2494, mysql-bin.000002:2494, "
+            "2024-05-01T12:00:00, 0-1-6, 3E11FA47-71CA-11E1-9E33-C80AA9429562:23)"
+        ) from None
 
 
 EPILOG = """\
 exit codes: 0 success, 1 a file could not be read (decoding error, checksum mismatch,
 missing file), 2 bad usage (a bad option, a table the files do not have, an output that
-would be overwritten). Errors are one line on stderr; --debug prints the traceback.
+would be overwritten or whose suffix is not its format). Errors are one line on stderr;
+--debug prints the traceback. What matches no row says so on stderr (exit 0; -q: not).
 """
 
 
 def _common(debug_default: Any = False) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+    p = Parser(add_help=False)
     g = p.add_argument_group("output")
     g.add_argument("-q", "--quiet", action="store_true", default=debug_default,
                    help="no progress bar and no warnings on stderr (errors are still printed)")
@@ -104,7 +120,7 @@ def _common(debug_default: Any = False) -> argparse.ArgumentParser:
 
 
 def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+    p = Parser(add_help=False)
     p.add_argument("files", metavar="FILE", nargs="+",
                    help="binlog files, in log order (read as one change log)")
     f = p.add_argument_group(
@@ -145,7 +161,7 @@ def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog=PROG,
         description="Decode MySQL/MariaDB binary logs (row-based) into Apache Arrow: "
                     "inspect them, print a table's change log, export every table to Parquet.",
@@ -175,29 +191,37 @@ def build_parser() -> argparse.ArgumentParser:
                    help="only walk the event headers: do not decode tables to count row changes")
 
     p = add("tables", "every table with its columns, Arrow types and MySQL types",
-            "Every table with rows events (filtered by --tables), with its columns as its first "
-            "TABLE_MAP declares them: the Arrow type, and the MySQL type and charset from the "
-            "field metadata. The change-log columns (_change_type, ...) are not listed.")
+            "Every table with rows events (filtered by --tables), with its columns as cat, "
+            "to-parquet and read_table give them: one schema over every layout the table has in "
+            "the files (ALTER TABLE, DROP and CREATE TABLE: columns matched by name, types widened), "
+            "from the headers, TABLE_MAPs and DDL, no row decoded. Per column the Arrow type, and "
+            "the MySQL type and charset from the field metadata. The change-log columns "
+            "(_change_type, ...) are not listed.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
     p = add("cat", "print a table's change log (aligned text, CSV or JSON lines)",
-            "Print the change log of one table, in log order. Values are Arrow's to_pylist() "
-            "values; binary as hex (0x... in the table format), temporal values in ISO 8601, "
-            "TIME as [-]HH:MM:SS[.ffffff], DECIMAL exact, lists/structs as JSON.")
+            "Print the change log of one table, in log order, in one schema over every layout "
+            "the table has in the files (the columns of `vecbinlog tables`; NULL where a layout "
+            "lacks a column): one header, the same keys in every JSON line. Values are Arrow's "
+            "to_pylist() values; binary as hex (0x... in the table format), temporal values in "
+            "ISO 8601, TIME as [-]HH:MM:SS[.ffffff], DECIMAL exact, lists/structs as JSON.")
     p.add_argument("--table", "-t", required=True, metavar="DB.TABLE", help="the table to print")
     p.add_argument("--format", "-f", choices=("table", "csv", "jsonl"), default="table",
                    help="table: aligned text, long cells truncated (default); csv: with a "
                         "header, NULL as an empty field; jsonl: one JSON object per row")
     p.add_argument("--limit", "-n", type=_positive, metavar="N", help="print at most N rows")
     p.add_argument("--max-width", type=_positive, default=40, metavar="CHARS",
-                   help="table format: cut cells longer than this (default 40; 0 = never)")
+                   help="table format: cut text cells wider than their column, which is at most "
+                        "this wide (default 40; 0 = never cut)")
 
     p = add("to-parquet", "write every table's change log as a Parquet (or Arrow, CSV) dataset",
             "Write one dataset per table in hive-style folders, "
             "OUTDIR/table=db.table/part-00000.parquet, while decoding (one record batch at a "
             "time: a table is never held whole). Parquet is zstd-compressed with row groups of "
-            f"at most {ROW_GROUP_ROWS} rows. When a table's layout changes (ALTER TABLE), a new "
-            "part file starts with the new schema.")
+            f"at most {ROW_GROUP_ROWS} rows. Every batch is fitted to its table's one schema over "
+            "all its layouts (ALTER TABLE...), so its part files share it. Written in a hidden "
+            "folder of OUTDIR and moved into place at the end: a run that fails leaves OUTDIR "
+            "as it was.")
     p.add_argument("outdir", metavar="OUTDIR", help="the output folder (created if missing)")
     p.add_argument("--format", "-f", choices=("parquet", "arrow", "csv"), default="parquet",
                    help="parquet (default); arrow: an Arrow IPC file per part (zstd); csv: a CSV "
@@ -209,11 +233,12 @@ def build_parser() -> argparse.ArgumentParser:
             "Replay the change log of one table by its primary key (or --key) up to --until: a "
             "byte offset in the last file, FILE:OFFSET, an ISO date-time (UTC without a zone), "
             "or a GTID (uuid:N, uuid:tag:N, domain-server-seq; that transaction included); the "
-            "end of the files without it. Writes Parquet (zstd), or CSV when OUT ends in .csv. "
-            "Needs FULL row images.")
-    p.add_argument("out", metavar="OUT", help="the output file (.parquet, or .csv)")
+            "end of the files without it. OUT's suffix is its format: .parquet (zstd) or .csv "
+            "(any other is refused). Needs FULL row images.")
+    p.add_argument("out", metavar="OUT", help="the output file: .parquet or .csv (not replaced without --overwrite)")
     p.add_argument("--table", "-t", required=True, metavar="DB.TABLE", help="the table")
     p.add_argument("--key", metavar="COLUMNS", help="key columns, comma-separated (default: the primary key)")
+    p.add_argument("--overwrite", action="store_true", help="replace OUT if it exists (otherwise an error)")
 
     p = add("events", "every event, as SHOW BINLOG EVENTS lists them (file, pos, type, server_id, end_log_pos, info)",
             "List the events of the files as SHOW BINLOG EVENTS does: file, offset (pos), type (the "
@@ -248,7 +273,7 @@ def _positions(group: Any, what: str) -> None:
 
 
 def _files() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
+    p = Parser(add_help=False)
     p.add_argument("files", metavar="FILE", nargs="+",
                    help="binlog files (or a glob, or the server's .index file), in log order")
     return p

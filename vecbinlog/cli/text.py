@@ -46,7 +46,7 @@ from ..decode.decoders.temporal import civil_from_days  # days -> (year, month, 
 from .buffers import byte_table, contains_any, string_array, string_parts
 
 __all__ = ["STYLES", "NULL_TEXT", "column_text", "values_text", "json_value", "time_text", "json_escape",
-           "csv_escape", "csv_quote", "hex_text", "run_friendly", "fill_nulls"]
+           "csv_escape", "csv_quote", "hex_text", "run_friendly", "fill_nulls", "widest_text"]
 
 STYLES = ("json", "table", "csv")
 #: the text of NULL in each style
@@ -385,6 +385,34 @@ def values_text(col: pa.Array, style: str) -> pa.Array:
 
 def _quoted_json(text: pa.Array, style: str) -> pa.Array:
     return _quoted(csv_escape(text)) if style == "csv" else text
+
+
+#: the widest ``table`` text of the types whose values are bounded: integers by their range
+#: (``-9223372036854775808``), floats by Arrow's widest shortest text, a negative value with
+#: every digit and five zeros before them (``-0.0000012345678901234567``; from 1e-6 down
+#: Arrow writes an exponent), DATE ``9999-12-31``
+_WIDEST = {
+    **{t: max(len(str(np.iinfo(d).min)), len(str(np.iinfo(d).max))) for t, d in (
+        (pa.int8(), np.int8), (pa.int16(), np.int16), (pa.int32(), np.int32), (pa.int64(), np.int64),
+        (pa.uint8(), np.uint8), (pa.uint16(), np.uint16), (pa.uint32(), np.uint32), (pa.uint64(), np.uint64))},
+    pa.float32(): 16, pa.float64(): 25, pa.bool_(): 5, pa.date32(): 10,
+}
+
+
+def widest_text(t: pa.DataType) -> int | None:
+    """The most terminal columns a value of type ``t`` takes in the ``table`` style, or None
+    when its type does not bound it (text, binary, lists, structs)."""
+    if pa.types.is_dictionary(t):
+        return widest_text(t.value_type)
+    if t in _WIDEST:
+        return _WIDEST[t]
+    if pa.types.is_decimal(t):  # the digits and a sign, a point, a 0 before it when every digit is a fraction
+        return t.precision + 1 + (t.scale > 0) + (t.scale >= t.precision)
+    if pa.types.is_timestamp(t):  # 9999-12-31T23:59:59.999999, then +00:00 when it has a zone
+        return 19 + (_FRACTION_DIGITS[t.unit] + 1 if t.unit != "s" else 0) + (6 if t.tz else 0)
+    if pa.types.is_duration(t):
+        return 10 + (_FRACTION_DIGITS[t.unit] + 1 if t.unit != "s" else 0)  # -838:59:59.999999
+    return None
 
 
 #: types formatted once per run of equal values when the values repeat (columns such as

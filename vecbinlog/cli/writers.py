@@ -1,6 +1,6 @@
 """Output files of the command line: a table's part files (Parquet, Arrow IPC or CSV; a new part
-when the schema or an IPC dictionary changes), the writers of every table of a one-pass export,
-and a CSV file as ``cat --format csv`` prints it.
+when the schema or an IPC dictionary changes), the writers of every table of a one-pass export
+and their files moved into place at its end, and a CSV file as ``cat --format csv`` prints it.
 """
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ from __future__ import annotations
 import urllib.parse
 from collections import OrderedDict
 from pathlib import Path
+from typing import Iterable
 
 import pyarrow as pa
 
@@ -145,6 +146,26 @@ class TableWriters:
     def close(self) -> None:
         for pw in self.writers.values():
             pw.close()
+
+
+def publish_tables(staging: Path, outdir: Path, tables: Iterable[str], overwrite: bool) -> None:
+    """Move the part files of ``tables`` written in ``staging`` (a folder inside ``outdir``, so
+    on the same file system) into their folders of ``outdir``; with ``overwrite`` the part
+    files a table's folder already has are deleted first (also those of a table with none
+    written now). A folder new to ``outdir`` is renamed into place whole."""
+    for table in tables:
+        src, dest = table_folder(staging, table), table_folder(outdir, table)
+        if overwrite:
+            for old in dest.glob("part-*"):
+                if old.is_file():
+                    old.unlink()
+        if not src.is_dir():
+            continue
+        if not dest.exists():
+            src.rename(dest)
+            continue
+        for part in sorted(src.iterdir()):
+            part.rename(dest / part.name)
 
 
 def table_folder(outdir: Path, table: str) -> Path:
