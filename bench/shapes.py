@@ -191,7 +191,7 @@ def write(server, name: str, rows: int, seed: int, folder: Path) -> Path:
     for k, v in settings.items():
         server.set_global(k, v)
     try:
-        server.execute("CREATE DATABASE IF NOT EXISTS bench")
+        server.execute("DROP DATABASE IF EXISTS bench", "CREATE DATABASE bench")
         server.flush_binary_logs()
         first = len(server.binlog_files()) - 1
         server.execute(*sql, database="bench")

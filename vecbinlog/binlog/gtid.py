@@ -118,7 +118,10 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array
             for i in sel[tagged].tolist()
         ]))
 
-    rest = np.setdiff1d(np.arange(len(sel)), np.concatenate(positions)) if positions else np.arange(len(sel))
+    known = np.zeros(len(sel), bool)
+    for where in positions:
+        known[where] = True
+    rest = np.flatnonzero(~known)  # anonymous GTIDs and the rest: null
     positions.append(rest)
     texts.append(pa.nulls(len(rest), pa.string()))
     where = np.concatenate(positions)

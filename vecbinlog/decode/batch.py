@@ -75,6 +75,7 @@ from ..arrowbuild import numbers, strings, valid_mask
 from ..binlog.transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
 from ..constants import ColumnType
 from ..errors import BinlogError
+from ..groups import group
 from ..pools import pool
 from ..tables.table_map import TableMap
 from ..tables.types import MARIADB_OLD_TEMPORAL
@@ -194,7 +195,8 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
         used = kept[first]
         inverse = np.cumsum(first, dtype=dtype) - 1
     else:
-        used, inverse = np.unique(kept, return_inverse=True)
+        first, inverse = group(kept)
+        used = kept[first]
     if every:
         indices = numbers(inverse.ravel().astype(dtype, copy=False), index_type)
     else:

@@ -17,6 +17,7 @@ import numpy as np
 from ..binlog.file import BinlogFile
 from ..binlog.headers import EventIndex
 from ..binlog.transactions import TxnContext
+from ..groups import group, group_order
 from ..tables.table_map import TableMap
 from .logwalk import Step
 from .versions import Versioned
@@ -53,9 +54,9 @@ def cut_runs(found: Versioned, rows_pos: np.ndarray, keep: np.ndarray) -> list[R
     code, version, incarnation, table = found.code[keep], found.version[keep], found.incarnation[keep], found.table[keep]
     if not len(table):
         return []
-    # one stable sort by where each event's table first comes: the events grouped by table, in log order
-    _, first_at, inverse = np.unique(table, return_index=True, return_inverse=True)
-    order = np.argsort(first_at[inverse.ravel()], kind="stable")
+    # the events grouped by table (tables in order of their first event), each table's in log order
+    first_at, inverse = group(table)
+    order = group_order(inverse, len(first_at))
     pos, code, version, incarnation, table = rows_pos[order], code[order], version[order], incarnation[order], table[order]
     cut = (np.diff(table) != 0) | (np.diff(code) != 0) | (np.diff(version) != 0) | (np.diff(incarnation) != 0)
     starts = np.concatenate(([0], np.flatnonzero(cut) + 1)).tolist()

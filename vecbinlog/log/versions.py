@@ -20,6 +20,7 @@ import pyarrow as pa
 
 from ..binlog.sources import is_uri, redact
 from ..decode.tableplan import TablePlan
+from ..groups import group
 from ..tables.table_map import TableMap
 from .logwalk import Step
 
@@ -139,7 +140,9 @@ def effective_layouts(step: Step, sel: np.ndarray) -> tuple[np.ndarray, list[Tab
     lifetime of the table's name it was written under (see SchemaTracker.tracked)."""
     lay, gen = step.layout[sel], step.generation[sel]
     span = int(gen.max()) + 1 if len(gen) else 1
-    keys, first, inverse = np.unique(lay * span + gen, return_index=True, return_inverse=True)
+    pair_keys = lay * span + gen
+    first, inverse = group(pair_keys)  # (layout, generation) pairs in order of appearance
+    keys = pair_keys[first]
     pairs = np.stack([keys // span, keys % span], axis=1)
     flavor = step.file.formats[0].flavor
     codes: dict[tuple[int, int], int] = {}
@@ -155,7 +158,7 @@ def effective_layouts(step: Step, sel: np.ndarray) -> tuple[np.ndarray, list[Tab
             resolved.append(step.schema.resolve(tm, definition, flavor, where))
             lifetimes.append(lifetime)
         of_pair[k] = codes[(lid, ver)]
-    return of_pair[inverse.ravel()], resolved, lifetimes
+    return of_pair[inverse], resolved, lifetimes
 
 
 @dataclass

@@ -22,6 +22,7 @@ from ..binlog.spec import (
 )
 from ..constants import EventType, event_type_name
 from ..errors import MalformedEventError, UnsupportedError
+from ..groups import group
 from ..jit import kernel, load_word
 from .table_map import TableMap, parse_table_map
 
@@ -46,8 +47,8 @@ class TableMaps:
     def _layout_ids(self, index: EventIndex, tm_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Table id and layout id of the TABLE_MAP events ``index[tm_pos]``.
 
-        Maps are grouped by their bytes (a compiled hash of each, then np.unique, each map then
-        checked byte for byte against its group's first), so only distinct layouts reach
+        Maps are grouped by their bytes (a compiled hash of each, then grouped by it, each map
+        then checked byte for byte against its group's first), so only distinct layouts reach
         Python: a busy server repeats the same few maps in every transaction.
         """
         n = len(tm_pos)
@@ -72,15 +73,13 @@ class TableMaps:
         # grouped by a hash of their bytes, checked byte for byte against each group's first
         hashes = np.empty(len(key_start), np.uint64)
         hash_ranges(self.file.buf, key_start, key_end, hashes)
-        _, first, inverse = np.unique(hashes, return_index=True, return_inverse=True)
-        inverse = inverse.ravel()
+        first, inverse = group(hashes)  # groups in order of appearance: new layouts numbered so
         rep = first[inverse]
         same = np.empty(len(key_start), np.bool_)
         same_ranges(self.file.buf, key_start, key_end, key_start[rep], key_end[rep], same)
         mem = memoryview(self.file.buf)
         uniq = np.zeros(len(first), np.int64)
-        for u in np.argsort(first).tolist():  # new layouts in order of appearance
-            f = int(first[u])
+        for u, f in enumerate(first.tolist()):
             uniq[u] = self._layout_for(ev, f, bytes(mem[int(key_start[f]):int(key_end[f])]), int(ph[f]))
         lids[:] = uniq[inverse]
         for k in np.flatnonzero(~same).tolist():  # a hash collision (hostile bytes): by its own bytes
