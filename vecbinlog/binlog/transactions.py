@@ -165,14 +165,18 @@ class TxnContext:
                           self.xid[slots], self.has_xid[slots], self.outcome[slots], texts)
 
     @staticmethod
-    def concat(parts: list[TxnContext]) -> TxnContext:
-        """The contexts of runs of one file, in log order, as one; a transaction that two of
-        them hold (it spans their segments: the same start) is one slot, as in one segment."""
+    def concat(parts: list[TxnContext], files: list[int] | None = None) -> TxnContext:
+        """The contexts of runs, in log order, as one; a transaction that two of them hold (it
+        spans their segments: the same start in the same file) is one slot, as in one
+        segment. ``files``: the file of each part (default: all of one file)."""
         if len(parts) == 1:
             return parts[0]
         start_pos = np.concatenate([p.start_pos for p in parts])
         first = np.ones(len(start_pos), bool)
         np.not_equal(start_pos[1:], start_pos[:-1], out=first[1:])
+        if files is not None:  # transactions do not cross files: equal starts in two files are two
+            file_of = np.repeat(np.asarray(files, np.int64), [len(p.start_pos) for p in parts])
+            first[1:] |= file_of[1:] != file_of[:-1]
         slot_of = (np.cumsum(first) - 1).astype(np.int32)  # merged slot -> slot
         txn, query, base, qbase = [], [], 0, 0
         for p in parts:

@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -233,11 +233,13 @@ def _map_columns(makers: list[Callable[[], ColumnData]], n: int, threads: int) -
 
 
 def build_batch(
-    images: RowImages, options: DecodeOptions, log_file: str, txn: RowTransactions | None = None,
+    images: RowImages, options: DecodeOptions, log_file: str | Sequence[str], txn: RowTransactions | None = None,
     queries: bool = False, schema_version: int = 0, threads: int = 1, incarnation: int = 0,
-    declared: pa.Schema | None = None,
+    declared: pa.Schema | None = None, file_of_event: np.ndarray | None = None,
 ) -> tuple[pa.RecordBatch, list[str]]:
     """Decode every column of ``images`` into one record batch; returns it and any warnings.
+    ``log_file``: the name of the file the rows come from, or, with ``file_of_event`` (the
+    file of each of the images' events, gathered from several), the names it indexes.
     ``threads``: how many columns may be decoded at once. ``declared``: the layout's
     :func:`table_schema` (with these options and ``queries``), when the caller keeps it for
     the batches of a layout; made here otherwise."""
@@ -249,7 +251,8 @@ def build_batch(
     if txn is None:  # no transaction context: every row outside a transaction
         n = len(images)
         txn = RowTransactions(_NO_TXN, np.full(n, -1, np.int32), np.zeros(n, bool), np.full(n, -1, np.int32))
-    rows = _Rows(images, names, log_file, txn, data.absent, data.diffs, schema_version, incarnation)
+    files = (log_file,) if isinstance(log_file, str) else tuple(log_file)
+    rows = _Rows(images, names, files, file_of_event, txn, data.absent, data.diffs, schema_version, incarnation)
     arrays = data.arrays + [METADATA_COLUMNS[f.name](rows) for f in metadata_fields(tm, queries)]
     schema = declared
     for c, arr in enumerate(data.arrays):
@@ -337,7 +340,8 @@ class _Rows:
 
     images: RowImages
     names: list[str]
-    log_file: str
+    log_files: tuple[str, ...]
+    file_of_event: np.ndarray | None  #: the file (in ``log_files``) of each event of the images; None: the first
     txn: RowTransactions
     absent: np.ndarray | None
     diffs: dict[int, list[tuple[str, JsonDiff]]]
@@ -357,6 +361,17 @@ class _Rows:
     def per_txn(self, values: np.ndarray, dtype: type) -> np.ndarray:
         """A per-transaction array of the context spread to the rows."""
         return values[self.slot] if len(values) else np.zeros(len(self.images), dtype)
+
+
+def _log_file(r: _Rows) -> pa.Array:
+    """``_log_file``: a dictionary of the files the batch's rows come from (usually one)."""
+    n = len(r.images)
+    if r.file_of_event is None:
+        return pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), _labels(r.log_files[:1]), safe=False)
+    codes = r.file_of_event[r.images.event]
+    first, inverse = group(codes)
+    labels = _labels(tuple(r.log_files[int(c)] for c in codes[first]))
+    return pa.DictionaryArray.from_arrays(numbers(inverse.astype(np.int32)), labels, safe=False)
 
 
 def _transaction_pos(r: _Rows) -> pa.Array:
@@ -384,8 +399,7 @@ METADATA_COLUMNS: dict[str, Callable[[_Rows], pa.Array]] = {
     "_change_type": lambda r: pa.DictionaryArray.from_arrays(numbers(r.images.change, pa.int8()), _CHANGE_DICT,
                                                              safe=False),
     "_commit_timestamp": lambda r: numbers(r.images.timestamp.astype(np.int64) * 1_000_000, COMMIT_TIMESTAMP),
-    "_log_file": lambda r: pa.DictionaryArray.from_arrays(numbers(np.zeros(len(r.images), np.int32)),
-                                                          _labels((r.log_file,)), safe=False),
+    "_log_file": _log_file,
     "_log_pos": lambda r: numbers(r.images.event_pos, pa.int64()),
     "_event_row": lambda r: numbers(r.images.event_row, pa.int32()),
     "_absent": lambda r: _absent_lists(r.absent, r.names) if r.absent is not None else _no_absent(len(r.images),

@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..binlog.file import Segment, checksums_match
+from ..binlog.gathered import gather
 from ..binlog.headers import EventIndex, code_table
 from ..binlog.sources import MappedSource
 from ..binlog.transactions import INCOMPLETE, ROLLBACK, TxnContext
@@ -55,6 +56,17 @@ _UNDECODED_ROWS = code_table(sorted(UNDECODED_ROWS_EVENTS))
 _NOT_TAKEN_EFFECT = code_table([ROLLBACK, INCOMPLETE])  # by outcome
 #: layouts whose declared schema a reader keeps (a schema is made from every column's options)
 SCHEMAS_KEPT = 512
+
+
+def _unchecked(span: CarriedRun, srcs: list[Pinned]) -> Iterator[tuple[Pinned, EventIndex]]:
+    """The pieces of ``span`` whose CRC32s were not found to match on a batch thread already,
+    by source (each source's pieces in one check)."""
+    by_source: dict[int, tuple[Pinned, list[EventIndex]]] = {}
+    for k, (src, events) in enumerate(zip(srcs, span.events)):
+        if k >= len(span.checked) or not matched(span.checked[k]):
+            by_source.setdefault(id(src), (src, []))[1].append(events)
+    for src, pieces in by_source.values():
+        yield src, EventIndex.concat(pieces) if len(pieces) > 1 else pieces[0]
 
 
 def _row_transactions(ctx: TxnContext | None, event: np.ndarray) -> RowTransactions | None:
@@ -183,8 +195,9 @@ class BatchReader:
             return id(segment) in held and (held.discard(id(segment)) is None)
 
         for step in walk.steps(transactions=True, progress=bar, keep_pages=keep_pages):
-            # the runs of another file, or of another segment's buffer
-            yield from self._run_jobs(spans, [n for n, sp in spans.items() if sp.src is not step.src], step, dropped,
+            # the runs that cannot go on into this segment (another segment's buffer; another file
+            # unless every piece comes from a memory-mapped or in-memory file)
+            yield from self._run_jobs(spans, [n for n, sp in spans.items() if not sp.follows(step)], step, dropped,
                                       pages, held)
             f, index = step.file, step.index
             self._check_undecoded(step, wanted)
@@ -221,23 +234,25 @@ class BatchReader:
         the file). A mismatch is told when the run is decoded, as before."""
         if self.config.threads < 2 or not step.src.verify_checksums:
             return
-        here = [sp for sp in spans.values() if sp.end == step.segment.end and len(sp.checked) < len(sp.events)]
-        if not here:
+        pieces = [(sp, k) for sp in spans.values() for k in range(len(sp.checked), len(sp.events))]
+        mine = [(sp, k) for sp, k in pieces if sp.srcs[k] is step.src]
+        if not mine:
             return
-        events = EventIndex.concat([piece for sp in here for piece in sp.events[len(sp.checked):]])
+        events = EventIndex.concat([sp.events[k] for sp, k in mine])
         checked = pool("batch", self.config.threads).submit(checksums_match, step.src, events)
-        for sp in here:
-            sp.checked.extend([checked] * (len(sp.events) - len(sp.checked)))
+        for sp, k in pieces:  # a piece of another source is checked when its run is decoded
+            sp.checked.append(checked if sp.srcs[k] is step.src else None)
 
     def _hold_for_spans(self, spans: dict[str, CarriedRun], step: Step, held: set[int]) -> None:
         """Keep the pages of ``step``'s segment of a memory-mapped file mapped when a carried run
         has events in it (the last run of its group lets go of them once decoded), as long as
         the carried runs span at most :data:`~.runs.SPAN_HELD_SEGMENTS` segments."""
-        if not isinstance(step.file.source, MappedSource) or step.src is not step.file:
+        source = step.file.source
+        if not isinstance(source, MappedSource) or step.src is not step.file:
             return
-        ending = [sp for sp in spans.values() if sp.end == step.segment.end and sp.src is step.src]
-        if ending and step.segment.end - min(sp.start for sp in spans.values()) <= (
-                SPAN_HELD_SEGMENTS * self.config.segment_bytes):
+        here = [sp.ranges[source] for sp in spans.values() if source in sp.ranges]
+        ending = any(hi == step.segment.end for _, hi in here)
+        if ending and step.segment.end - min(lo for lo, _ in here) <= SPAN_HELD_SEGMENTS * self.config.segment_bytes:
             held.add(id(step.segment))
 
     def _run_jobs(self, spans: dict[str, CarriedRun], names: list[str], step: Step | None, dropped: Counter[str],
@@ -255,33 +270,41 @@ class BatchReader:
             span = spans.pop(name)
             background = (threads > 1 and span.nbytes >= BACKGROUND_BYTES
                           and span.nbytes >= span.nevents * BACKGROUND_EVENT_BYTES)
-            source = span.file.source
-            if isinstance(source, MappedSource):  # the one source whose release is not a no-op once walked past
-                lo, hi = read.get(source, (span.start, span.end))
-                read[source] = (min(lo, span.start), max(hi, span.end))
-                if background and step is not None and step.src is span.src and step.segment.end == span.end:
+            for source, (start, end) in span.ranges.items():
+                if not isinstance(source, MappedSource):  # the one source whose release is not a no-op
+                    continue
+                lo, hi = read.get(source, (start, end))
+                read[source] = (min(lo, start), max(hi, end))
+                if background and step is not None and step.src is span.src and step.segment.end == end:
                     held.add(id(step.segment))  # let go of by the runs when done, not by the walk before they read it
+            pinned = {id(s): Pinned(s) for s in span.srcs}  # the bytes held while the run waits
             jobs.append(PendingRun(span.file.path, span.table, background,
-                                   functools.partial(self._decoded, span, Pinned(span.src)), dropped,
+                                   functools.partial(self._decoded, span, [pinned[id(s)] for s in span.srcs]), dropped,
                                    nbytes=span.nbytes))
         if jobs and read:
             jobs[-1].release = functools.partial(pages.release, pages.handed(read))
         yield from jobs
 
-    def _decoded(self, span: CarriedRun, src: Pinned) -> Iterator[Made]:
-        """The batches of one run (its rows events in ``src``), checked, placed, filtered and
-        decoded (on any thread: a run in the background takes its CRC32s and rows headers off
-        the reading thread)."""
+    def _decoded(self, span: CarriedRun, srcs: list[Pinned]) -> Iterator[Made]:
+        """The batches of one run (its pieces' rows events in ``srcs``), checked, placed,
+        filtered and decoded (on any thread: a run in the background takes its CRC32s and
+        rows headers off the reading thread)."""
         config = self.config
-        f, name, tm = span.file, span.table, span.layout
+        name, tm, flavor = span.table, span.layout, span.flavor
         effective = config.effective(name)
-        flavor = f.formats[0].flavor
-        events = EventIndex.concat(span.events)
-        ctx = TxnContext.concat(span.txns) if span.txns is not None else None
+        for src, events in _unchecked(span, srcs):
+            src.verify_checksums_of(events)
+        names = list(dict.fromkeys(f.name for f in span.files))
+        file_no = [names.index(f.name) for f in span.files]  # per piece
+        if span.gathered:  # pieces of several files: their events copied into one buffer
+            src, events = gather(list(zip(srcs, span.events)), file_no, [f.path for f in dict.fromkeys(span.files)],
+                                 names)
+            file_of_event = src.file_of
+        else:
+            src, events, file_of_event = srcs[0], EventIndex.concat(span.events), None
+        ctx = TxnContext.concat(span.txns, file_no) if span.txns is not None else None
         gtids = config.gtids
         gtid_ok = gtids.contains(ctx.gtid) if gtids is not None and ctx is not None else None  # per transaction
-        unchecked = [piece for k, piece in enumerate(span.events) if k >= len(span.checked) or not matched(span.checked[k])]
-        src.verify_checksums_of(EventIndex.concat(unchecked) if len(unchecked) < len(span.events) else events)
         placement = PlacedRun(src, events, tm, max_images=config.batch_rows)
         options, declared = config.decoding.of(name, flavor), self.declared(tm, flavor)
         for images in placement.batches():
@@ -301,8 +324,9 @@ class BatchReader:
             # columns at once only on the reading thread: on a batch thread, runs are what goes on at
             # once (column threads as well measured slower: bench/RESULTS.md)
             columns = 1 if in_pool("batch") else config.threads
-            batch, notes = build_batch(images, options, f.name, txn, config.queries, schema_version=span.version,
-                                       incarnation=span.incarnation, threads=columns, declared=declared)
+            batch, notes = build_batch(images, options, names, txn, config.queries, schema_version=span.version,
+                                       incarnation=span.incarnation, threads=columns, declared=declared,
+                                       file_of_event=file_of_event)
             del images, txn
             yield batch, notes, left_out
             del batch

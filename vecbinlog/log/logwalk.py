@@ -34,7 +34,7 @@ from ..binlog.transactions import TransactionTracker, TxnContext
 from ..constants import EventType
 from ..errors import BinlogError, BinlogSetWarning
 from ..tables.ddl import Catalog
-from ..tables.table_ids import TableMaps
+from ..tables.table_ids import ParsedMaps, TableMaps
 from ..tables.tracker import DdlState, SchemaTracker
 from .config import ReadConfig
 from .progress import ProgressBar
@@ -85,6 +85,7 @@ class LogWalk:
         self.segment_bytes = config.segment_bytes
         self.start, self.stop, self.seek = config.filter.start, config.filter.stop, seek
         self.ddl_state = ddl_state
+        self.parsed = ParsedMaps()  #: the TABLE_MAPs parsed, shared by the files and walks
         self._chain_warned: set[int] = set()
 
     def first(self, f: BinlogFile) -> bool:
@@ -115,7 +116,7 @@ class LogWalk:
         config = self.config
         schema = SchemaTracker(config.schema, track=config.ddl, catalog=self.ddl_state, wanted=config.filter.table)
         for f in self.files:
-            maps = TableMaps(f)
+            maps = TableMaps(f, self.parsed)
             tracker = TransactionTracker(f, queries=config.queries) if transactions else None
             rotate = None  # the file the last ROTATE_EVENT names
             for seg in f.segments(self.segment_bytes, *self.bounds(f), keep=keep_pages):

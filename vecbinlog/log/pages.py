@@ -39,7 +39,7 @@ class PageRelease:
             self.waiting[source] = (lo, hi) if w is None else (min(lo, w[0]), max(hi, w[1]))
         for source in list(self.waiting):
             lo, hi = self.waiting.pop(source)
-            needed = [(sp.start, sp.end) for sp in self.spans.values() if sp.file.source is source]
+            needed = [sp.ranges[source] for sp in self.spans.values() if source in sp.ranges]
             needed += [read[source] for read in self.groups.values() if source in read]
             keep_lo = min((a for a, _ in needed), default=0)
             keep_hi = max((b for _, b in needed), default=0)

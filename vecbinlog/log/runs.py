@@ -67,50 +67,85 @@ def cut_runs(found: Versioned, rows_pos: np.ndarray, keep: np.ndarray) -> list[R
 
 @dataclass
 class CarriedRun:
-    """The runs of one table, layout, version and incarnation in consecutive segments of one
-    event source (a memory-mapped or in-memory file), decoded as one run: a table with little
-    in each segment (many tables written in turn) makes fewer, larger batches. Only the events
-    and their transactions are kept until then, not the bytes."""
+    """The runs of one table, layout, version and incarnation in consecutive segments, decoded
+    as one run: a table with little in each segment (many tables written in turn) makes fewer,
+    larger batches. Only the events and their transactions are kept until then, not the bytes.
+
+    The pieces come from one event source, or from several memory-mapped or in-memory files
+    in log order (an archive of small files): their events are then gathered into one buffer
+    when the run is decoded (:func:`vecbinlog.binlog.gathered.gather`)."""
 
     table: str
     layout: TableMap
     version: int
     incarnation: int
-    file: BinlogFile
-    src: Any  #: the events' bytes (the file, or a window or unpacked buffer of one segment)
-    start: int  #: file offset where the first piece's segment starts
-    end: int  #: and where the last piece's ends
-    events: list[EventIndex]
-    txns: list[TxnContext] | None  #: None: no transactions followed
+    flavor: str
+    events: list[EventIndex] = field(default_factory=list)  #: per piece
+    srcs: list[Any] = field(default_factory=list)  #: per piece: its events' bytes (a file, window or unpacked buffer)
+    files: list[BinlogFile] = field(default_factory=list)  #: per piece
+    txns: list[TxnContext] | None = None  #: per piece; None: no transactions followed
+    #: file source -> (first offset, last offset) of the segments the pieces come from in it
+    ranges: dict[Any, tuple[int, int]] = field(default_factory=dict)
     nbytes: int = 0
     nevents: int = 0
     #: whether the CRC32s of ``events[:len(checked)]`` match, checked on a batch thread while
     #: the walk went on (:meth:`BatchReader._check_carried`)
-    checked: list[Future] = field(default_factory=list)
+    checked: list[Future | None] = field(default_factory=list)
 
     @classmethod
     def of(cls, step: Step, run: Run) -> CarriedRun:
-        return cls(run.table, run.layout, run.version, run.incarnation, step.file, step.src, step.segment.start,
-                   step.segment.end, [], [] if step.txn is not None else None)
+        return cls(run.table, run.layout, run.version, run.incarnation, step.file.formats[0].flavor,
+                   txns=[] if step.txn is not None else None)
+
+    @property
+    def src(self) -> Any:
+        """The source of the last piece (the one the next piece may share)."""
+        return self.srcs[-1]
+
+    @property
+    def file(self) -> BinlogFile:
+        """The file of the first piece."""
+        return self.files[0]
+
+    @property
+    def gathered(self) -> bool:
+        """The pieces come from more than one source (decoded from a gathered buffer)."""
+        return any(s is not self.srcs[0] for s in self.srcs)
+
+    def follows(self, step: Step) -> bool:
+        """Whether a piece of ``step`` may join: from the same source, or, when every piece
+        comes from a memory-mapped or in-memory file, from another such file of the same
+        server family (in log order, so the run stays in log order)."""
+        if step.src is self.src:
+            return True
+        whole_files = step.src is step.file and all(s is f for s, f in zip(self.srcs, self.files))
+        return whole_files and step.file.formats[0].flavor == self.flavor and (self.txns is None) == (step.txn is None)
 
     def continues(self, step: Step, run: Run) -> bool:
-        """Whether ``run`` (of ``step``) may join: same source, layout, version and incarnation."""
-        return (step.src is self.src and run.version == self.version and run.incarnation == self.incarnation
+        """Whether ``run`` (of ``step``) may join: a source it follows, the same layout,
+        version and incarnation."""
+        return (self.follows(step) and run.version == self.version and run.incarnation == self.incarnation
                 and (run.layout is self.layout or run.layout == self.layout))
 
     def add(self, step: Step, run: Run) -> None:
         events = step.index.take(run.rows_pos)
         self.events.append(events)
+        self.srcs.append(step.src)
+        self.files.append(step.file)
         if self.txns is not None:
             self.txns.append(step.txn.of_events(run.rows_pos))
-        self.end = step.segment.end
+        source = step.file.source
+        lo, _ = self.ranges.get(source, (step.segment.start, step.segment.end))
+        self.ranges[source] = (lo, step.segment.end)
         self.nbytes += int(events.event_size.sum())
         self.nevents += len(events)
 
 
-def matched(checked: Future) -> bool:
-    """What a check of :meth:`BatchReader._check_carried` found (False when it failed: the
-    run's own check then tells why)."""
+def matched(checked: Future | None) -> bool:
+    """What a check of :meth:`BatchReader._check_carried` found (False when it failed, or was
+    not made: the run's own check then tells why)."""
+    if checked is None:
+        return False
     try:
         return bool(checked.result())
     except Exception:

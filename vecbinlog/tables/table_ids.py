@@ -26,22 +26,45 @@ from ..groups import group
 from ..jit import kernel, load_word
 from .table_map import TableMap, parse_table_map
 
-__all__ = ["TableMaps", "hash_ranges", "same_ranges", "follow_table_maps", "table_slots"]
+__all__ = ["TableMaps", "ParsedMaps", "hash_ranges", "same_ranges", "follow_table_maps", "table_slots"]
 
 _INT64_MAX = np.iinfo(np.int64).max
+
+
+#: TABLE_MAPs a :class:`ParsedMaps` keeps at most (then it starts over: bounded memory)
+PARSED_MAPS_KEPT = 4096
+
+
+class ParsedMaps:
+    """TABLE_MAPs parsed, by their bytes and the format that governs them: shared by the files
+    of a walk, so that an archive of many small files parses each layout once, not once per
+    file, and its files' rows events share one :class:`TableMap` object per layout."""
+
+    def __init__(self) -> None:
+        self._maps: dict[tuple[bytes, int, str], TableMap] = {}
+
+    def get(self, key: tuple[bytes, int, str]) -> TableMap | None:
+        return self._maps.get(key)
+
+    def put(self, key: tuple[bytes, int, str], table_map: TableMap) -> None:
+        if len(self._maps) >= PARSED_MAPS_KEPT:
+            self._maps.clear()
+        self._maps[key] = table_map
 
 
 class TableMaps:
     """The TABLE_MAP state of one file: which table layout each table id means, and when.
 
     Table maps are deduplicated by their bytes (a busy server writes the same map before
-    every transaction), so each distinct layout is parsed once.
+    every transaction), so each distinct layout is parsed once (once per walk, with the
+    ``parsed`` maps the walk's files share).
     """
 
-    def __init__(self, file: EventSource):
+    def __init__(self, file: EventSource, parsed: ParsedMaps | None = None):
         self.file = file  #: what the events are read from (the last segment's source: :meth:`resolve`)
         self.layouts: list[TableMap] = []  #: layout id -> TableMap
         self._by_bytes: dict[bytes, int] = {}
+        self._parsed = parsed if parsed is not None else ParsedMaps()
         self.current: dict[int, int] = {}  #: table id -> layout id, as of the end of the last segment
 
     def _layout_ids(self, index: EventIndex, tm_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -93,6 +116,10 @@ class TableMaps:
             return lid
         off, body_end = int(ev.offset[k]), int(ev.body_end[k])
         fde = self.file.formats[int(ev.fmt[k])]
+        parsed_key = (key, ph, fde.server_version)
+        tm = self._parsed.get(parsed_key)
+        if tm is not None:
+            return self._new_layout(key, tm)
         major = version_tuple(fde.server_version)[0]
         try:
             _, tm = parse_table_map(
@@ -105,6 +132,10 @@ class TableMaps:
             raise self.file.relocate(exc) from exc
         except MalformedEventError as exc:
             raise self.file.relocate(exc) from exc
+        self._parsed.put(parsed_key, tm)
+        return self._new_layout(key, tm)
+
+    def _new_layout(self, key: bytes, tm: TableMap) -> int:
         lid = len(self.layouts)
         self.layouts.append(tm)
         self._by_bytes[key] = lid

@@ -175,6 +175,9 @@ def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str, problems: list[str]) 
 
 
 # -- DDL in the log ----------------------------------------------------------------------
+#: effective layouts a tracker keeps worked out (then it starts over: bounded memory)
+RESOLVED_KEPT = 4096
+
 #: the DDL state after a statement: ((file path, offset of the statement), the catalog then)
 DdlState = tuple[tuple[str, int], Catalog]
 
@@ -206,6 +209,8 @@ class SchemaTracker:
             for name in {**self.catalog.tables, **self.catalog.lifetimes}
         }
         self._warned: set[tuple] = set()
+        #: (id of a layout, id of a definition, flavor) -> (layout, definition, resolved layout)
+        self._resolved: dict[tuple[int, int, str], tuple[TableMap, TableDef | None, TableMap]] = {}
 
     def state(self) -> Catalog:
         """A copy of the DDL state now (what :func:`vecbinlog.splits.plan_splits` gives each split)."""
@@ -275,7 +280,19 @@ class SchemaTracker:
         return (k, hist[k][1], hist[k][2]) if k >= 0 else (-1, None, 0)
 
     def resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
-        """The TABLE_MAP with what the DDL (else the user schema) says filled in."""
+        """The TABLE_MAP with what the DDL (else the user schema) says filled in: worked out
+        once per layout and definition (the files of an archive share their layouts)."""
+        key = (id(table_map), id(definition), flavor)
+        kept = self._resolved.get(key)
+        if kept is not None and kept[0] is table_map and kept[1] is definition:  # both held: their ids are theirs
+            return kept[2]
+        resolved = self._resolve(table_map, definition, flavor, where)
+        if len(self._resolved) >= RESOLVED_KEPT:
+            self._resolved.clear()
+        self._resolved[key] = (table_map, definition, resolved)
+        return resolved
+
+    def _resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
         user = self.user.get(table_map.name) or self.user.get(table_map.table)
         for source, d in (("the DDL in the log", definition), ("schema=", user)):
             if d is None:

@@ -1,0 +1,101 @@
+"""Events of several files gathered into one buffer, read as one event source.
+
+A table with little in each file of an archive of small files (many tables, rotated often)
+would otherwise be decoded a file at a time, in batches of a few rows, each with the fixed
+costs of a batch. Its rows events (a few percent of the bytes) are copied, whole and in log
+order, into one buffer that the row walk reads like a file's map; every event keeps the file
+and offset it came from, so errors and ``_log_file``/``_log_pos`` name the real place.
+
+Checksums are checked on the files' own bytes before events are gathered (gathered events
+keep their trailing CRC32 bytes, which nothing reads again).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import BinlogError
+from ..jit import kernel
+from .file import relocated
+from .format import FormatDescription
+from .headers import EventIndex
+from .sources import EventSource
+
+__all__ = ["Gathered", "gather"]
+
+
+@kernel
+def _copy_events(src, start, size, dest, at):  # pragma: no cover - compiled
+    """Copy ``src[start[i]:start[i] + size[i]]`` to ``dest[at[i]:]``; the caller has checked
+    every range against both buffers (the header walk placed the events inside ``src``)."""
+    for i in range(len(start)):
+        a, n, d = start[i], size[i], at[i]
+        for j in range(n):
+            dest[d + j] = src[a + j]
+
+
+class Gathered:
+    """The :class:`~vecbinlog.binlog.sources.EventSource` of events gathered from several
+    files: ``buf`` holds them back to back; event ``k`` starts at ``starts[k]``, came from
+    file ``file_of[k]`` (an index into ``paths``) at offset ``pos[k]``."""
+
+    verify_checksums = False
+
+    def __init__(self, buf: np.ndarray, starts: np.ndarray, pos: np.ndarray, file_of: np.ndarray,
+                 paths: Sequence[str], names: Sequence[str], formats: list[FormatDescription]) -> None:
+        self.buf = buf
+        self._starts, self._pos, self.file_of = starts, pos, file_of
+        self.paths, self.names = list(paths), list(names)
+        self.path = self.paths[0]
+        self.name = self.names[0]
+        self._formats = formats
+
+    @property
+    def formats(self) -> list[FormatDescription]:
+        """The first file's formats (events are gathered only from files of one format)."""
+        return self._formats
+
+    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
+        """Nothing to do: the events' checksums were checked in their files before gathering."""
+
+    def _event_at(self, offset: int) -> int:
+        return max(int(np.searchsorted(self._starts, offset, side="right")) - 1, 0)
+
+    def file_offset(self, offset: int) -> int:
+        """Where a byte of ``buf`` is in its file."""
+        k = self._event_at(offset)
+        return int(self._pos[k] + offset - self._starts[k])
+
+    def relocate(self, exc: BinlogError) -> BinlogError:
+        """The same error, at the file and offset of what went wrong."""
+        if exc.offset is None:
+            return exc
+        k = self._event_at(exc.offset)
+        return relocated(exc, self.paths[int(self.file_of[k])], self.file_offset(exc.offset))
+
+
+def gather(pieces: Sequence[tuple[EventSource, EventIndex]], file_numbers: Sequence[int],
+           paths: Sequence[str], names: Sequence[str]) -> tuple[Gathered, EventIndex]:
+    """The events of ``pieces`` (``(source, events)``, in log order; piece ``k`` from file
+    ``file_numbers[k]`` of ``paths``/``names``) copied into one buffer: its source, and the
+    events' index in it (``offset`` and ``body_end`` moved, ``pos`` still file offsets)."""
+    index = EventIndex.concat([events for _, events in pieces])
+    sizes = index.event_size.astype(np.int64)
+    starts = np.zeros(len(index), np.int64)
+    if len(sizes) > 1:
+        np.cumsum(sizes[:-1], out=starts[1:])
+    buf = np.empty(int(sizes.sum()), np.uint8)
+    file_of = np.empty(len(index), np.int32)
+    k = 0
+    for (src, events), number in zip(pieces, file_numbers):
+        n = len(events)
+        _copy_events(src.buf, events.offset, events.event_size.astype(np.int64), buf, starts[k:k + n])
+        file_of[k:k + n] = number
+        k += n
+    index.body_end = starts + (index.body_end - index.offset)
+    index.offset = starts
+    index.fmt = np.zeros(len(index), np.int32)
+    source = Gathered(buf, starts, index.pos, file_of, paths, names, pieces[0][0].formats)
+    return source, index
