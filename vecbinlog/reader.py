@@ -209,6 +209,8 @@ class Binlog:
     @property
     def tables(self) -> list[str]:
         """Every ``db.table`` that has rows events, in order of first appearance."""
+        if self._tables is None and self._reader.tables() is not None:
+            self._tables = dict.fromkeys(self._reader.tables(), 1)
         if self._tables is None:
             counts: dict[str, int] = {}
             for step in self._walk.steps():

@@ -39,14 +39,24 @@ from ..constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from ..decode.batch import RowTransactions, build_batch, table_schema
 from ..decode.rows import PlacedRun
 from ..decode.tableplan import TablePlan
-from ..errors import DecodeWarning, UnsupportedError
+from ..errors import BinlogError, DecodeWarning, UnsupportedError
 from ..pools import in_pool, pool
 from ..tables.table_map import TableMap
 from .config import ReadConfig
 from .logwalk import LogWalk, Step
 from .pages import PageRelease
 from .progress import ProgressBar
-from .runs import SPAN_EVENTS, SPAN_HELD_SEGMENTS, SPAN_SHARE, CarriedRun, cut_runs, matched
+from .runs import (
+    PLANNED_EVENTS,
+    PLANNED_WINDOW_BYTES,
+    SPAN_EVENTS,
+    SPAN_HELD_SEGMENTS,
+    SPAN_SHARE,
+    CarriedRun,
+    PlannedRuns,
+    cut_runs,
+    matched,
+)
 from .scheduler import BACKGROUND_BYTES, BACKGROUND_EVENT_BYTES, Batch, Made, PendingRun, Pinned, decode_in_order
 from .versions import SchemaHistory, SchemaVersions, VersionState, versioned
 
@@ -56,6 +66,16 @@ _UNDECODED_ROWS = code_table(sorted(UNDECODED_ROWS_EVENTS))
 _NOT_TAKEN_EFFECT = code_table([ROLLBACK, INCOMPLETE])  # by outcome
 #: layouts whose declared schema a reader keeps (a schema is made from every column's options)
 SCHEMAS_KEPT = 512
+
+
+class _TooManyEvents(Exception):
+    """More rows events than an open log keeps planned."""
+
+
+def _release(ranges: list[tuple[Any, tuple[int, int]]]) -> None:
+    """Let go of the pages of these memory-mapped file ranges."""
+    for source, (lo, hi) in ranges:
+        source.release(lo, hi)
 
 
 def _unchecked(span: CarriedRun, srcs: list[Pinned]) -> Iterator[tuple[Pinned, EventIndex]]:
@@ -95,6 +115,13 @@ class BatchReader:
                  start_versions: Mapping[str, VersionState] | None = None) -> None:
         self.walk, self.config = walk, config
         self.start_versions = dict(start_versions) if start_versions is not None else None
+        self._reads = 0  #: reads of rows so far
+        #: every run of the files, once a second read wanted them (None: not yet, or not kept)
+        self._planned: PlannedRuns | None = None
+        #: the files can be read again without walking them: memory-mapped or in memory, or read
+        #: in windows that planned runs may hold (a folder's newest file, read with pread)
+        windowed = [f.size for f in walk.files if f.buf is None]
+        self._plannable = not walk.seek and None not in windowed and sum(windowed) <= PLANNED_WINDOW_BYTES
         #: (id of a layout, flavor) -> (the layout, its declared schema): made once for the
         #: batches of a layout, not per batch; at most SCHEMAS_KEPT layouts
         self._declared: dict[tuple[int, str], tuple[TableMap, pa.Schema]] = {}
@@ -103,31 +130,78 @@ class BatchReader:
     def batches(self, wanted: Callable[[str], bool], *, desc: str = "") -> Iterator[Batch]:
         """Decoded batches of the tables ``wanted(name)`` accepts (and the ``tables`` filter), in
         log order per table, in bounded memory."""
-        return self._batches(wanted, SchemaVersions(self.start_versions), desc)
+        planned = self._planned_runs()
+        versions = planned.versions.only(wanted) if planned is not None else SchemaVersions(self.start_versions)
+        return self._batches(wanted, versions, desc, planned)
 
     def read(self, wanted: Callable[[str], bool], *, desc: str = "") -> Read:
         """Every batch of the tables ``wanted(name)`` accepts, with each table's plan over the
         layouts met (a table whose rows the filters all left out too)."""
-        versions = SchemaVersions(self.start_versions)
+        planned = self._planned_runs()
+        versions = planned.versions.only(wanted) if planned is not None else SchemaVersions(self.start_versions)
         out: dict[str, list[pa.RecordBatch]] = {}
-        for name, batch in self._batches(wanted, versions, desc):
+        for name, batch in self._batches(wanted, versions, desc, planned):
             out.setdefault(name, []).append(batch)
         order = [n for n in versions.layouts if n in out] + [n for n in out if n not in versions.layouts]
         return Read({n: out[n] for n in order}, {n: self.plan(n, versions) for n in versions.layouts}, versions)
 
-    def _batches(self, wanted: Callable[[str], bool], versions: SchemaVersions, desc: str) -> Iterator[Batch]:
+    def _batches(self, wanted: Callable[[str], bool], versions: SchemaVersions, desc: str,
+                 planned: PlannedRuns | None) -> Iterator[Batch]:
         progress = self.config.progress
         bar = ProgressBar(self.walk.files, desc, progress) if progress is not False else None
         dropped: Counter[str] = Counter()
         try:
-            yield from decode_in_order(self._jobs(wanted, versions, bar, dropped), self.config.threads,
-                                       self.config.segment_bytes)
+            if planned is not None:  # the runs of an earlier walk: no walk
+                jobs = self._planned_jobs(planned, wanted, dropped)
+            else:
+                jobs = self._jobs(wanted, versions, bar, dropped)
+            yield from decode_in_order(jobs, self.config.threads, self.config.segment_bytes)
             self._warn_dropped(dropped)
             if bar is not None:
                 bar.done()
         finally:
             if bar is not None:
                 bar.close()
+
+    def _planned_runs(self) -> PlannedRuns | None:
+        """Every run of the files, walked once when a second read of rows comes (a log read
+        table after table), and kept while the files can be read again and the runs hold at
+        most :data:`~.runs.PLANNED_EVENTS` rows events; None otherwise."""
+        self._reads += 1
+        if self._planned is None and self._plannable and self._reads >= 2:
+            versions = SchemaVersions(self.start_versions)
+            runs: list[CarriedRun] = []
+            try:
+                for _ in self._jobs(lambda name: True, versions, None, Counter(), collect=runs):
+                    pass
+            except (BinlogError, _TooManyEvents):  # a read of the wanted tables alone says what it must
+                self._plannable = False
+                return None
+            self._planned = PlannedRuns(runs, versions, sum(r.nevents for r in runs))
+        return self._planned
+
+    def _planned_jobs(self, planned: PlannedRuns, wanted: Callable[[str], bool],
+                      dropped: Counter[str]) -> Iterator[PendingRun]:
+        """The planned runs of the tables ``wanted`` accepts, in the order a walk hands them out;
+        each lets go of the pages it read once decoded."""
+        for span in planned.runs:
+            if not wanted(span.table):
+                continue
+            job = self._pending(span, dropped)
+            mapped = [(s, r) for s, r in span.ranges.items() if isinstance(s, MappedSource)]
+            if mapped:
+                job.release = functools.partial(_release, mapped)
+            yield job
+
+    def _pending(self, span: CarriedRun, dropped: Counter[str]) -> PendingRun:
+        """The job that places and decodes a run (in the background when it is large)."""
+        threads = self.config.threads
+        background = (threads > 1 and span.nbytes >= BACKGROUND_BYTES
+                      and span.nbytes >= span.nevents * BACKGROUND_EVENT_BYTES)
+        pinned = {id(s): Pinned(s) for s in span.srcs}  # the bytes held while the run waits
+        return PendingRun(span.file.path, span.table, background,
+                          functools.partial(self._decoded, span, [pinned[id(s)] for s in span.srcs]), dropped,
+                          nbytes=span.nbytes)
 
     # -- layouts, without decoding a row --------------------------------------------------------
     def schema_versions(self, history: bool = False) -> tuple[SchemaVersions, list[tuple[tuple[str, int], Any]]]:
@@ -140,9 +214,15 @@ class BatchReader:
             ddl.extend(step.ddl_states)
         return versions, ddl
 
+    def tables(self) -> list[str] | None:
+        """The tables with rows events (the ``tables`` filter applies), in order of their first,
+        when the runs are planned already (no walk); else None."""
+        return list(self._planned.versions.layouts) if self._planned is not None else None
+
     def plans(self) -> dict[str, TablePlan]:
-        """Each table's TablePlan, from a walk of the layouts (no row decoded)."""
-        versions, _ = self.schema_versions()
+        """Each table's TablePlan, from a walk of the layouts (no row decoded; none when the
+        runs are planned already)."""
+        versions = self._planned.versions if self._planned is not None else self.schema_versions()[0]
         return {name: self.plan(name, versions) for name in versions.layouts}
 
     def history(self) -> SchemaHistory:
@@ -174,21 +254,22 @@ class BatchReader:
 
     # -- runs -------------------------------------------------------------------------------------
     def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
-              dropped: Counter[str]) -> Iterator[PendingRun]:
-        """The runs of :meth:`batches`, each with what places and decodes its batches."""
+              dropped: Counter[str], collect: list[CarriedRun] | None = None) -> Iterator[PendingRun]:
+        """The runs of :meth:`batches`, each with what places and decodes its batches (or,
+        with ``collect``, the runs put in it, none decoded)."""
         spans: dict[str, CarriedRun] = {}  # by table: its runs not decoded yet
         pages = PageRelease(spans, SPAN_HELD_SEGMENTS * self.config.segment_bytes)
         held: set[int] = set()  # the segments (by id) whose pages carried or background runs will read
         try:
-            yield from self._steps_jobs(wanted, versions, bar, dropped, spans, pages, held)
+            yield from self._steps_jobs(wanted, versions, bar, dropped, spans, pages, held, collect)
         except Exception:  # the runs before the failure first: their batches come before the error
-            yield from self._run_jobs(spans, list(spans), None, dropped, pages, held)
+            yield from self._run_jobs(spans, list(spans), None, dropped, pages, held, collect)
             raise
-        yield from self._run_jobs(spans, list(spans), None, dropped, pages, held)
+        yield from self._run_jobs(spans, list(spans), None, dropped, pages, held, collect)
 
     def _steps_jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
                     dropped: Counter[str], spans: dict[str, CarriedRun], pages: PageRelease,
-                    held: set[int]) -> Iterator[PendingRun]:
+                    held: set[int], collect: list[CarriedRun] | None) -> Iterator[PendingRun]:
         walk, rows_filter = self.walk, self.config.filter
 
         def keep_pages(segment: Segment) -> bool:  # asked by the walk as it leaves a segment
@@ -198,7 +279,7 @@ class BatchReader:
             # the runs that cannot go on into this segment (another segment's buffer; another file
             # unless every piece comes from a memory-mapped or in-memory file)
             yield from self._run_jobs(spans, [n for n, sp in spans.items() if not sp.follows(step)], step, dropped,
-                                      pages, held)
+                                      pages, held, collect)
             f, index = step.file, step.index
             self._check_undecoded(step, wanted)
             found = versioned(step, lambda n: wanted(n) and rows_filter.table(n), versions, walk.files.index(f))
@@ -213,7 +294,7 @@ class BatchReader:
             for run in cut_runs(found, rows_pos, keep):
                 span = spans.get(run.table)
                 if span is not None and not span.continues(step, run):
-                    yield from self._run_jobs(spans, [run.table], step, dropped, pages, held)
+                    yield from self._run_jobs(spans, [run.table], step, dropped, pages, held, collect)
                     span = None
                 if span is None:
                     spans[run.table] = span = CarriedRun.of(step, run)
@@ -223,8 +304,9 @@ class BatchReader:
             carry = step.src is step.file and sum(sp.nevents for sp in spans.values()) <= SPAN_EVENTS
             large = self.config.segment_bytes // SPAN_SHARE
             yield from self._run_jobs(spans, [n for n, sp in spans.items() if not carry or sp.nbytes >= large], step,
-                                      dropped, pages, held)
-            self._hold_for_spans(spans, step, held)
+                                      dropped, pages, held, collect)
+            if collect is None:  # (planned runs are decoded later, each letting go of what it read)
+                self._hold_for_spans(spans, step, held)
             self._check_carried(spans, step)
 
     def _check_carried(self, spans: dict[str, CarriedRun], step: Step) -> None:
@@ -256,31 +338,32 @@ class BatchReader:
             held.add(id(step.segment))
 
     def _run_jobs(self, spans: dict[str, CarriedRun], names: list[str], step: Step | None, dropped: Counter[str],
-                  pages: PageRelease, held: set[int]) -> Iterator[PendingRun]:
+                  pages: PageRelease, held: set[int], collect: list[CarriedRun] | None = None) -> Iterator[PendingRun]:
         """The runs of tables ``names`` (taken out of ``spans``), one after the other (``step``:
         the segment the walk is at, None after the last), each with what checks its rows events'
         CRC32, walks their rows headers, places their row images, takes out the rows that the
         outcome and GTID filters leave out (counted in ``dropped``) and decodes the rest, batch
         by batch. The last one, once done, lets go of the pages of a memory-mapped file that
-        they read and no carried run will (:class:`~.pages.PageRelease`)."""
+        they read and no carried run will (:class:`~.pages.PageRelease`). With ``collect``,
+        the runs are put in it instead (planned, none decoded)."""
+        if collect is not None:
+            collect.extend(spans.pop(name) for name in names)
+            if sum(r.nevents for r in collect) > PLANNED_EVENTS:
+                raise _TooManyEvents
+            return
         jobs: list[PendingRun] = []
         read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
-        threads = self.config.threads
         for name in names:
             span = spans.pop(name)
-            background = (threads > 1 and span.nbytes >= BACKGROUND_BYTES
-                          and span.nbytes >= span.nevents * BACKGROUND_EVENT_BYTES)
+            job = self._pending(span, dropped)
             for source, (start, end) in span.ranges.items():
                 if not isinstance(source, MappedSource):  # the one source whose release is not a no-op
                     continue
                 lo, hi = read.get(source, (start, end))
                 read[source] = (min(lo, start), max(hi, end))
-                if background and step is not None and step.src is span.src and step.segment.end == end:
+                if job.background and step is not None and step.src is span.src and step.segment.end == end:
                     held.add(id(step.segment))  # let go of by the runs when done, not by the walk before they read it
-            pinned = {id(s): Pinned(s) for s in span.srcs}  # the bytes held while the run waits
-            jobs.append(PendingRun(span.file.path, span.table, background,
-                                   functools.partial(self._decoded, span, [pinned[id(s)] for s in span.srcs]), dropped,
-                                   nbytes=span.nbytes))
+            jobs.append(job)
         if jobs and read:
             jobs[-1].release = functools.partial(pages.release, pages.handed(read))
         yield from jobs

@@ -20,9 +20,9 @@ from ..binlog.transactions import TxnContext
 from ..groups import group, group_order
 from ..tables.table_map import TableMap
 from .logwalk import Step
-from .versions import Versioned
+from .versions import SchemaVersions, Versioned
 
-__all__ = ["Run", "CarriedRun", "cut_runs", "matched", "SPAN_SHARE", "SPAN_EVENTS", "SPAN_HELD_SEGMENTS"]
+__all__ = ["Run", "CarriedRun", "PlannedRuns", "PLANNED_EVENTS", "PLANNED_WINDOW_BYTES", "cut_runs", "matched", "SPAN_SHARE", "SPAN_EVENTS", "SPAN_HELD_SEGMENTS"]
 
 #: a table's run is carried into the next segment (of a memory-mapped or in-memory file) while
 #: its rows events are under ``segment_bytes // SPAN_SHARE``: fewer, larger batches for tables
@@ -139,6 +139,25 @@ class CarriedRun:
         self.ranges[source] = (lo, step.segment.end)
         self.nbytes += int(events.event_size.sum())
         self.nevents += len(events)
+
+
+@dataclass
+class PlannedRuns:
+    """Every run of a walk of the files, in the order a read hands them out, and the versions
+    the walk found: what an open log keeps, when its files can be read again (memory-mapped
+    or in memory) and the runs are few enough (:data:`PLANNED_EVENTS`), so that reading its
+    tables one after another walks the files once."""
+
+    runs: list[CarriedRun]
+    versions: SchemaVersions  #: of every table the ``tables`` filter keeps
+    nevents: int = 0  #: the rows events the runs hold
+
+
+#: bytes of files read in windows (not mapped) whose windows planned runs may hold at most
+PLANNED_WINDOW_BYTES = 64 << 20
+#: rows events an open log keeps planned at most (their index entries and transactions, about
+#: 100 bytes each): a log with more is walked again for each read
+PLANNED_EVENTS = 1 << 20
 
 
 def matched(checked: Future | None) -> bool:

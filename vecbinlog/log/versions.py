@@ -52,6 +52,15 @@ class SchemaVersions:
         #: name -> [((file number, offset of the rows event), state from there on)], with history=True
         self.history: dict[str, list[tuple[tuple[int, int], VersionState]]] | None = {} if history else None
 
+    def only(self, wanted: Callable[[str], bool]) -> SchemaVersions:
+        """The versions of the tables ``wanted`` accepts."""
+        out = SchemaVersions()
+        out.last = {n: s for n, s in self.last.items() if wanted(n)}
+        out.layouts = {n: v for n, v in self.layouts.items() if wanted(n)}
+        if self.history is not None:
+            out.history = {n: h for n, h in self.history.items() if wanted(n)}
+        return out
+
     def assign(self, tables: list[str], table: np.ndarray, code: np.ndarray, resolved: list[TableMap],
                lifetime: list[int], flavor: str, where: tuple[int, np.ndarray] | None = None
                ) -> tuple[np.ndarray, np.ndarray]:
