@@ -44,6 +44,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import shapes
+
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -243,72 +245,44 @@ def shape_mixed(rnd: random.Random, n: int) -> list[str]:
     return out
 
 
-OLTP_TABLES = 16
-
-
-def shape_oltp(rnd: random.Random, n: int) -> list[str]:
-    """OLTP_TABLES tables of three kinds; ``n`` autocommit statements, each changing one row:
-    one small transaction (GTID, ANNOTATE_ROWS, TABLE_MAP, rows event, XID) per row change."""
-    out: list[str] = []
-    kinds = []
-    for t in range(OLTP_TABLES):
-        kind = t % 3
-        kinds.append(kind)
-        if kind == 0:
-            out.append(f"CREATE TABLE o{t:02d} (id BIGINT PRIMARY KEY, a INT, b BIGINT, c SMALLINT UNSIGNED)")
-        elif kind == 1:
-            out.append(_orders_table(f"o{t:02d}"))
-        else:
-            out.append(f"CREATE TABLE o{t:02d} (id BIGINT PRIMARY KEY, k VARCHAR(64) CHARACTER SET utf8mb4, "
-                       "v TEXT CHARACTER SET utf8mb4, ts DATETIME(3), f FLOAT NULL)")
-    next_id = [0] * OLTP_TABLES
-    for _ in range(n):
-        t = rnd.randrange(OLTP_TABLES)
-        name, kind, r = f"o{t:02d}", kinds[t], rnd.random()
-        if next_id[t] < 10 or r < 0.7:
-            i = next_id[t]
-            next_id[t] += 1
-            if kind == 0:
-                row = f"({i},{rnd.randint(-2**31, 2**31 - 1)},{rnd.randint(-2**63, 2**63 - 1)},{rnd.randint(0, 65535)})"
-            elif kind == 1:
-                row = _orders_row(rnd, i)
-            else:
-                row = (f"({i},{_q(rnd.choice(_WORDS) + str(i))},{_q(' '.join(rnd.choices(_WORDS, k=rnd.randint(1, 20))))},"
-                       f"{_q(_when(rnd) + '.123')},{'NULL' if i % 5 == 0 else f'{rnd.random():.5f}'})")
-            out.append(f"INSERT INTO {name} VALUES {row}")
-        elif r < 0.9:
-            i = rnd.randrange(next_id[t])
-            change = ("a = a DIV 2, c = c DIV 2", "status = 'paid', qty = qty + 1",
-                      "v = CONCAT(v, ' edited'), f = NULL")[kind]
-            out.append(f"UPDATE {name} SET {change} WHERE id = {i}")
-        else:
-            out.append(f"DELETE FROM {name} WHERE id = {rnd.randrange(next_id[t])}")
-    return out
-
-
-#: name -> (description, generator, rows as a fraction of --rows)
+#: the production shapes (bench/shapes.py) first: rows as a fraction of --rows; a file, or for
+#: ``archive`` a folder of small files
+PRODUCTION = {"oltp": 0.125, "archive": 0.125, "stmt_ints": 2.0, "stmt_orders": 0.5, "stmt_text": 0.2,
+              "oltp_minimal": 0.125, "oltp_noblob": 0.125}
+#: name -> (description, generator (None: bench/shapes.py writes it), rows as a fraction of --rows)
 SHAPES = {
+    **{name: (shapes.SHAPES[name][0], None, frac) for name, frac in PRODUCTION.items()},
     "narrow": ("narrow: 1 table, 8 integer columns, inserts", shape_narrow, 2.0),
     "orders": ("orders: OLTP table (ints, DECIMAL, VARCHAR, DATETIME, ENUM, NULLs), inserts + updates",
                shape_orders, 1.0),
     "text": ("text/JSON: VARCHAR, TEXT, JSON (LONGTEXT) documents, inserts", shape_text, 0.1),
     "wide": (f"wide: {WIDE_COLS + 1} columns of 8 types, inserts", shape_wide, 0.1),
     "mixed": (f"mixed: {MIXED_TABLES} tables of 3 kinds, inserts + updates + deletes", shape_mixed, 1.0),
-    "oltp": (f"OLTP: {OLTP_TABLES} tables of 3 kinds, one row change per transaction (inserts, updates, deletes)",
-             shape_oltp, 0.5),
 }
 
 
-def generate(server, rows: int, seed: int, shapes=None) -> dict[str, Path]:
-    """One binlog file per shape written by `server` (database `bench`): {shape: path}."""
-    server.execute("CREATE DATABASE IF NOT EXISTS bench")
+def generate(server, rows: int, seed: int, names=None, folder: Path | None = None) -> dict[str, Path]:
+    """One binlog file (or folder of files) per shape written by `server` (database `bench`):
+    {shape: path}. The production shapes are copied into ``folder``."""
     out: dict[str, Path] = {}
-    for name in shapes or SHAPES:
+    for name in names or SHAPES:
         _, make, frac = SHAPES[name]
+        n = max(1, int(rows * frac))
+        if make is None:
+            out[name] = shapes.write(server, name, n, seed, folder)
+            continue
+        server.execute("CREATE DATABASE IF NOT EXISTS bench")
         rnd = random.Random(f"{seed}-{name}")
-        sql = make(rnd, max(1, int(rows * frac)))
-        out[name] = server.capture_binlog(*sql, database="bench")
+        out[name] = server.capture_binlog(*make(rnd, n), database="bench")
     return out
+
+
+def files_of(path: Path) -> list[Path]:
+    """The binlog files of a shape: the file, or a folder's in log order (its index)."""
+    if path.is_dir():
+        return [path / line.strip().removeprefix("./") for line in (path / "mysql-bin.index").read_text().splitlines()
+                if line.strip()]
+    return [path]
 
 
 # --------------------------------------------------------------------------
@@ -344,6 +318,18 @@ def child_read_all(path: str) -> dict:
         ct = t.column("_change_type").to_pylist() if "_change_type" in t.column_names else []
         changes += sum(1 for c in ct if c != "update_postimage")
     return {"seconds": best, "images": images, "changes": changes, "tables": len(tables)}
+
+
+def child_each_table(path: str) -> dict:
+    """Every table in turn from one open log: ``for t in log.tables: log.read_table(t)``."""
+    import vecbinlog
+
+    def run():
+        with vecbinlog.open(path) as log:
+            return {t: log.read_table(t).num_rows for t in log.tables}
+
+    best, counts = _best_of(run, rounds=3)
+    return {"seconds": best, "images": sum(counts.values()), "tables": len(counts)}
 
 
 def child_stages(path: str) -> dict:
@@ -495,8 +481,8 @@ def _peak_rss() -> dict:
     return out
 
 
-CHILDREN = {"read_all": child_read_all, "stages": child_stages, "to_pandas": child_to_pandas,
-            "pymysqlrepl": child_pymysqlrepl}
+CHILDREN = {"read_all": child_read_all, "each_table": child_each_table, "stages": child_stages,
+            "to_pandas": child_to_pandas, "pymysqlrepl": child_pymysqlrepl}
 
 
 TIME = shutil.which("time") or ("/usr/bin/time" if Path("/usr/bin/time").exists() else None)
@@ -548,6 +534,10 @@ def measure_child(kind: str, *args: str) -> dict:
     return res
 
 
+def size_of(path: Path) -> int:
+    return sum(f.stat().st_size for f in files_of(path))
+
+
 def measure_cli(path: Path, workdir: Path, rounds: int = 3) -> dict:
     exe = shutil.which("vecbinlog") or str(Path(sys.executable).parent / "vecbinlog")
     best, rss = None, 0
@@ -565,8 +555,8 @@ def measure_cli(path: Path, workdir: Path, rounds: int = 3) -> dict:
 def measure_mariadb_binlog(path: Path, tool: str, rounds: int = 5) -> dict:
     best, rss = None, 0
     for i in range(rounds + 1):
-        wall, r, _, _ = _run_child([tool, "--no-defaults", "--base64-output=DECODE-ROWS", "-v", str(path)],
-                                   capture=False, timed=True)
+        wall, r, _, _ = _run_child([tool, "--no-defaults", "--base64-output=DECODE-ROWS", "-v",
+                                    *map(str, files_of(path))], capture=False, timed=True)
         if i:
             best = wall if best is None else min(best, wall)
             rss = max(rss, r)
@@ -576,16 +566,16 @@ def measure_mariadb_binlog(path: Path, tool: str, rounds: int = 5) -> dict:
 def measure_raw(path: Path) -> dict:
     import numpy as np
 
-    size = path.stat().st_size
-    buf = bytearray(size)
+    files = files_of(path)
+    buf = bytearray(max(f.stat().st_size for f in files))
 
     def read():
-        with open(path, "rb", buffering=0) as f:
-            n = f.readinto(buf)
-        assert n == size
+        for name in files:
+            with open(name, "rb", buffering=0) as f:
+                f.readinto(buf)
 
     def npass():
-        return int(np.memmap(path, dtype=np.uint8, mode="r").max())
+        return max(int(np.memmap(f, dtype=np.uint8, mode="r").max()) for f in files)
 
     t_read, _ = _best_of(read, rounds=5)
     t_np, _ = _best_of(npass, rounds=5)
@@ -606,14 +596,17 @@ def _attempt(measure) -> dict:
         return {"error": str(e).strip().splitlines()[-1] if str(e).strip() else repr(e)}
 
 
-def measure_interleaved(path: Path, tool: str, rounds: int = ROUNDS) -> dict:
-    """read_all, mariadb-binlog and the raw limits, measured in turn ``rounds`` times: each
-    method's time is its best over all rounds, and each keeps its per-round times (``rounds``),
-    so a ratio can also be given per round (both sides measured within the same minute)."""
+def measure_interleaved(path: Path, tool: str, rounds: int = ROUNDS, each_table: bool = False) -> dict:
+    """read_all (and with ``each_table`` every table in turn from one open log), mariadb-binlog
+    and the raw limits, measured in turn ``rounds`` times: each method's time is its best over
+    all rounds, and each keeps its per-round times (``rounds``), so a ratio can also be given
+    per round (both sides measured within the same minute)."""
     seen: dict[str, list[dict]] = {}
     for _ in range(max(rounds, 1)):
         got = {"read_all": measure_child("read_all", str(path)),
                "mariadb_binlog": _attempt(lambda: measure_mariadb_binlog(path, tool))}
+        if each_table:
+            got["each_table"] = measure_child("each_table", str(path))
         got.update(measure_raw(path))
         for key, m in got.items():
             seen.setdefault(key, []).append(m)
@@ -643,6 +636,7 @@ def round_ratios(m: dict, peer: str) -> list[float]:
 
 METHODS = [
     ("read_all", "vecbinlog `read_all()` (in-process)"),
+    ("each_table", "vecbinlog, every table in turn from one open log"),
     ("place", "… of which the walk (`PlacedRun.batches`, 1 thread)"),
     ("gather", "… of which text/blob value copies (`gather_var`, 1 thread)"),
     ("cli", "vecbinlog CLI `to-parquet` (whole process)"),
@@ -716,8 +710,11 @@ def render(results: dict, md: bool) -> str:
 
 #: The speed issue's targets: shape -> (x `mariadb-binlog -v`, x python-mysql-replication); every
 #: shape also has "within MEMMAP_TARGET x of the NumPy memmap pass".
-TARGETS = {"narrow": (10, 300), "orders": (6, 300), "text": (3, None), "wide": (5, None), "mixed": (5, None),
-           "oltp": (5, None)}
+TARGETS = {"oltp": (12, None), "archive": (10, None), "stmt_ints": (12, None), "stmt_orders": (8, None),
+           "stmt_text": (4, None), "narrow": (10, 300), "orders": (6, 300), "text": (3, None), "wide": (5, None),
+           "mixed": (5, None)}
+#: every table in turn from one open log, x `mariadb-binlog -v` reading the files
+EACH_TABLE_TARGETS = {"oltp": 9}
 MEMMAP_TARGET = 5
 
 
@@ -735,6 +732,11 @@ def render_targets(results: dict) -> str:
         if vs_c and "seconds" in m.get("mariadb_binlog", {}):
             checks.append((f"{vs_c}x `mariadb-binlog -v`", m["mariadb_binlog"]["seconds"] / ours,
                            m["mariadb_binlog"]["seconds"] / vs_c, vs_c, round_ratios(m, "mariadb_binlog")))
+        each = EACH_TABLE_TARGETS.get(shape)
+        if each and "seconds" in m.get("each_table", {}) and "seconds" in m.get("mariadb_binlog", {}):
+            checks.append((f"every table in turn {each}x `mariadb-binlog -v`",
+                           m["mariadb_binlog"]["seconds"] / m["each_table"]["seconds"], m["mariadb_binlog"]["seconds"] / each,
+                           each, []))
         if vs_py and "seconds" in m.get("pymysqlrepl", {}):
             checks.append((f"{vs_py}x python-mysql-replication", m["pymysqlrepl"]["seconds"] / ours,
                            m["pymysqlrepl"]["seconds"] / vs_py, vs_py, []))
@@ -906,8 +908,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=ROUNDS,
                     help=f"interleaved rounds of read_all, mariadb-binlog and the raw limits (default {ROUNDS})")
     args = ap.parse_args(argv)
-    shapes = [s for s in args.shapes.split(",") if s]
-    for s in shapes:
+    chosen = [s for s in args.shapes.split(",") if s]
+    for s in chosen:
         if s not in SHAPES:
             ap.error(f"unknown shape {s!r}")
     command = "python bench/peers.py " + " ".join(argv) if argv else "python bench/peers.py"
@@ -928,17 +930,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with MariaDBServer(workdir=work / "server", options=SERVER_OPTIONS) as server:
             t0 = time.perf_counter()
-            files = generate(server, args.rows, args.seed, shapes)
+            files = generate(server, args.rows, args.seed, chosen, work / "files")
             gen_seconds = time.perf_counter() - t0
             print(f"generated {len(files)} files in {gen_seconds:.0f} s under {work}", file=sys.stderr)
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)
                 for shape, path in files.items():
-                    shutil.copy2(path, args.keep / f"{shape}.{path.name}")
+                    if path.is_dir():
+                        shutil.copytree(path, args.keep / shape, dirs_exist_ok=True)
+                    else:
+                        shutil.copy2(path, args.keep / f"{shape}.{path.name}")
             for shape, path in files.items():
-                size = path.stat().st_size
-                print(f"[{shape}] {size / 1e6:.1f} MB {path.name}", file=sys.stderr)
-                methods = measure_interleaved(path, tools["mariadb-binlog"], args.rounds)
+                size = size_of(path)
+                print(f"[{shape}] {size / 1e6:.1f} MB {path.name} ({len(files_of(path))} files)", file=sys.stderr)
+                methods = measure_interleaved(path, tools["mariadb-binlog"], args.rounds, each_table=shape in PRODUCTION)
                 ra = methods["read_all"]
                 print(f"  interleaved: { {k: m.get('round_seconds') for k, m in methods.items()} }", file=sys.stderr)
                 st = measure_child("stages", str(path))
@@ -948,7 +953,7 @@ def main(argv: list[str] | None = None) -> int:
                                 ("to_pandas", lambda: measure_child("to_pandas", str(path))),
                                 ("pymysqlrepl", (lambda: measure_child(
                                     "pymysqlrepl", str(path), str(server.socket), "101",
-                                    str(PEER_REPEAT_BUDGET))) if have_peer else None)):
+                                    str(PEER_REPEAT_BUDGET))) if have_peer and shape not in PRODUCTION else None)):
                     if fn is None:
                         continue
                     methods[key] = _attempt(fn)

@@ -160,18 +160,18 @@ def statements(kind: int, rnd: random.Random, n: int) -> list[str]:
     return out
 
 
-#: name -> (description, row changes as a fraction of the rows asked for, server settings)
-SHAPES: dict[str, tuple[str, float, dict[str, str]]] = {
+#: name -> (description, server settings)
+SHAPES: dict[str, tuple[str, dict[str, str]]] = {
     "oltp": (f"OLTP: single-row changes over {OLTP_TABLES} tables of 3 kinds (INSERT/UPDATE/DELETE 70/20/10), "
-             "5% two-statement transactions", 0.5, {}),
-    "archive": (f"the OLTP workload rotated into files of {ARCHIVE_FILE_BYTES >> 10} KiB", 0.5,
+             "5% two-statement transactions", {}),
+    "archive": (f"the OLTP workload rotated into files of {ARCHIVE_FILE_BYTES >> 10} KiB",
                 {"max_binlog_size": str(ARCHIVE_FILE_BYTES)}),
     "stmt_ints": ("statements on an integer table: INSERTs of 1-1000 rows, range UPDATEs and DELETEs, "
-                  "some transactions", 2.0, {}),
-    "stmt_orders": ("statements on an orders table (27 mixed columns' worth of types)", 1.0, {}),
-    "stmt_text": ("statements on a text/JSON table", 0.2, {}),
-    "oltp_minimal": ("the OLTP workload, binlog_row_image=MINIMAL", 0.5, {"binlog_row_image": "MINIMAL"}),
-    "oltp_noblob": ("the OLTP workload, binlog_row_image=NOBLOB", 0.5, {"binlog_row_image": "NOBLOB"}),
+                  "some transactions", {}),
+    "stmt_orders": ("statements on a 27-column orders table (ints, DECIMAL, ENUM, SET, DATETIME, VARCHAR, NULLs)", {}),
+    "stmt_text": ("statements on a text/JSON table", {}),
+    "oltp_minimal": ("the OLTP workload, binlog_row_image=MINIMAL", {"binlog_row_image": "MINIMAL"}),
+    "oltp_noblob": ("the OLTP workload, binlog_row_image=NOBLOB", {"binlog_row_image": "NOBLOB"}),
 }
 
 
@@ -181,12 +181,12 @@ def workload(name: str, rnd: random.Random, n: int) -> list[str]:
     return oltp(rnd, n)
 
 
-def write(server, name: str, rows: int, seed: int, folder: Path) -> Path:
-    """The binlog of workload ``name`` (about ``rows`` x its fraction row changes) written by
-    ``server`` (database ``bench``), copied into ``folder``: a file, or for ``archive`` a
-    folder of its files with their ``mysql-bin.index``."""
-    _, frac, settings = SHAPES[name]
-    sql = workload(name, random.Random(f"{seed}-{name}"), max(1, int(rows * frac)))
+def write(server, name: str, changes: int, seed: int, folder: Path) -> Path:
+    """The binlog of workload ``name`` (about ``changes`` row changes) written by ``server``
+    (database ``bench``), copied into ``folder``: a file, or for ``archive`` a folder of its
+    files with their ``mysql-bin.index``."""
+    _, settings = SHAPES[name]
+    sql = workload(name, random.Random(f"{seed}-{name}"), max(1, changes))
     saved = {k: str(server.query(f"SELECT @@GLOBAL.{k}")[0][0]) for k in settings}
     for k, v in settings.items():
         server.set_global(k, v)
