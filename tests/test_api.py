@@ -193,4 +193,7 @@ def test_progress_bar_of_binlog_bytes(capsys):
         tables = log.read_all()
     assert set(tables) == {"shop.customers", "shop.orders"}
     assert f"| {2 * size}/{2 * size} " in buf.getvalue() and "every table" in buf.getvalue()
+    # the rows of the batches handed out, counted (read_table's expected: 7 of orders, both files)
+    rows = sum(t.num_rows for t in tables.values())
+    assert f"{rows} rows, " in buf.getvalue() and " rows/s" in buf.getvalue()
     assert capsys.readouterr() == ("", "")

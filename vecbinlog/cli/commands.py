@@ -28,8 +28,8 @@ from ..decode.tableplan import METADATA_NAMES, TablePlan
 from ..errors import BinlogError, UnsupportedError
 from ..log.config import default_threads
 from ..log.logset import binlog_files
+from . import progress
 from .lines import CsvText, JsonLinesText, TableText
-from .progress import Progress
 from .writers import CsvFile, TableWriters, publish_tables, table_folder
 
 
@@ -39,20 +39,21 @@ class UsageError(Exception):
 
 
 #: cat reads in smaller segments and batches than the API's defaults: lines are formatted while
-#: the next batch is decoded, so smaller pieces overlap better, start sooner and hold less.
-#: 16 MiB since lines are formatted ahead across batches (8 MiB before: more batches, each
-#: with fixed costs): 61 MB strings file 0.74 -> 0.70 s (median of 10, table), 215 MB orders
-#: file 2.49 -> 2.09 s, 89 MB narrow unchanged; peak RSS 377-459 -> 373-459 MB, orders 487 ->
-#: 564 MB.
+#: the next batch is decoded, so smaller pieces overlap better, start sooner and hold less
+#: (not smaller than 16 MiB: more batches, each with fixed costs; bench/TUNING.md)
 CAT_SEGMENT_BYTES = 16 << 20
 CAT_BATCH_ROWS = 128 * 1024
 
 
 def open_log(args: argparse.Namespace, **options: Any) -> vecbinlog.Binlog:
-    """:func:`vecbinlog.open` of the files with the filter and decoding options of ``args``."""
+    """:func:`vecbinlog.open` of the files with the filter and decoding options of ``args``,
+    drawing the library's progress bar on stderr when it is a terminal and ``--quiet`` is not
+    given (binlog bytes done, rows and rows/s, per read)."""
     tables = None
     if args.tables:
         tables = [t.strip() for arg in args.tables for t in arg.split(",") if t.strip()]
+    if not getattr(args, "quiet", False) and progress.stderr_isatty():
+        options.setdefault("progress", {"file": sys.stderr, "dynamic_ncols": True})
     return vecbinlog.open(
         args.files, strict=args.strict, verify_checksums=not args.no_verify_checksums,
         invalid_dates=args.invalid_dates, tables=tables, start=args.start, stop=args.stop,
@@ -122,11 +123,10 @@ def _limited(batches: Iterable[pa.RecordBatch], limit: int | None) -> Iterator[p
             return
 
 
-def _count_changes(log: vecbinlog.Binlog, table: str, progress: Progress) -> dict[str, int]:
+def _count_changes(log: vecbinlog.Binlog, table: str) -> dict[str, int]:
     """Inserts, updates (an update's two images counted once), deletes and row images of ``table``."""
     counts = {"insert": 0, "update": 0, "delete": 0, "row_images": 0}
     for batch in log.iter_batches(table):
-        progress.batch(batch)
         counts["row_images"] += batch.num_rows
         vc = pc.value_counts(batch.column("_change_type").cast(pa.string()))
         for item in vc.to_pylist():
@@ -151,14 +151,12 @@ def cmd_info(args: argparse.Namespace) -> int:
                 if log.config.filter.table(name):
                     tables.setdefault(name, {"rows_events": 0})["rows_events"] += n
         if not args.no_decode:
-            with Progress(log, args) as progress:
-                for name in log.tables:
-                    progress.start(name)
-                    try:
-                        tables.setdefault(name, {"rows_events": 0}).update(_count_changes(log, name, progress))
-                    except BinlogError as exc:
-                        tables[name]["error"] = str(exc)
-                        errors.append(exc)
+            for name in log.tables:
+                try:
+                    tables.setdefault(name, {"rows_events": 0}).update(_count_changes(log, name))
+                except BinlogError as exc:
+                    tables[name]["error"] = str(exc)
+                    errors.append(exc)
     out = {
         "files": info["files"],
         "tables": tables,
@@ -280,10 +278,8 @@ def cmd_tables(args: argparse.Namespace) -> int:
 
 def _cat_threads(fmt: Any) -> int:
     """Threads that decode for ``cat``: the cores the line writer's threads leave (at least 1,
-    the reading thread itself). On 2 cores, decoding on the reading thread alone beats two
-    decoding threads beside the two formatting ones: 61 MB strings file 0.755 -> 0.726 s (median
-    of 8, jsonl), 270 MB narrow 1.16 -> 1.13 s, 182 MB strings 1.22 -> 1.15 s, 5-10% less CPU
-    and 30-40 MB less memory."""
+    the reading thread itself: on 2 cores that measured faster, with less CPU and memory, than
+    two decoding threads beside the two formatting ones; bench/TUNING.md)."""
     return max(1, default_threads() - fmt.THREADS)
 
 
@@ -362,29 +358,27 @@ def cmd_cat(args: argparse.Namespace) -> int:
         plan = _plan(log, args.table)
         paths = {f.name: f.path for f in log.files}
         rows = 0
-        with Progress(log, args, args.table) as progress:
-            gen = log.iter_batches(args.table)
+        gen = log.iter_batches(args.table)
 
-            def fitted() -> Iterator[pa.RecordBatch]:
-                for b in _limited(gen, args.limit):
-                    progress.batch(b)
-                    if b.num_rows:
-                        yield _fitted(plan, b, paths)
+        def fitted() -> Iterator[pa.RecordBatch]:
+            for b in _limited(gen, args.limit):
+                if b.num_rows:
+                    yield _fitted(plan, b, paths)
 
-            def items() -> Iterator[pa.RecordBatch | bytes]:
-                nonlocal rows
-                if isinstance(fmt, CsvText):  # the header, even when no row matches
-                    yield fmt.header(plan.schema.names)
-                for b in _first_merged(fitted(), fmt.SAMPLE) if isinstance(fmt, TableText) else fitted():
-                    if rows == 0 and isinstance(fmt, TableText):
-                        fmt.unsampled = _unsampled(plan, b)
-                    rows += b.num_rows
-                    yield b
+        def items() -> Iterator[pa.RecordBatch | bytes]:
+            nonlocal rows
+            if isinstance(fmt, CsvText):  # the header, even when no row matches
+                yield fmt.header(plan.schema.names)
+            for b in _first_merged(fitted(), fmt.SAMPLE) if isinstance(fmt, TableText) else fitted():
+                if rows == 0 and isinstance(fmt, TableText):
+                    fmt.unsampled = _unsampled(plan, b)
+                rows += b.num_rows
+                yield b
 
-            try:
-                fmt.write_all(items(), out)
-            finally:
-                gen.close()
+        try:
+            fmt.write_all(items(), out)
+        finally:
+            gen.close()
         if rows == 0 and args.limit != 0:
             if isinstance(fmt, TableText):  # its header and rule
                 out.write(fmt.begin(pa.RecordBatch.from_arrays([pa.nulls(0, f.type) for f in plan.schema],
@@ -476,15 +470,12 @@ def cmd_to_parquet(args: argparse.Namespace) -> int:
         writers = TableWriters(staging, args.format)
         plans = log.plans()  # each table's one schema over its layouts (no row decoded)
         try:
-            with Progress(log, args) as progress:
-                progress.start(f"{len(tables)} table(s)")
-                try:
-                    for name, batch in log.iter_tables():  # one pass over the files for every table
-                        progress.batch(batch)
-                        plans[name].widen(batch)  # a text column whose bytes fell back to binary
-                        writers.write(name, plans[name].conform(batch))
-                finally:
-                    writers.close()
+            try:
+                for name, batch in log.iter_tables():  # one pass over the files for every table
+                    plans[name].widen(batch)  # a text column whose bytes fell back to binary
+                    writers.write(name, plans[name].conform(batch))
+            finally:
+                writers.close()
             publish_tables(staging, outdir, tables, args.overwrite)
         finally:
             shutil.rmtree(staging, ignore_errors=True)

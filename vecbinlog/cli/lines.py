@@ -260,7 +260,7 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
     index = np.zeros(m, np.int64)
     int_cols = [c for c in cells if c.kind != _TEXT]
     text_cols = [c for c in cells if c.kind == _TEXT]
-    # a row's numbers (and codes) side by side: the loop reads each row's from one place (-20%)
+    # a row's numbers (and codes) side by side: the loop reads each row's from one place (bench/TUNING.md)
     ints = np.empty((n, max(len(int_cols), 1)), np.int64)
     unsigned = np.zeros(max(len(int_cols), 1), np.bool_)
     has_valid = np.zeros(max(len(int_cols), 1), np.bool_)

@@ -155,7 +155,11 @@ class BatchReader:
                 jobs = self._planned_jobs(planned, wanted, dropped)
             else:
                 jobs = self._jobs(wanted, versions, bar, dropped)
-            yield from decode_in_order(jobs, self.config.threads, self.config.segment_bytes)
+            for item in decode_in_order(jobs, self.config.threads, self.config.segment_bytes):
+                if bar is not None:
+                    bar.batch(item[1])
+                yield item
+                del item  # not held while the next batch is made
             self._warn_dropped(dropped)
             if bar is not None:
                 bar.done()
