@@ -35,21 +35,23 @@ sql_errors: Any = LazyModule("sqlglot.errors")
 
 @functools.cache
 def dialect() -> Any:
-    """sqlglot's MySQL dialect plus the column types of MySQL and MariaDB it does not know."""
+    """sqlglot's MySQL dialect, with MySQL's type synonyms read as the server reads them."""
     from sqlglot.dialects.mysql import MySQL
 
     TokenType = sqltokens.TokenType
 
     class _Dialect(MySQL):  # type: ignore[misc, valid-type]
         class Tokenizer(MySQL.Tokenizer):
+            # MySQL's synonyms as the server reads them (sqlglot reads REAL as FLOAT, INT8 as
+            # TINYINT and LONG as BIGINT); the types it does not know (POINT, INET6...) make
+            # the statement one for the tolerant reader (ddlscan), which names them exactly
             KEYWORDS = {
                 **MySQL.Tokenizer.KEYWORDS,
-                **{g: TokenType.GEOMETRY for g in (
-                    "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
-                    "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
-                "INET4": TokenType.INET,
-                "INET6": TokenType.INET,
                 "MIDDLEINT": TokenType.MEDIUMINT,
+                "INT3": TokenType.MEDIUMINT,
+                "INT8": TokenType.BIGINT,
+                "REAL": TokenType.DOUBLE,
+                "LONG": TokenType.MEDIUMTEXT,
             }
 
     return _Dialect

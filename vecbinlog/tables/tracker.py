@@ -33,11 +33,12 @@ from ..collations import collation_id
 from ..constants import ColumnType as T
 from ..constants import EventType
 from ..errors import SchemaWarning
+from .columndef import TYPE_WORDS
 from .ddl import Catalog, ColumnInfo, DdlError, TableDef, split_name
 from .table_map import ColumnSpec, TableMap
 from .types import CHARSET_TYPES, ENUM_SET_TYPES, LOGGED_AS, NUMERIC_TYPES
 
-__all__ = ["SchemaSource", "SchemaTracker", "load_schema", "apply_definition"]
+__all__ = ["SchemaSource", "SchemaTracker", "load_schema", "apply_definition", "logged_columns"]
 
 #: What ``schema=`` accepts: a path, SQL text, or ``{"db.table": columns}``.
 SchemaSource = str | os.PathLike[str] | Mapping[str, Any]
@@ -102,6 +103,7 @@ def _table_from_dict(name: str, spec: Any) -> TableDef:
         typ = str(c["type"]).upper().split("(")[0].strip() if c.get("type") else None
         if typ is not None and typ.endswith(" UNSIGNED"):
             typ = typ[: -len(" UNSIGNED")]
+        typ = TYPE_WORDS.get(typ, typ) if typ is not None else None  # INTEGER is INT...
         columns.append(ColumnInfo(
             name=str(c["name"]), type=typ, unsigned=c.get("unsigned"), charset=c.get("charset"),
             collation=c.get("collation"),
@@ -112,12 +114,29 @@ def _table_from_dict(name: str, spec: Any) -> TableDef:
 
 
 # -- a definition applied to a TABLE_MAP -------------------------------------------------
+#: The server's type names that the type registry knows by another name.
+_REGISTRY_NAME = {
+    **{g: "GEOMETRY" for g in ("POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
+                               "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
+    "INET4": "INET", "INET6": "INET",
+}
+
+
+def logged_columns(table_map: TableMap, d: TableDef) -> TableDef:
+    """``d`` with the columns its server logs: MySQL's hidden columns of functional key parts
+    are in the row images of 8.0.13-8.0.17 only, so they are kept when the TABLE_MAP has as
+    many columns as ``d``, else left out."""
+    if len(d.columns) == len(table_map.columns) or not any(c.hidden for c in d.columns):
+        return d
+    return replace(d, columns=tuple(c for c in d.columns if not c.hidden))
+
+
 def mismatch(table_map: TableMap, d: TableDef) -> str | None:
     """Why ``d`` does not describe ``table_map`` (column count, or a column's type), or None."""
     if len(d.columns) != len(table_map.columns):
         return f"it has {len(d.columns)} columns, the TABLE_MAP {len(table_map.columns)}"
     for spec, info in zip(table_map.columns, d.columns):
-        allowed = LOGGED_AS.get(info.type or "")
+        allowed = LOGGED_AS.get(_REGISTRY_NAME.get(info.type or "", info.type or ""))
         if allowed is not None and spec.real_type not in allowed:
             return f"column {spec.index + 1} ({info.name!r}) is {info.type} there, {spec.type_name} in the TABLE_MAP"
     return None
@@ -247,7 +266,8 @@ class SchemaTracker:
                     SchemaWarning, stacklevel=6,
                 )
         for note in self.catalog.notes:
-            warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note}", SchemaWarning, stacklevel=6)
+            warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note} (in {sql[:120]!r})",
+                          SchemaWarning, stacklevel=6)
         if not changed:
             if self.states is not None and self.catalog.databases != databases:
                 # a database's default charset: no table changed, but tables created later see it
@@ -277,6 +297,7 @@ class SchemaTracker:
         for source, d in (("the DDL in the log", definition), ("schema=", user)):
             if d is None:
                 continue
+            d = logged_columns(table_map, d)
             problem = mismatch(table_map, d)
             if problem is None:
                 unused: list[str] = []
