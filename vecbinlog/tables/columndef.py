@@ -28,9 +28,20 @@ from dataclasses import dataclass
 from ..collations import CHARSET_ALIASES, charset_for, collation_id, decode_text
 
 __all__ = [
-    "DdlError", "ColumnInfo", "ColumnDecl", "TYPE_WORDS", "TEXT_TYPES", "column_info", "charset_name",
-    "charset_of_collation", "convert_column", "versioning_columns", "sequence_decls", "functional_column",
-    "ROW_START", "ROW_END",
+    "ROW_END",
+    "ROW_START",
+    "TEXT_TYPES",
+    "TYPE_WORDS",
+    "ColumnDecl",
+    "ColumnInfo",
+    "DdlError",
+    "charset_name",
+    "charset_of_collation",
+    "column_info",
+    "convert_column",
+    "functional_column",
+    "sequence_decls",
+    "versioning_columns",
 ]
 
 

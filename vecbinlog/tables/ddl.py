@@ -26,21 +26,40 @@ definition is never applied to later rows.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Iterable
 
 from .columndef import (
-    ColumnInfo, DdlError, charset_name, charset_of_collation, column_info, versioning_columns,
+    ColumnInfo,
+    DdlError,
+    charset_name,
+    charset_of_collation,
+    column_info,
+    versioning_columns,
 )
 from .ddlscan import read_statement
 from .ddltree import Unreadable, read_tree
 from .sqltext import dialect, sql_errors, sqltokens, unwrap_versioned_comments
 from .tabledef import (
-    AlterTable, CreateTable, DatabaseDef, DropTables, Name, RenameTables, RenameTo, Statement, TableDef,
-    TruncateTables, UseDatabase, alter_table, functional_columns, select_columns, split_name, table_key,
+    AlterTable,
+    CreateTable,
+    DatabaseDef,
+    DropTables,
+    Name,
+    RenameTables,
+    RenameTo,
+    Statement,
+    TableDef,
+    TruncateTables,
+    UseDatabase,
+    alter_table,
+    functional_columns,
+    select_columns,
+    split_name,
+    table_key,
 )
 
-__all__ = ["ColumnInfo", "TableDef", "Catalog", "DdlError", "split_name", "unwrap_versioned_comments", "READERS"]
+__all__ = ["READERS", "Catalog", "ColumnInfo", "DdlError", "TableDef", "split_name", "unwrap_versioned_comments"]
 
 #: How a :class:`Catalog` reads statements: ``"sqlglot"`` (sqlglot's tree where it reads
 #: the statement as the server does, the tolerant reader elsewhere) or ``"scan"`` (the

@@ -18,8 +18,17 @@ from .columndef import TYPE_WORDS, ColumnDecl
 from .ddltokens import Cursor, Tok
 from .tabledef import FunctionalIndex
 
-__all__ = ["Elements", "read_element", "read_column", "read_key", "position", "charset_words", "charset_option",
-           "charset_options", "KEY_WORDS"]
+__all__ = [
+    "KEY_WORDS",
+    "Elements",
+    "charset_option",
+    "charset_options",
+    "charset_words",
+    "position",
+    "read_column",
+    "read_element",
+    "read_key",
+]
 
 #: words that start a key or constraint in a table's element list (not a column)
 KEY_WORDS = frozenset({"PRIMARY", "KEY", "INDEX", "UNIQUE", "FULLTEXT", "SPATIAL", "FOREIGN", "CONSTRAINT", "CHECK"})

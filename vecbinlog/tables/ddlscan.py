@@ -18,19 +18,42 @@ names the table when it got that far).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from .columndef import TYPE_WORDS, DdlError, sequence_decls
 from .ddlcolumns import (
-    KEY_WORDS, Elements, charset_option, charset_options, charset_words, position, read_column, read_element,
+    KEY_WORDS,
+    Elements,
+    charset_option,
+    charset_options,
+    charset_words,
+    position,
+    read_column,
+    read_element,
     read_key,
 )
 from .ddlselect import read_select, select_starts
 from .ddltokens import Cursor, End
 from .tabledef import (
-    Action, AddColumn, AlterTable, ChangeColumn, CreateTable, DatabaseDef, DropColumn, DropTables, IndexChange,
-    Name, PrimaryKey, RenameColumn, RenameTables, RenameTo, Statement, TableCharset, TruncateTables, UseDatabase,
-    Versioning, table_key,
+    Action,
+    AddColumn,
+    AlterTable,
+    ChangeColumn,
+    CreateTable,
+    DatabaseDef,
+    DropColumn,
+    DropTables,
+    IndexChange,
+    PrimaryKey,
+    RenameColumn,
+    RenameTables,
+    RenameTo,
+    Statement,
+    TableCharset,
+    TruncateTables,
+    UseDatabase,
+    Versioning,
+    table_key,
 )
 
 __all__ = ["read_statement"]
@@ -165,14 +188,15 @@ def _alter_table(r: Cursor, default_db: str | None) -> AlterTable:
         if r.at("PARTITION", "BY") or r.at("REMOVE", "PARTITIONING"):
             break
         start = r.i
-        actions += _alter_item(r, name)
+        actions += _alter_item(r, default_db)
         if not r.take_punct(",") and r.i == start:
             r.skip_one()
     return AlterTable(name, tuple(actions))
 
 
-def _alter_item(r: Cursor, table: Name) -> list[Action]:
-    """One item of an ALTER TABLE (MariaDB's ``alter_list_item``)."""
+def _alter_item(r: Cursor, default_db: str | None) -> list[Action]:
+    """One item of an ALTER TABLE (MariaDB's ``alter_list_item``); a new name without a
+    database is in the statement's default one (not the table's), as the server does."""
     w = r.word()
     if r.take("ADD"):
         return _add(r)
@@ -196,7 +220,7 @@ def _alter_item(r: Cursor, table: Name) -> list[Action]:
             r.take("TO")
             return [IndexChange(old, new_name=r.name())]
         _ = r.take("TO") or r.take("AS") or r.take_punct("=")
-        return [RenameTo(r.qualified(table[0]))]
+        return [RenameTo(r.qualified(default_db))]
     if r.take("CONVERT", "TO"):
         if not charset_words(r):
             raise DdlError("CONVERT TO: CHARACTER SET expected")

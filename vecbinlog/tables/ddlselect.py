@@ -13,7 +13,7 @@ from __future__ import annotations
 from .ddltokens import Cursor
 from .tabledef import Name, SelectItem, SelectList
 
-__all__ = ["select_starts", "read_select"]
+__all__ = ["read_select", "select_starts"]
 
 _OPTIONS = frozenset({"ALL", "DISTINCT", "DISTINCTROW", "HIGH_PRIORITY", "STRAIGHT_JOIN", "SQL_SMALL_RESULT",
                       "SQL_BIG_RESULT", "SQL_BUFFER_RESULT", "SQL_CACHE", "SQL_NO_CACHE", "SQL_CALC_FOUND_ROWS"})

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from .columndef import DdlError
 from .sqltext import dialect, sql_errors
 from .tabledef import Name
 
-__all__ = ["Tok", "tokens", "Cursor", "End"]
+__all__ = ["Cursor", "End", "Tok", "tokens"]
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ def _tokenizer() -> Any:
     RENAME as one string)."""
 
     class Tokenizer(dialect().Tokenizer):  # type: ignore[misc, name-defined]
-        COMMANDS: set = set()
+        COMMANDS: ClassVar[set[Any]] = set()
 
     return Tokenizer
 

@@ -17,8 +17,19 @@ from ..collations import decode_text
 from .columndef import ColumnDecl
 from .sqltext import exp, parse_one, sql_errors
 from .tabledef import (
-    Action, AddColumn, AlterTable, ChangeColumn, CreateTable, DropColumn, IndexChange, Name, PrimaryKey,
-    RenameColumn, RenameTo, Statement, TableCharset,
+    Action,
+    AddColumn,
+    AlterTable,
+    ChangeColumn,
+    CreateTable,
+    DropColumn,
+    IndexChange,
+    Name,
+    PrimaryKey,
+    RenameColumn,
+    RenameTo,
+    Statement,
+    TableCharset,
 )
 
 __all__ = ["Unreadable", "read_tree"]
@@ -204,12 +215,12 @@ def _alter(tree: exp.Alter, default_db: str | None) -> AlterTable:
         elif type(option).__name__ not in _PROPERTIES + ("Order",):
             raise Unreadable(type(option).__name__)
     for action in tree.args.get("actions") or []:
-        actions += _action(action, name)
+        actions += _action(action, default_db)
     return AlterTable(name, tuple(actions))
 
 
-def _action(a: exp.Expression, table: Name) -> list[Action]:
-    """One action of an ALTER TABLE."""
+def _action(a: exp.Expression, default_db: str | None) -> list[Action]:
+    """One action of an ALTER TABLE (a new name without a database is in the default one)."""
     if isinstance(a, exp.ColumnDef):  # ADD [COLUMN]
         first, after = _position(a)
         return [AddColumn(_column(a), first, after, bool(a.args.get("exists")))]
@@ -238,7 +249,7 @@ def _action(a: exp.Expression, table: Name) -> list[Action]:
     if isinstance(a, exp.RenameIndex):
         return [IndexChange(_ident(a.this), new_name=_ident(a.args.get("to")))]
     if isinstance(a, exp.AlterRename):
-        return [RenameTo(_name(a.this, table[0]))]
+        return [RenameTo(_name(a.this, default_db))]
     if isinstance(a, (exp.AlterColumn, exp.AlterIndex, exp.ForceProperty)):
         return []  # SET / DROP DEFAULT, visibility, FORCE: nothing decoded changes
     raise Unreadable(type(a).__name__)

@@ -18,22 +18,51 @@ AFTER moved there (AFTER names a column of the new list). MariaDB keeps its impl
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Union
 
 from .columndef import (
-    ColumnDecl, ColumnInfo, DdlError, charset_name, charset_of_collation, column_info, convert_column,
-    functional_column, versioning_columns,
+    ColumnDecl,
+    ColumnInfo,
+    DdlError,
+    charset_name,
+    charset_of_collation,
+    column_info,
+    convert_column,
+    functional_column,
+    versioning_columns,
 )
 
 __all__ = [
-    "TableDef", "Name", "SelectItem", "SelectList", "FunctionalIndex", "CreateTable", "AddColumn", "ChangeColumn",
-    "DropColumn", "RenameColumn", "PrimaryKey", "IndexChange", "TableCharset", "Versioning", "RenameTo", "Action",
-    "AlterTable", "DropTables", "TruncateTables", "RenameTables", "UseDatabase", "DatabaseDef", "Statement",
-    "split_name", "table_key", "alter_table", "select_columns",
+    "Action",
+    "AddColumn",
+    "AlterTable",
+    "ChangeColumn",
+    "CreateTable",
+    "DatabaseDef",
+    "DropColumn",
+    "DropTables",
+    "FunctionalIndex",
+    "IndexChange",
+    "Name",
+    "PrimaryKey",
+    "RenameColumn",
+    "RenameTables",
+    "RenameTo",
+    "SelectItem",
+    "SelectList",
+    "Statement",
+    "TableCharset",
+    "TableDef",
+    "TruncateTables",
+    "UseDatabase",
+    "Versioning",
+    "alter_table",
+    "select_columns",
+    "split_name",
+    "table_key",
 ]
 
 #: (database, table); the database None: the statement's default database was not known
-Name = tuple[Union[str, None], str]
+Name = tuple[str | None, str]
 
 
 @dataclass(frozen=True)
@@ -186,8 +215,8 @@ class RenameTo:
     name: Name
 
 
-Action = Union[AddColumn, ChangeColumn, DropColumn, RenameColumn, PrimaryKey, IndexChange, TableCharset,
-               Versioning, RenameTo]
+Action = (AddColumn | ChangeColumn | DropColumn | RenameColumn | PrimaryKey | IndexChange | TableCharset
+          | Versioning | RenameTo)
 
 
 @dataclass(frozen=True)
@@ -231,7 +260,7 @@ class DatabaseDef:
     if_not_exists: bool = False
 
 
-Statement = Union[CreateTable, AlterTable, DropTables, TruncateTables, RenameTables, UseDatabase, DatabaseDef]
+Statement = CreateTable | AlterTable | DropTables | TruncateTables | RenameTables | UseDatabase | DatabaseDef
 
 
 # -- ALTER TABLE -------------------------------------------------------------------------
