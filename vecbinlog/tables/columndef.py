@@ -23,9 +23,17 @@ The columns a server adds that no statement names:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from ..collations import CHARSET_ALIASES, charset_for, collation_id, decode_text
+from ..collations import (
+    CHARSET_ALIASES,
+    UNMAPPED,
+    charset_for,
+    codec_for,
+    collation_id,
+    decode_table_for,
+    decode_text,
+)
 
 __all__ = [
     "ROW_END",
@@ -71,6 +79,7 @@ class ColumnInfo:
     generated: str | None = None  #: VIRTUAL, STORED, ROW START or ROW END
     implicit: bool = False  #: added by the server (row_start/row_end): new columns go before it
     hidden: bool = False  #: MySQL's functional key part: in the row images of some servers only
+    invisible: bool = False  #: INVISIBLE (or implicit): not in a ``SELECT *``, but in the row images
 
 
 @dataclass(frozen=True)
@@ -90,6 +99,7 @@ class ColumnDecl:
     generated: str | None = None  #: VIRTUAL, STORED, ROW START or ROW END
     versioning: bool | None = None  #: WITH (True) or WITHOUT (False) SYSTEM VERSIONING on the column
     primary_key: bool = False
+    invisible: bool = False
 
 
 #: A type's (first) word -> the type it names: the server's DATA_TYPE, upper case (MariaDB's
@@ -220,7 +230,8 @@ def column_info(decl: ColumnDecl, table_charset: str | None, table_collation: st
                          f"{(decl.labels_text or '')[:80]!r}; its values are read as their {tname} numbers")
         enum_values, set_values = (labels, None) if tname == "ENUM" else (None, labels)
     unsigned = decl.unsigned and tname in _NUMERIC
-    return ColumnInfo(decl.name, tname, unsigned, charset, collation, enum_values, set_values, decl.generated)
+    return ColumnInfo(decl.name, tname, unsigned, charset, collation, enum_values, set_values, decl.generated,
+                      invisible=decl.invisible)
 
 
 def _labels(labels: tuple[str | bytes, ...] | None, charset: str | None) -> tuple[str, ...] | None:
@@ -254,14 +265,35 @@ def convert_column(c: ColumnInfo, charset: str, collation: str | None) -> Column
         tname = max(tname, _lob(True, chars * _mbmaxlen(charset)), key=lambda t: _TEXT_BYTES[t])
     if charset == "binary":
         tname, collation = _AS_BINARY.get(tname, tname), None
-    return ColumnInfo(c.name, tname, c.unsigned, charset, collation, c.enum_values, c.set_values, c.generated,
-                      c.implicit, c.hidden)
+    enum_values, set_values = (tuple(_reinterpret(v, c.charset, charset) for v in labels) if labels else labels
+                               for labels in (c.enum_values, c.set_values))
+    return replace(c, type=tname, charset=charset, collation=collation, enum_values=enum_values,
+                   set_values=set_values)
+
+
+def _reinterpret(label: str, old: str | None, new: str) -> str:
+    """An ENUM/SET member after CONVERT TO: MariaDB 10.11 keeps the member's bytes and reads
+    them in the new charset (utf8mb4 ``'é'`` becomes latin1 ``'Ã©'``; latin1 ``'é'``, not
+    UTF-8, becomes ``'?'``); the member unchanged where a charset is not known here."""
+    if old is None or old == new:
+        return label
+    try:
+        codec = codec_for(old)
+        if codec is not None:
+            raw = label.encode(codec)
+        else:
+            table = decode_table_for(old) or ""
+            raw = bytes(table.index(ch) for ch in label)
+        text = decode_text(raw, new, errors="replace")
+    except (LookupError, ValueError, UnicodeError):
+        return label
+    return text.replace("\ufffd", "?").replace(UNMAPPED, "?")
 
 
 def versioning_columns() -> tuple[ColumnInfo, ColumnInfo]:
     """MariaDB's implicit ``row_start`` and ``row_end`` of ``WITH SYSTEM VERSIONING``."""
-    return (ColumnInfo(ROW_START, "TIMESTAMP", False, generated="ROW START", implicit=True),
-            ColumnInfo(ROW_END, "TIMESTAMP", False, generated="ROW END", implicit=True))
+    return (ColumnInfo(ROW_START, "TIMESTAMP", False, generated="ROW START", implicit=True, invisible=True),
+            ColumnInfo(ROW_END, "TIMESTAMP", False, generated="ROW END", implicit=True, invisible=True))
 
 
 #: The columns of a SEQUENCE table: (name, type, unsigned); None: the sequence's value type
@@ -283,4 +315,4 @@ def functional_column(index: str, part: int, taken: set[str]) -> ColumnInfo:
     n = 0
     while f"!hidden!{index}!{part}!{n}".lower() in taken:
         n += 1
-    return ColumnInfo(f"!hidden!{index}!{part}!{n}", generated="VIRTUAL", hidden=True)
+    return ColumnInfo(f"!hidden!{index}!{part}!{n}", generated="VIRTUAL", hidden=True, invisible=True)

@@ -57,6 +57,7 @@ from .tabledef import (
     select_columns,
     split_name,
     table_key,
+    versioned_key,
 )
 
 __all__ = ["READERS", "Catalog", "ColumnInfo", "DdlError", "TableDef", "split_name", "unwrap_versioned_comments"]
@@ -120,6 +121,22 @@ class Catalog:
             return [], default_db
         return self._apply(statement, text, default_db), default_db
 
+    def apply_failed(self, sql: str, default_db: str | None) -> list[str]:
+        """Replay a statement the server ran with an error, which it logged because of what it
+        did before failing: a ``CREATE OR REPLACE TABLE`` that failed had dropped the table
+        (MariaDB logs it with its error code). Returns the tables changed."""
+        text = unwrap_versioned_comments(sql)
+        self.notes = []
+        if _object_of(text) not in ("TABLE", "SEQUENCE"):
+            return []
+        try:
+            st = read_statement(text, default_db)
+        except DdlError:
+            return []
+        if isinstance(st, CreateTable) and st.or_replace and not st.temporary:
+            return self._drop([table_key(st.name)])
+        return []
+
     def read(self, text: str, what: str | None, default_db: str | None) -> Statement | None:
         """The statement ``text`` (executable comments unwrapped): sqlglot's reading of a CREATE
         or ALTER TABLE where it is the server's, else the tolerant reader's."""
@@ -174,7 +191,7 @@ class Catalog:
         if st.versioned and not any(c.generated == "ROW START" for c in columns):
             columns += versioning_columns()
         columns += functional_columns(columns, st.functional)
-        pk = st.primary_key or next(((d.name,) for d in st.columns if d.primary_key), None)
+        pk = versioned_key(columns, st.primary_key or next(((d.name,) for d in st.columns if d.primary_key), None))
         self.tables[key] = TableDef(st.name[0], st.name[1], tuple(columns), pk, charset, collation)
         return [key]
 

@@ -7,7 +7,7 @@ UNSIGNED/ZEROFILL, the character set (``CHARACTER SET``, ``CHARSET``, ``ASCII``,
 ``UNICODE``, ``BYTE``), COLLATE, BINARY, the ENUM/SET members, ``AS ROW START/END``, ``WITH
 / WITHOUT SYSTEM VERSIONING``, a column's PRIMARY KEY, a table's primary key and MySQL's
 functional key parts. Every other attribute (NULL, DEFAULT and ON UPDATE values,
-AUTO_INCREMENT, COMMENT, COMPRESSED, INVISIBLE, CHECK, REFERENCES, COLUMN_FORMAT, SRID,
+AUTO_INCREMENT, COMMENT, COMPRESSED, CHECK, REFERENCES, COLUMN_FORMAT, SRID,
 engine attributes...) is passed over, a parenthesised expression as a balanced group.
 """
 
@@ -245,8 +245,10 @@ def _attribute(r: Cursor, fields: dict) -> None:
         fields["primary_key"] = True
     elif r.take("UNIQUE"):
         r.take("KEY")
+    elif r.take("INVISIBLE"):
+        fields["invisible"] = True
     else:
-        r.skip_one()  # NULL, NOT, AUTO_INCREMENT, COMPRESSED, INVISIBLE, CHECK (...), REFERENCES...
+        r.skip_one()  # NULL, NOT, AUTO_INCREMENT, COMPRESSED, VISIBLE, CHECK (...), REFERENCES...
 
 
 def charset_words(r: Cursor) -> bool:

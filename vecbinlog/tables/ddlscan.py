@@ -19,6 +19,7 @@ names the table when it got that far).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from .columndef import TYPE_WORDS, DdlError, sequence_decls
 from .ddlcolumns import (
@@ -53,6 +54,7 @@ from .tabledef import (
     TruncateTables,
     UseDatabase,
     Versioning,
+    Visibility,
     table_key,
 )
 
@@ -89,16 +91,16 @@ def _named(r: Cursor, default_db: str | None) -> str | None:
 
 # -- CREATE ------------------------------------------------------------------------------
 def _create(r: Cursor, default_db: str | None) -> Statement | None:
-    r.take("OR", "REPLACE")
+    or_replace = r.take("OR", "REPLACE")
     temporary = r.take("TEMPORARY")
     if r.take("TABLE"):
-        return _create_table(r, default_db, temporary)
+        return replace(_create_table(r, default_db, temporary), or_replace=or_replace)
     if r.take("SEQUENCE"):
         exists = r.take("IF", "NOT", "EXISTS")
         name = r.qualified(default_db)
         value_type, unsigned = _sequence_type(r)
         return CreateTable(name, sequence_decls(value_type or "BIGINT", unsigned), if_not_exists=exists,
-                           temporary=temporary)
+                           temporary=temporary, or_replace=or_replace)
     if r.word() in ("DATABASE", "SCHEMA"):
         r.next()
         exists = r.take("IF", "NOT", "EXISTS")
@@ -221,6 +223,14 @@ def _alter_item(r: Cursor, default_db: str | None) -> list[Action]:
             return [IndexChange(old, new_name=r.name())]
         _ = r.take("TO") or r.take("AS") or r.take_punct("=")
         return [RenameTo(r.qualified(default_db))]
+    if w == "ALTER" and r.word(1) not in ("INDEX", "KEY", "CHECK", "CONSTRAINT"):
+        r.next()
+        r.take("COLUMN")
+        r.take("IF", "EXISTS")
+        column = r.name()
+        if r.take("SET", "INVISIBLE") or r.take("SET", "VISIBLE"):  # MySQL 8.0.23+
+            return [Visibility(column, r.toks[r.i - 1].text.upper() == "INVISIBLE")]
+        return _options(r)  # SET DEFAULT, DROP DEFAULT
     if r.take("CONVERT", "TO"):
         if not charset_words(r):
             raise DdlError("CONVERT TO: CHARACTER SET expected")

@@ -30,6 +30,7 @@ from .tabledef import (
     RenameTo,
     Statement,
     TableCharset,
+    Visibility,
 )
 
 __all__ = ["Unreadable", "read_tree"]
@@ -53,7 +54,7 @@ _TYPES: dict[str, tuple[str, bool]] = {
 #: column constraints that change nothing decoded
 _PASSED = ("NotNullColumnConstraint", "DefaultColumnConstraint", "CommentColumnConstraint",
            "AutoIncrementColumnConstraint", "UniqueColumnConstraint", "OnUpdateColumnConstraint",
-           "CheckColumnConstraint", "InvisibleColumnConstraint", "Reference")
+           "CheckColumnConstraint", "Reference")
 #: table properties that change nothing decoded
 _PROPERTIES = ("EngineProperty", "AutoIncrementProperty", "SchemaCommentProperty", "RowFormatProperty",
                "CharacterSetProperty", "CollateProperty", "AlgorithmProperty", "LockProperty")
@@ -108,8 +109,9 @@ def _create(tree: exp.Create, default_db: str | None) -> CreateTable:
             collation = _ident(p.this)
     name = _name(tree.this, default_db)
     exists = bool(tree.args.get("exists"))
+    or_replace = bool(tree.args.get("replace"))
     if like is not None:
-        return CreateTable(name, if_not_exists=exists, temporary=temporary, like=like)
+        return CreateTable(name, if_not_exists=exists, temporary=temporary, like=like, or_replace=or_replace)
     schema = tree.this if isinstance(tree.this, exp.Schema) else None
     if schema is None:
         raise Unreadable("no column list")
@@ -119,7 +121,8 @@ def _create(tree: exp.Create, default_db: str | None) -> CreateTable:
             columns.append(_column(e))
         else:
             pk = _element(e) or pk
-    return CreateTable(name, tuple(columns), pk, charset, collation, if_not_exists=exists, temporary=temporary)
+    return CreateTable(name, tuple(columns), pk, charset, collation, if_not_exists=exists, temporary=temporary,
+                       or_replace=or_replace)
 
 
 def _element(e: exp.Expression) -> tuple[str, ...] | None:
@@ -162,6 +165,8 @@ def _column(col: exp.ColumnDef) -> ColumnDecl:
             fields["unsigned"] = True
         elif isinstance(k, exp.PrimaryKeyColumnConstraint):
             fields["primary_key"] = True
+        elif isinstance(k, exp.InvisibleColumnConstraint):
+            fields["invisible"] = True
         elif isinstance(k, exp.ComputedColumnConstraint):
             fields["generated"] = "STORED" if k.args.get("persisted") else "VIRTUAL"
         elif type(k).__name__ not in _PASSED:
@@ -250,8 +255,10 @@ def _action(a: exp.Expression, default_db: str | None) -> list[Action]:
         return [IndexChange(_ident(a.this), new_name=_ident(a.args.get("to")))]
     if isinstance(a, exp.AlterRename):
         return [RenameTo(_name(a.this, default_db))]
+    if isinstance(a, exp.AlterColumn) and a.args.get("visible") is not None:
+        return [Visibility(_ident(a.this), str(a.args["visible"]).upper() == "INVISIBLE")]
     if isinstance(a, (exp.AlterColumn, exp.AlterIndex, exp.ForceProperty)):
-        return []  # SET / DROP DEFAULT, visibility, FORCE: nothing decoded changes
+        return []  # SET / DROP DEFAULT, an index's visibility, FORCE: nothing decoded changes
     raise Unreadable(type(a).__name__)
 
 

@@ -55,7 +55,9 @@ __all__ = [
     "TruncateTables",
     "UseDatabase",
     "Versioning",
+    "Visibility",
     "alter_table",
+    "versioned_key",
     "select_columns",
     "split_name",
     "table_key",
@@ -141,6 +143,7 @@ class CreateTable:
     like: Name | None = None
     select: SelectList | None = None
     functional: tuple[FunctionalIndex, ...] = ()
+    or_replace: bool = False
 
 
 @dataclass(frozen=True)
@@ -211,12 +214,20 @@ class Versioning:
 
 
 @dataclass(frozen=True)
+class Visibility:
+    """MySQL's ``ALTER COLUMN c SET INVISIBLE`` / ``VISIBLE`` (what ``SELECT *`` takes)."""
+
+    column: str
+    invisible: bool
+
+
+@dataclass(frozen=True)
 class RenameTo:
     name: Name
 
 
 Action = (AddColumn | ChangeColumn | DropColumn | RenameColumn | PrimaryKey | IndexChange | TableCharset
-          | Versioning | RenameTo)
+          | Versioning | Visibility | RenameTo)
 
 
 @dataclass(frozen=True)
@@ -299,8 +310,23 @@ def alter_table(d: TableDef, actions: tuple[Action, ...], database_charset: tupl
             columns += versioning_columns()
         elif isinstance(a, IndexChange):
             columns = _index_columns(columns, a)
-    return replace(d, columns=tuple(columns), primary_key=_primary_key(d, actions), charset=charset,
-                   collation=collation)
+        elif isinstance(a, Visibility):
+            columns = [replace(c, invisible=a.invisible) if c.name.lower() == a.column.lower() else c for c in columns]
+    return replace(d, columns=tuple(columns), primary_key=versioned_key(columns, _primary_key(d, actions)),
+                   charset=charset, collation=collation)
+
+
+def versioned_key(columns: list[ColumnInfo], pk: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """The primary key as MariaDB keeps it: a system-versioned table's has its ROW END column
+    last (added with the versioning, gone with it)."""
+    if pk is None:
+        return None
+    names = {c.name.lower() for c in columns}
+    pk = tuple(k for k in pk if k.lower() in names) or None
+    end = next((c.name for c in columns if c.generated == "ROW END"), None)
+    if pk and end is not None and end.lower() not in {k.lower() for k in pk}:
+        pk += (end,)
+    return pk
 
 
 def alter_columns(d: TableDef, actions: tuple[Action, ...], charset: str | None, collation: str | None,
@@ -439,11 +465,11 @@ def select_columns(select: SelectList, explicit: list[ColumnInfo], tables: dict[
                 notes.append(f"{statement}: the columns of {item.table + '.*' if item.table else '*'} are not known "
                              f"({select.problem or 'a table created before the log'}); the table is not tracked")
                 return None
-            picked += [c for s in sources if s is not None for c in s.columns if not c.hidden]
+            picked += [_selected(c, c.name) for s in sources if s is not None for c in s.columns if not c.invisible]
             continue
         source = _referred(item, by_alias)
         if source is not None:
-            picked.append(replace(source, name=item.name or source.name, implicit=False, generated=None))
+            picked.append(_selected(source, item.name or source.name))
         else:
             picked.append(ColumnInfo(item.name or "?"))
             untyped.append(item.name or "?")
@@ -453,6 +479,14 @@ def select_columns(select: SelectList, explicit: list[ColumnInfo], tables: dict[
     named = {c.name.lower(): c for c in explicit}
     chosen = {c.name.lower() for c in picked}
     return [c for c in explicit if c.name.lower() not in chosen] + [named.get(c.name.lower(), c) for c in picked]
+
+
+def _selected(c: ColumnInfo, name: str) -> ColumnInfo:
+    """A column of another table as ``CREATE TABLE ... SELECT`` makes it: its type, not its
+    generation, visibility or CHECK (MariaDB's JSON, a LONGTEXT with a json_valid CHECK, is
+    then a LONGTEXT)."""
+    return replace(c, name=name, type="LONGTEXT" if c.type == "JSON" else c.type, generated=None, implicit=False,
+                   invisible=False)
 
 
 def _referred(item: SelectItem, by_alias: dict[str, TableDef | None]) -> ColumnInfo | None:

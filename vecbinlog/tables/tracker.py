@@ -137,6 +137,8 @@ def mismatch(table_map: TableMap, d: TableDef) -> str | None:
         return f"it has {len(d.columns)} columns, the TABLE_MAP {len(table_map.columns)}"
     for spec, info in zip(table_map.columns, d.columns):
         allowed = LOGGED_AS.get(_REGISTRY_NAME.get(info.type or "", info.type or ""))
+        if info.type == "LONGTEXT" and allowed is not None:  # a JSON column through CREATE ... SELECT:
+            allowed = allowed | LOGGED_AS["JSON"]  # MariaDB's is a LONGTEXT, MySQL's stays JSON
         if allowed is not None and spec.real_type not in allowed:
             return f"column {spec.index + 1} ({info.name!r}) is {info.type} there, {spec.type_name} in the TABLE_MAP"
     return None
@@ -248,12 +250,13 @@ class SchemaTracker:
 
     def _replay(self, src: Any, index: EventIndex, i: int) -> bool:
         q = query_at(src, index, i)
-        if q.error_code:
-            return False  # the statement failed on the server
         sql = q.query.decode("utf-8", "replace")
         databases = dict(self.catalog.databases)
         try:
-            changed, _ = self.catalog.apply(sql, q.database or None)
+            if q.error_code:  # failed on the server, logged for what it did first (CREATE OR REPLACE's drop)
+                changed = self.catalog.apply_failed(sql, q.database or None)
+            else:
+                changed, _ = self.catalog.apply(sql, q.database or None)
         except DdlError as exc:
             changed = [exc.table] if exc.table else []
             for name in changed:
