@@ -473,10 +473,11 @@ def select_columns(select: SelectList, explicit: list[ColumnInfo], tables: dict[
         else:
             picked.append(ColumnInfo(item.name or "?"))
             untyped.append(item.name or "?")
+    named = {c.name.lower(): c for c in explicit}
+    untyped = [n for n in untyped if n.lower() not in named]  # a defined column gives it its type
     if untyped:
         notes.append(f"{statement}: no type is known for {', '.join(map(repr, untyped))} (expressions): "
                      "their values are read as the TABLE_MAP types them (integers signed, text as bytes)")
-    named = {c.name.lower(): c for c in explicit}
     chosen = {c.name.lower() for c in picked}
     return [c for c in explicit if c.name.lower() not in chosen] + [named.get(c.name.lower(), c) for c in picked]
 
