@@ -68,8 +68,8 @@ MANUAL = [
      "foo", [("a", "TINYINT")], None),
     # 15.1.20.4: a join, an alias, an aggregate
     (["CREATE TABLE artist (id INT, name VARCHAR(20))", "CREATE TABLE work (artist_id INT)",
-      "CREATE TABLE artists_and_works SELECT artist.name, COUNT(work.artist_id) AS number_of_works FROM artist "
-      "LEFT JOIN work ON artist.id = work.artist_id GROUP BY artist.id"],
+      ("CREATE TABLE artists_and_works SELECT artist.name, COUNT(work.artist_id) AS number_of_works FROM artist "
+      "LEFT JOIN work ON artist.id = work.artist_id GROUP BY artist.id")],
      "artists_and_works", [("name", "VARCHAR"), ("number_of_works", None)], None),
     (["CREATE TABLE foo (n INT)", "CREATE TABLE bar (UNIQUE (n)) SELECT n FROM foo"], "bar", [("n", "INT")], None),
     # 15.1.20.10: invisible columns are columns (in the row images); SELECT * leaves them out
@@ -83,19 +83,19 @@ MANUAL = [
       "ALTER TABLE t1 ADD INDEX ((col1 + col2), (col1 - col2), col1)", "ALTER TABLE t1 ADD COLUMN col3 TEXT"],
      "t1", [("col1", "INT"), ("col2", "INT"), ("!hidden!func_index!0!0", None),
             ("!hidden!functional_index!0!0", None), ("!hidden!functional_index!1!0", None), ("col3", "TEXT")], None),
-    (["CREATE TABLE t1 (col1 INT, col2 INT, INDEX func_index ((ABS(col1))))", "ALTER TABLE t1 RENAME INDEX "
-      "func_index TO fi", "ALTER TABLE t1 ADD COLUMN c INT FIRST", "ALTER TABLE t1 DROP INDEX fi"],
+    (["CREATE TABLE t1 (col1 INT, col2 INT, INDEX func_index ((ABS(col1))))", ("ALTER TABLE t1 RENAME INDEX "
+      "func_index TO fi"), "ALTER TABLE t1 ADD COLUMN c INT FIRST", "ALTER TABLE t1 DROP INDEX fi"],
      "t1", [("c", "INT"), ("col1", "INT"), ("col2", "INT")], None),
     # 15.1.20: CREATE TABLE ... SELECT as MySQL 8.0.21+ logs it (atomic): its columns, START TRANSACTION
     (["CREATE TABLE t (id INT NOT NULL, v VARCHAR(3), PRIMARY KEY (id)) START TRANSACTION"],
      "t", [("id", "INT"), ("v", "VARCHAR")], ("id",)),
     # 15.1.9: ALTER TABLE examples of MySQL 8 (checks, INSTANT, options, partitions)
-    (["CREATE TABLE t1 (c1 INT, c2 INT) PARTITION BY RANGE COLUMNS(c1, c2) SUBPARTITION BY HASH(c1) "
-      "SUBPARTITIONS 2 (PARTITION p0 VALUES LESS THAN (10, 10), PARTITION p1 VALUES LESS THAN (MAXVALUE, MAXVALUE))",
+    ([("CREATE TABLE t1 (c1 INT, c2 INT) PARTITION BY RANGE COLUMNS(c1, c2) SUBPARTITION BY HASH(c1) "
+      "SUBPARTITIONS 2 (PARTITION p0 VALUES LESS THAN (10, 10), PARTITION p1 VALUES LESS THAN (MAXVALUE, MAXVALUE))"),
       "ALTER TABLE t1 ADD CONSTRAINT ck CHECK (c1 > 10) NOT ENFORCED, ALTER CHECK ck ENFORCED",
       "ALTER TABLE t1 ADD COLUMN c3 INT FIRST, ALGORITHM=INSTANT, LOCK=DEFAULT",
-      "ALTER TABLE t1 REORGANIZE PARTITION p0 INTO (PARTITION n0 VALUES LESS THAN (5, 5), "
-      "PARTITION n1 VALUES LESS THAN (10, 10))",
+      ("ALTER TABLE t1 REORGANIZE PARTITION p0 INTO (PARTITION n0 VALUES LESS THAN (5, 5), "
+      "PARTITION n1 VALUES LESS THAN (10, 10))"),
       "ALTER TABLE t1 TRUNCATE PARTITION p1", "ALTER TABLE t1 DROP CHECK ck, WITH VALIDATION",
       "ALTER TABLE t1 SECONDARY_ENGINE = RAPID", "ALTER TABLE t1 ENCRYPTION = 'N', AUTOEXTEND_SIZE = 4M",
       "ALTER TABLE t1 DISCARD TABLESPACE", "ALTER TABLE t1 IMPORT TABLESPACE", "ALTER TABLE t1 REMOVE PARTITIONING",

@@ -147,9 +147,14 @@ class Generator:
         """ALTER TABLE: one kind of change, one or several of it."""
         rnd = self.rnd
         others = [c.name for c in columns if c.name not in ("id", "rs", "re", "ps", "pe", "row_start", "row_end")]
-        place = lambda: rnd.choice(["", "", " FIRST", f" AFTER {rnd.choice(named)}"])  # noqa: E731
         named = [c.name for c in columns if c.name not in ("row_start", "row_end")]
-        retype = lambda: rnd.choice(WIDE) if rnd.random() < 0.5 else self.column_type()  # noqa: E731
+
+        def place() -> str:
+            return rnd.choice(["", "", " FIRST", f" AFTER {rnd.choice(named)}"])
+
+        def retype() -> str:
+            return rnd.choice(WIDE) if rnd.random() < 0.5 else self.column_type()
+
         kind = rnd.choice(["add", "add", "add_list", "drop", "modify", "change", "rename", "convert", "charset",
                            "keys", "keys", "versioning", "partition", "ignore"])
         verb = "ALTER IGNORE TABLE" if kind == "ignore" else "ALTER TABLE"
@@ -202,8 +207,8 @@ class Generator:
                                                          for c in picked)]
         extra = f"({self.fresh('c')} INT, PRIMARY KEY (id)) " if rnd.random() < 0.3 and items != ["*"] else ""
         where = rnd.choice(["", " WHERE id > 0", " WHERE 1 = 0"])
-        return new, f"CREATE TABLE {new} {extra}{rnd.choice(['', 'AS ', 'IGNORE '])}SELECT {', '.join(items)} " \
-                    f"FROM {table} s{where}"
+        head = f"CREATE TABLE {new} {extra}{rnd.choice(['', 'AS ', 'IGNORE '])}"
+        return new, f"{head}SELECT {', '.join(items)} FROM {table} s{where}"
 
     def sequence(self) -> str:
         seq = self.fresh("s")
