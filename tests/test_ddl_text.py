@@ -15,6 +15,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import vecbinlog
 from vecbinlog.binlog.file import BinlogFile
@@ -187,3 +189,48 @@ def test_statements_read_as_text_name_their_tables(reader):
     assert info.value.table == "d.t" and "d.t" not in catalog.tables
     assert catalog.apply("CREATE USER u IDENTIFIED BY 'x'", "d") == ([], "d")
     assert catalog.apply("ANALYZE TABLE t", "d") == ([], "d")
+
+
+# -- any text: read, or refused with a DdlError, never a crash ---------------------------
+MARIADB_FORMS = [
+    "CREATE TABLE k (a VARCHAR(1000) COMPRESSED, b BLOB COMPRESSED, c TEXT /*M!100301 COMPRESSED*/ CHARSET latin1)",
+    ("CREATE TABLE v (x INT, rs TIMESTAMP(6) GENERATED ALWAYS AS ROW START, re TIMESTAMP(6) GENERATED ALWAYS AS ROW "
+    "END, PERIOD FOR SYSTEM_TIME(rs, re), y INT WITHOUT SYSTEM VERSIONING) WITH SYSTEM VERSIONING"),
+    "CREATE SEQUENCE s START WITH 1 INCREMENT BY 1 cache=10",
+    "ALTER TABLE t1 ADD COLUMN (a INT, b INT), CONVERT TO CHARACTER SET latin1 COLLATE latin1_bin",
+    ("CREATE TABLE p (a INT) PARTITION BY RANGE (a) (PARTITION p0 VALUES LESS THAN (10), PARTITION p1 VALUES LESS "
+    "THAN MAXVALUE)"),
+    "CREATE TABLE cs (c INT) SELECT a, b AS x, 1 + 1, t1.* FROM t1 JOIN t2 ON t1.id = t2.id WHERE 1 = 0",
+    "ALTER IGNORE TABLE t1 DROP COLUMN IF EXISTS a, MODIFY b ENUM('x', 0x41, _latin1 b'01000010') FIRST",
+    "RENAME TABLE t1 TO t3, t2 TO t1",
+]
+
+
+@given(st.sampled_from([s for case in MANUAL for s in case[0]] + MARIADB_FORMS), st.data())
+@settings(max_examples=300, deadline=None)
+def test_any_text_is_read_or_refused(sql, data):
+    """Statements cut, with tokens dropped or repeated, or characters inserted: read, or a
+    DdlError naming the table it was about, which is then forgotten; never another exception
+    (a read would stop); and a table the statement does not name keeps its definition."""
+    words = sql.split()
+    for _ in range(data.draw(st.integers(1, 3))):
+        k = data.draw(st.integers(0, len(words)))
+        action = data.draw(st.sampled_from(["cut", "drop", "repeat", "char"]))
+        if action == "cut":
+            words = words[:k]
+        elif action == "drop" and k < len(words):
+            del words[k]
+        elif action == "repeat" and k < len(words):
+            words.insert(k, words[k])
+        elif action == "char":
+            words.insert(k, data.draw(st.sampled_from(["(", ")", "'", "`", ",", ".", "=", "*", "AS", "SELECT"])))
+    for reader in READERS:
+        catalog = Catalog(reader)
+        catalog.apply("CREATE TABLE t1 (id INT, a INT, b VARCHAR(3))", "d")
+        catalog.apply("CREATE TABLE t9 (id INT UNSIGNED, v VARCHAR(3) CHARACTER SET latin1)", "d")
+        before = catalog.tables["d.t9"]
+        try:
+            catalog.apply(" ".join(words), "d")
+        except DdlError as exc:
+            assert exc.table is None or exc.table not in catalog.tables
+        assert catalog.tables["d.t9"] == before  # no statement names t9

@@ -66,6 +66,8 @@ def _item(r: Cursor) -> SelectItem:
     inner = toks
     while len(inner) >= 3 and inner[0].text == "(" and inner[-1].text == ")":
         inner = inner[1:-1]
+    if not inner:  # ``AS a`` alone: not SQL, but named all the same
+        return SelectItem(alias or "?")
     texts = [t.text for t in inner]
     if texts[-1] == "*" and (len(texts) == 1 or (len(texts) == 3 and texts[1] == ".")):
         return SelectItem(None, texts[0] if len(texts) == 3 else None, star=True)

@@ -66,6 +66,8 @@ def read_tree(text: str, default_db: str | None) -> Statement:
         tree = parse_one(text)
     except sql_errors.SqlglotError as exc:
         raise Unreadable(str(exc).splitlines()[0]) from exc
+    except (TypeError, ValueError, KeyError, IndexError, AttributeError) as exc:  # sqlglot's own slips
+        raise Unreadable(f"sqlglot failed: {exc!r}") from exc
     kind = str(tree.args.get("kind") or "").upper()
     if isinstance(tree, exp.Create) and kind == "TABLE":
         return _create(tree, default_db)
