@@ -250,11 +250,12 @@ def _labels(labels: tuple[str | bytes, ...] | None, charset: str | None) -> tupl
     return tuple(out)
 
 
-def convert_column(c: ColumnInfo, charset: str, collation: str | None) -> ColumnInfo:
+def convert_column(c: ColumnInfo, charset: str | None, collation: str | None) -> ColumnInfo:
     """Column ``c`` after ``ALTER TABLE ... CONVERT TO CHARACTER SET charset``: every text
     column (JSON too, in MariaDB) takes the charset, and a TEXT type too small for its
     characters in the new charset's bytes becomes the next larger one (MariaDB 10.11: a latin1
-    TEXT converted to utf8mb4 is a MEDIUMTEXT; CHAR and VARCHAR keep their type)."""
+    TEXT converted to utf8mb4 is a MEDIUMTEXT; CHAR and VARCHAR keep their type). ``charset``
+    None: not known (the database's default, the database created before the log)."""
     if c.type not in TEXT_TYPES and c.type != "JSON":
         return c
     if c.charset == "binary":
@@ -275,7 +276,7 @@ def _reinterpret(label: str, old: str | None, new: str) -> str:
     """An ENUM/SET member after CONVERT TO: MariaDB 10.11 keeps the member's bytes and reads
     them in the new charset (utf8mb4 ``'é'`` becomes latin1 ``'Ã©'``; latin1 ``'é'``, not
     UTF-8, becomes ``'?'``); the member unchanged where a charset is not known here."""
-    if old is None or old == new:
+    if old is None or new is None or old == new:
         return label
     try:
         codec = codec_for(old)

@@ -57,10 +57,10 @@ __all__ = [
     "Versioning",
     "Visibility",
     "alter_table",
-    "versioned_key",
     "select_columns",
     "split_name",
     "table_key",
+    "versioned_key",
 ]
 
 #: (database, table); the database None: the statement's default database was not known
@@ -287,7 +287,7 @@ def alter_table(d: TableDef, actions: tuple[Action, ...], database_charset: tupl
                 notes: list[str]) -> TableDef:
     """``d`` after the actions of one ALTER TABLE (a RENAME TO is the caller's)."""
     charset, collation = d.charset, d.collation
-    convert: tuple[str, str | None] | None = None
+    convert: tuple[str | None, str | None] | None = None
     for a in actions:
         if not isinstance(a, TableCharset):
             continue
@@ -296,8 +296,11 @@ def alter_table(d: TableDef, actions: tuple[Action, ...], database_charset: tupl
             cs = charset_of_collation(coll)
         if a.convert:
             cs, coll = (cs, coll) if cs is not None else database_charset
-            if cs is not None:
-                convert = (cs, coll)
+            convert = (cs, coll)
+            if cs is None:
+                notes.append(f"CONVERT TO CHARACTER SET DEFAULT of {d.name}: the default of its database (created "
+                             "before the log) is not known; its text columns are read as bytes")
+                charset = collation = None
         if cs is not None or coll is not None:
             charset, collation = cs or charset, coll if coll else (None if cs else collation)
     columns = alter_columns(d, actions, charset, collation, notes)
@@ -344,7 +347,7 @@ def alter_columns(d: TableDef, actions: tuple[Action, ...], charset: str | None,
     for old in renames:
         if old not in have:
             raise DdlError(f"RENAME COLUMN {old!r}: no such column in {d.name}")
-    pending = [a for a in actions if _defines(a, have - drops)]
+    pending = [a for a in actions if isinstance(a, (AddColumn, ChangeColumn)) and _defines(a, have - drops)]
     new: list[_Entry] = []
     matched: set[int] = set()
     for col in d.columns:
@@ -365,20 +368,17 @@ def alter_columns(d: TableDef, actions: tuple[Action, ...], charset: str | None,
     return [e.info for e in new]
 
 
-def _defines(a: Action, have: set[str]) -> bool:
+def _defines(a: AddColumn | ChangeColumn, have: set[str]) -> bool:
     """Whether ``a`` adds or redefines a column (ADD IF NOT EXISTS of a column the table has,
     and CHANGE IF EXISTS of one it lacks, do nothing)."""
     if isinstance(a, AddColumn):
         return not (a.if_not_exists and a.decl.name.lower() in have)
-    if isinstance(a, ChangeColumn):
-        return not (a.if_exists and a.old.lower() not in have)
-    return False
+    return not (a.if_exists and a.old.lower() not in have)
 
 
-def _place(new: list[_Entry], a: Action, d: TableDef, matched: set[int], charset: str | None,
+def _place(new: list[_Entry], a: AddColumn | ChangeColumn, d: TableDef, matched: set[int], charset: str | None,
            collation: str | None, notes: list[str]) -> None:
     """An added column, or a changed one given FIRST/AFTER, put where it goes."""
-    assert isinstance(a, (AddColumn, ChangeColumn))
     if isinstance(a, ChangeColumn):
         if id(a) not in matched:
             raise DdlError(f"CHANGE/MODIFY {a.old!r}: no such column in {d.name}")
