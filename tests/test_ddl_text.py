@@ -234,3 +234,18 @@ def test_any_text_is_read_or_refused(sql, data):
         except DdlError as exc:
             assert exc.table is None or exc.table not in catalog.tables
         assert catalog.tables["d.t9"] == before  # no statement names t9
+
+
+@pytest.mark.parametrize("reader", READERS)
+def test_statements_that_failed_after_a_drop(reader):
+    """A statement logged with an error code for what it did before failing (MariaDB logs a
+    failed CREATE OR REPLACE TABLE so, its table dropped; a DROP TABLE of a table and a missing
+    one dropped the first): the table is dropped, a new lifetime starts; any other failed
+    statement changes nothing."""
+    catalog = Catalog(reader)
+    for name in ("a", "b", "c"):
+        catalog.apply(f"CREATE TABLE {name} (id INT)", "d")
+    assert catalog.apply_failed("CREATE OR REPLACE TABLE a (id SERIAL CHECK (id > 0))", "d") == ["d.a"]
+    assert catalog.apply_failed("DROP TABLE b, nosuch", "d") == ["d.b", "d.nosuch"]
+    assert catalog.apply_failed("ALTER TABLE c ADD x INT", "d") == []
+    assert sorted(catalog.tables) == ["d.c"] and catalog.lifetimes["d.a"] == 2

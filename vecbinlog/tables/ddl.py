@@ -124,7 +124,8 @@ class Catalog:
     def apply_failed(self, sql: str, default_db: str | None) -> list[str]:
         """Replay a statement the server ran with an error, which it logged because of what it
         did before failing: a ``CREATE OR REPLACE TABLE`` that failed had dropped the table
-        (MariaDB logs it with its error code). Returns the tables changed."""
+        (MariaDB logs it with its error code), a ``DROP TABLE a, b`` that failed on ``b``
+        dropped ``a``. Returns the tables changed."""
         text = unwrap_versioned_comments(sql)
         self.notes = []
         if _object_of(text) not in ("TABLE", "SEQUENCE"):
@@ -135,6 +136,8 @@ class Catalog:
             return []
         if isinstance(st, CreateTable) and st.or_replace and not st.temporary:
             return self._drop([table_key(st.name)])
+        if isinstance(st, DropTables) and not st.temporary:
+            return self._drop([table_key(n) for n in st.names])
         return []
 
     def read(self, text: str, what: str | None, default_db: str | None) -> Statement | None:
