@@ -14,6 +14,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -249,3 +250,15 @@ def test_statements_that_failed_after_a_drop(reader):
     assert catalog.apply_failed("DROP TABLE b, nosuch", "d") == ["d.b", "d.nosuch"]
     assert catalog.apply_failed("ALTER TABLE c ADD x INT", "d") == []
     assert sorted(catalog.tables) == ["d.c"] and catalog.lifetimes["d.a"] == 2
+
+
+def test_corpus_ddl_after_a_client_comment():
+    """The log keeps a statement as the client sent it: DBeaver writes ``/* ApplicationName=...
+    */`` before its CREATE TABLE. The table is named by it (before: ``@1, @2, @3``)."""
+    path = corpus_path("LeandroSousaCastro__kafka-connect/mysql-bin.000003")
+    with vecbinlog.open(path) as log:
+        creates = [i for i in log.events().column("info").to_pylist() if i and "CREATE TABLE `kafka-connect`.post" in i]
+        t = log.read_table("kafka-connect.post")
+    assert len(creates) == 1 and "/* ApplicationName=DBeaver" in creates[0]
+    assert t.column_names[:3] == ["id", "message", "read"]  # as the statement defines them
+    assert t.schema.field("message").type == pa.string()  # latin1 text, from DEFAULT CHARSET=latin1

@@ -39,7 +39,7 @@ from .columndef import (
 )
 from .ddlscan import read_statement
 from .ddltree import Unreadable, read_tree
-from .sqltext import dialect, sql_errors, sqltokens, unwrap_versioned_comments
+from .sqltext import dialect, sql_errors, sqltokens, strip_leading_comments, unwrap_versioned_comments
 from .tabledef import (
     AlterTable,
     CreateTable,
@@ -101,7 +101,7 @@ class Catalog:
 
         Raises :class:`DdlError` for a statement that cannot be read.
         """
-        text = unwrap_versioned_comments(sql)
+        text = strip_leading_comments(unwrap_versioned_comments(sql))
         self.notes = []
         what = _object_of(text)
         if what in NOT_TABLES:
@@ -126,7 +126,7 @@ class Catalog:
         did before failing: a ``CREATE OR REPLACE TABLE`` that failed had dropped the table
         (MariaDB logs it with its error code), a ``DROP TABLE a, b`` that failed on ``b``
         dropped ``a``. Returns the tables changed."""
-        text = unwrap_versioned_comments(sql)
+        text = strip_leading_comments(unwrap_versioned_comments(sql))
         self.notes = []
         if _object_of(text) not in ("TABLE", "SEQUENCE"):
             return []

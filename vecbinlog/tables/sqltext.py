@@ -10,10 +10,12 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import re
 import threading
 from typing import Any
 
-__all__ = ["LazyModule", "dialect", "exp", "parse_one", "sql_errors", "sqltokens", "unwrap_versioned_comments"]
+__all__ = ["LazyModule", "dialect", "exp", "parse_one", "sql_errors", "sqltokens", "strip_leading_comments",
+           "unwrap_versioned_comments"]
 
 
 class LazyModule:
@@ -132,3 +134,12 @@ def _client_only(sql: str, i: int) -> bool:
     while j < len(sql) and sql[j].isdigit():
         j += 1
     return sql.startswith("/*M!", i) and sql.startswith("\\", j)
+
+
+_LEADING_COMMENTS = re.compile(r"\s*(?:(?:/\*.*?\*/|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$))\s*)*", re.DOTALL)
+
+
+def strip_leading_comments(sql: str) -> str:
+    """The statement without the comments a client wrote before it (``/* app */ CREATE ...``:
+    the log keeps them); its executable comments are to be unwrapped first."""
+    return sql[_LEADING_COMMENTS.match(sql).end():]  # type: ignore[union-attr]

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import warnings
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
@@ -50,6 +51,10 @@ _UTF8MB4 = 45
 #: the first bytes, case-insensitively).
 _DDL_PREFIXES = (b"CREATE", b"ALTER", b"RENAME", b"DROP", b"TRUNCATE")
 _PEEK = 48
+#: comments before a DDL statement, and its verb (read in the first bytes of the statement)
+_AFTER_COMMENTS = re.compile(rb"\s*(?:(?:/\*.*?\*/|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$))\s*)+"
+                             rb"(?:CREATE|ALTER|RENAME|DROP|TRUNCATE)\b", re.IGNORECASE | re.DOTALL)
+_COMMENTED_PEEK = 4096
 _SPACE = np.zeros(256, bool)
 _SPACE[[0x20, 0x09, 0x0A, 0x0D]] = True
 
@@ -325,8 +330,9 @@ class SchemaTracker:
 
 
 def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:
-    """Indices of the QUERY events whose statement starts (after spaces) with CREATE, ALTER,
-    RENAME or DROP: a vectorised peek at their first bytes, so that only those are parsed."""
+    """Indices of the QUERY events whose statement starts (after spaces, and comments) with
+    CREATE, ALTER, RENAME, DROP or TRUNCATE: a vectorised peek at their first bytes, so that
+    only those are parsed."""
     q = np.flatnonzero(index.type_code == EventType.QUERY_EVENT)
     if len(q) == 0:
         return q
@@ -342,4 +348,11 @@ def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:
     hit = np.zeros(len(q), bool)
     for p in _DDL_PREFIXES:
         hit |= (word[:, : len(p)] == np.frombuffer(p, np.uint8)).all(axis=1)
+    # a statement written after a comment (``/* ApplicationName=DBeaver */ CREATE TABLE ...``,
+    # kept in the log as the client sent it): the few that start with one are read in Python
+    commented = (word[:, 0] == ord("#")) | ((word[:, 0] == ord("/")) & (word[:, 1] == ord("*"))) | (
+        (word[:, 0] == ord("-")) & (word[:, 1] == ord("-")))
+    for j in np.flatnonzero(commented).tolist():
+        head = bytes(src.buf[int(start[j]): min(int(end[j]), int(start[j]) + _COMMENTED_PEEK)])
+        hit[j] = _AFTER_COMMENTS.match(head) is not None
     return q[hit]
