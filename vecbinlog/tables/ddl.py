@@ -39,7 +39,13 @@ from .columndef import (
 )
 from .ddlscan import read_statement
 from .ddltree import Unreadable, read_tree
-from .sqltext import dialect, sql_errors, sqltokens, strip_leading_comments, unwrap_versioned_comments
+from .sqltext import (
+    dialect,
+    sql_errors,
+    sqltokens,
+    strip_leading_comments,
+    unwrap_versioned_comments,
+)
 from .tabledef import (
     AlterTable,
     CreateTable,
