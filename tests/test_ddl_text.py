@@ -262,3 +262,20 @@ def test_corpus_ddl_after_a_client_comment():
     assert len(creates) == 1 and "/* ApplicationName=DBeaver" in creates[0]
     assert t.column_names[:3] == ["id", "message", "read"]  # as the statement defines them
     assert t.schema.field("message").type == pa.string()  # latin1 text, from DEFAULT CHARSET=latin1
+
+
+def test_corpus_table_names_in_other_case():
+    """A server with ``lower_case_table_names=1`` logs ``CREATE TABLE `MySqlCdc` (...)`` as
+    written and the rows under ``mysqlcdc``: the rows are named by that CREATE TABLE (its
+    columns as the file's statement lists them; before: ``@1`` to ``@22``)."""
+    path = corpus_path("rusuly__MySqlCdc/mysql-bin.000001")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t = vecbinlog.read_table(path, "test.mysqlcdc")
+    assert [str(w.message) for w in caught if issubclass(w.category, vecbinlog.SchemaWarning)] == []
+    assert t.column_names[:22] == [
+        "Id", "TinyColumn", "ShortColumn", "Int24Column", "Int32Column", "LongColumn", "FloatColumn", "DoubleColumn",
+        "DecimalColumn", "CharColumn", "VarcharColumn", "VarstringColumn", "JsonColumn", "BlobColumn", "BitColumn",
+        "EnumColumn", "SetColumn", "YearColumn", "DateColumn", "DateTimeColumn", "TimeColumn", "TimestampColumn"]
+    assert t.schema.field("EnumColumn").type == pa.dictionary(pa.uint16(), pa.string())
+    assert set(t.column("EnumColumn").to_pylist()) <= {None, "Low", "Medium", "High"}

@@ -293,11 +293,20 @@ class SchemaTracker:
         """(version id, definition, lifetime) of table ``name`` as of ``generation``;
         (-1, None, 0) when no DDL in the log has named it yet. The lifetime counts the
         statements that dropped, created or emptied a table of that name before."""
-        hist = self.history.get(name)
+        hist = self.history.get(name) or self._history_folded(name)
         if not hist:
             return -1, None, 0
         k = int(np.searchsorted(np.array([h[0] for h in hist]), generation, side="right")) - 1
         return (k, hist[k][1], hist[k][2]) if k >= 0 else (-1, None, 0)
+
+    def _history_folded(self, name: str) -> list[tuple[int, TableDef | None, int]] | None:
+        """The history of the one table whose DDL spells ``name`` in other case, when the
+        TABLE_MAP's name is in lower case: a server with ``lower_case_table_names`` 1 logs
+        ``CREATE TABLE MySqlCdc`` as written and its rows under ``mysqlcdc``."""
+        if name != name.lower() or not self.history:
+            return None
+        same = [k for k in self.history if k.lower() == name]
+        return self.history[same[0]] if len(same) == 1 else None
 
     def resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
         """The TABLE_MAP with what the DDL (else the user schema) says filled in."""
