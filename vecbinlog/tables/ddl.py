@@ -125,7 +125,7 @@ class Catalog:
             return [], statement.name
         if statement is None:
             return [], default_db
-        return self._apply(statement, text, default_db), default_db
+        return self._apply(statement, default_db), default_db
 
     def apply_failed(self, sql: str, default_db: str | None) -> list[str]:
         """Replay a statement the server ran with an error, which it logged because of what it
@@ -156,9 +156,9 @@ class Catalog:
                 pass
         return read_statement(text, default_db)
 
-    def _apply(self, st: Statement, text: str, default_db: str | None) -> list[str]:
+    def _apply(self, st: Statement, default_db: str | None) -> list[str]:
         if isinstance(st, CreateTable):
-            return self._create(st, text)
+            return self._create(st)
         if isinstance(st, AlterTable):
             return self._alter(st)
         if isinstance(st, DropTables):
@@ -171,7 +171,7 @@ class Catalog:
             return self._database(st, default_db)
         return []
 
-    def _create(self, st: CreateTable, text: str) -> list[str]:
+    def _create(self, st: CreateTable) -> list[str]:
         if st.temporary:
             return []  # not in a row-based log's rows; it would only shadow the table of that name
         key = table_key(st.name)

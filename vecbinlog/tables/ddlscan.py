@@ -279,7 +279,7 @@ def _drop_item(r: Cursor) -> list[Action]:
         return [IndexChange(r.name(), drop=True)]
     if r.take("SYSTEM", "VERSIONING"):
         return [Versioning(False)]
-    if r.word() in ("FOREIGN", "CONSTRAINT", "CHECK", "PARTITION", "PERIOD"):
+    if r.word() in ("FOREIGN", "CONSTRAINT", "CHECK", "PARTITION") or r.at("PERIOD", "FOR") or r.at("PERIOD", "IF"):
         r.skip_item()
         return []
     r.take("COLUMN")
