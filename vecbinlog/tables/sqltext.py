@@ -10,10 +10,12 @@ from __future__ import annotations
 import functools
 import importlib
 import logging
+import re
 import threading
 from typing import Any
 
-__all__ = ["LazyModule", "dialect", "exp", "parse_one", "sql_errors", "sqltokens", "unwrap_versioned_comments"]
+__all__ = ["LazyModule", "dialect", "exp", "parse_one", "sql_errors", "sqltokens", "strip_leading_comments",
+           "unwrap_versioned_comments"]
 
 
 class LazyModule:
@@ -35,21 +37,23 @@ sql_errors: Any = LazyModule("sqlglot.errors")
 
 @functools.cache
 def dialect() -> Any:
-    """sqlglot's MySQL dialect plus the column types of MySQL and MariaDB it does not know."""
+    """sqlglot's MySQL dialect, with MySQL's type synonyms read as the server reads them."""
     from sqlglot.dialects.mysql import MySQL
 
     TokenType = sqltokens.TokenType
 
     class _Dialect(MySQL):  # type: ignore[misc, valid-type]
         class Tokenizer(MySQL.Tokenizer):
+            # MySQL's synonyms as the server reads them (sqlglot reads REAL as FLOAT, INT8 as
+            # TINYINT and LONG as BIGINT); the types it does not know (POINT, INET6...) make
+            # the statement one for the tolerant reader (ddlscan), which names them exactly
             KEYWORDS = {
                 **MySQL.Tokenizer.KEYWORDS,
-                **{g: TokenType.GEOMETRY for g in (
-                    "POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
-                    "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
-                "INET4": TokenType.INET,
-                "INET6": TokenType.INET,
                 "MIDDLEINT": TokenType.MEDIUMINT,
+                "INT3": TokenType.MEDIUMINT,
+                "INT8": TokenType.BIGINT,
+                "REAL": TokenType.DOUBLE,
+                "LONG": TokenType.MEDIUMTEXT,
             }
 
     return _Dialect
@@ -130,3 +134,12 @@ def _client_only(sql: str, i: int) -> bool:
     while j < len(sql) and sql[j].isdigit():
         j += 1
     return sql.startswith("/*M!", i) and sql.startswith("\\", j)
+
+
+_LEADING_COMMENTS = re.compile(r"\s*(?:(?:/\*.*?\*/|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$))\s*)*", re.DOTALL)
+
+
+def strip_leading_comments(sql: str) -> str:
+    """The statement without the comments a client wrote before it (``/* app */ CREATE ...``:
+    the log keeps them); its executable comments are to be unwrapped first."""
+    return sql[_LEADING_COMMENTS.match(sql).end():]  # type: ignore[union-attr]

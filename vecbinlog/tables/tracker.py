@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import warnings
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
@@ -33,11 +34,12 @@ from ..collations import collation_id
 from ..constants import ColumnType as T
 from ..constants import EventType
 from ..errors import SchemaWarning
+from .columndef import TYPE_WORDS
 from .ddl import Catalog, ColumnInfo, DdlError, TableDef, split_name
 from .table_map import ColumnSpec, TableMap
 from .types import CHARSET_TYPES, ENUM_SET_TYPES, LOGGED_AS, NUMERIC_TYPES
 
-__all__ = ["SchemaSource", "SchemaTracker", "load_schema", "apply_definition"]
+__all__ = ["SchemaSource", "SchemaTracker", "load_schema", "apply_definition", "logged_columns"]
 
 #: What ``schema=`` accepts: a path, SQL text, or ``{"db.table": columns}``.
 SchemaSource = str | os.PathLike[str] | Mapping[str, Any]
@@ -49,6 +51,10 @@ _UTF8MB4 = 45
 #: the first bytes, case-insensitively).
 _DDL_PREFIXES = (b"CREATE", b"ALTER", b"RENAME", b"DROP", b"TRUNCATE")
 _PEEK = 48
+#: comments before a DDL statement, and its verb (read in the first bytes of the statement)
+_AFTER_COMMENTS = re.compile(rb"\s*(?:(?:/\*.*?\*/|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$))\s*)+"
+                             rb"(?:CREATE|ALTER|RENAME|DROP|TRUNCATE)\b", re.IGNORECASE | re.DOTALL)
+_COMMENTED_PEEK = 4096
 _SPACE = np.zeros(256, bool)
 _SPACE[[0x20, 0x09, 0x0A, 0x0D]] = True
 
@@ -102,6 +108,7 @@ def _table_from_dict(name: str, spec: Any) -> TableDef:
         typ = str(c["type"]).upper().split("(")[0].strip() if c.get("type") else None
         if typ is not None and typ.endswith(" UNSIGNED"):
             typ = typ[: -len(" UNSIGNED")]
+        typ = TYPE_WORDS.get(typ, typ) if typ is not None else None  # INTEGER is INT...
         columns.append(ColumnInfo(
             name=str(c["name"]), type=typ, unsigned=c.get("unsigned"), charset=c.get("charset"),
             collation=c.get("collation"),
@@ -112,12 +119,31 @@ def _table_from_dict(name: str, spec: Any) -> TableDef:
 
 
 # -- a definition applied to a TABLE_MAP -------------------------------------------------
+#: The server's type names that the type registry knows by another name.
+_REGISTRY_NAME = {
+    **{g: "GEOMETRY" for g in ("POINT", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING", "MULTIPOLYGON",
+                               "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
+    "INET4": "INET", "INET6": "INET",
+}
+
+
+def logged_columns(table_map: TableMap, d: TableDef) -> TableDef:
+    """``d`` with the columns its server logs: MySQL's hidden columns of functional key parts
+    are in the row images of 8.0.13-8.0.17 only, so they are kept when the TABLE_MAP has as
+    many columns as ``d``, else left out."""
+    if len(d.columns) == len(table_map.columns) or not any(c.hidden for c in d.columns):
+        return d
+    return replace(d, columns=tuple(c for c in d.columns if not c.hidden))
+
+
 def mismatch(table_map: TableMap, d: TableDef) -> str | None:
     """Why ``d`` does not describe ``table_map`` (column count, or a column's type), or None."""
     if len(d.columns) != len(table_map.columns):
         return f"it has {len(d.columns)} columns, the TABLE_MAP {len(table_map.columns)}"
     for spec, info in zip(table_map.columns, d.columns):
-        allowed = LOGGED_AS.get(info.type or "")
+        allowed = LOGGED_AS.get(_REGISTRY_NAME.get(info.type or "", info.type or ""))
+        if info.type == "LONGTEXT" and allowed is not None:  # a JSON column through CREATE ... SELECT:
+            allowed = allowed | LOGGED_AS["JSON"]  # MariaDB's is a LONGTEXT, MySQL's stays JSON
         if allowed is not None and spec.real_type not in allowed:
             return f"column {spec.index + 1} ({info.name!r}) is {info.type} there, {spec.type_name} in the TABLE_MAP"
     return None
@@ -243,11 +269,12 @@ class SchemaTracker:
 
     def _replay(self, src: Any, index: EventIndex, i: int) -> bool:
         q = query_at(src, index, i)
-        if q.error_code:
-            return False  # the statement failed on the server
         sql = q.query.decode("utf-8", "replace")
         try:
-            changed, _ = self.catalog.apply(sql, q.database or None)
+            if q.error_code:  # failed on the server, logged for what it did first (CREATE OR REPLACE's drop)
+                changed = self.catalog.apply_failed(sql, q.database or None)
+            else:
+                changed, _ = self.catalog.apply(sql, q.database or None)
         except DdlError as exc:
             changed = [exc.table] if exc.table else []
             for name in changed:
@@ -260,7 +287,8 @@ class SchemaTracker:
                     SchemaWarning, stacklevel=6,
                 )
         for note in self.catalog.notes:
-            warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note}", SchemaWarning, stacklevel=6)
+            warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note} (in {sql[:120]!r})",
+                          SchemaWarning, stacklevel=6)
         if not changed:
             return False
         self.generation += 1
@@ -273,11 +301,20 @@ class SchemaTracker:
         """(version id, definition, lifetime) of table ``name`` as of ``generation``;
         (-1, None, 0) when no DDL in the log has named it yet. The lifetime counts the
         statements that dropped, created or emptied a table of that name before."""
-        hist = self.history.get(name)
+        hist = self.history.get(name) or self._history_folded(name)
         if not hist:
             return -1, None, 0
         k = int(np.searchsorted(np.array([h[0] for h in hist]), generation, side="right")) - 1
         return (k, hist[k][1], hist[k][2]) if k >= 0 else (-1, None, 0)
+
+    def _history_folded(self, name: str) -> list[tuple[int, TableDef | None, int]] | None:
+        """The history of the one table whose DDL spells ``name`` in other case, when the
+        TABLE_MAP's name is in lower case: a server with ``lower_case_table_names`` 1 logs
+        ``CREATE TABLE MySqlCdc`` as written and its rows under ``mysqlcdc``."""
+        if name != name.lower() or not self.history:
+            return None
+        same = [k for k in self.history if k.lower() == name]
+        return self.history[same[0]] if len(same) == 1 else None
 
     def resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
         """The TABLE_MAP with what the DDL (else the user schema) says filled in: worked out
@@ -297,6 +334,7 @@ class SchemaTracker:
         for source, d in (("the DDL in the log", definition), ("schema=", user)):
             if d is None:
                 continue
+            d = logged_columns(table_map, d)
             problem = mismatch(table_map, d)
             if problem is None:
                 unused: list[str] = []
@@ -321,8 +359,9 @@ class SchemaTracker:
 
 
 def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:
-    """Indices of the QUERY events whose statement starts (after spaces) with CREATE, ALTER,
-    RENAME or DROP: a vectorised peek at their first bytes, so that only those are parsed."""
+    """Indices of the QUERY events whose statement starts (after spaces, and comments) with
+    CREATE, ALTER, RENAME, DROP or TRUNCATE: a vectorised peek at their first bytes, so that
+    only those are parsed."""
     q = np.flatnonzero(index.type_code == EventType.QUERY_EVENT)
     if len(q) == 0:
         return q
@@ -338,4 +377,11 @@ def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:
     hit = np.zeros(len(q), bool)
     for p in _DDL_PREFIXES:
         hit |= (word[:, : len(p)] == np.frombuffer(p, np.uint8)).all(axis=1)
+    # a statement written after a comment (``/* ApplicationName=DBeaver */ CREATE TABLE ...``,
+    # kept in the log as the client sent it): the few that start with one are read in Python
+    commented = (word[:, 0] == ord("#")) | ((word[:, 0] == ord("/")) & (word[:, 1] == ord("*"))) | (
+        (word[:, 0] == ord("-")) & (word[:, 1] == ord("-")))
+    for j in np.flatnonzero(commented).tolist():
+        head = bytes(src.buf[int(start[j]): min(int(end[j]), int(start[j]) + _COMMENTED_PEEK)])
+        hit[j] = _AFTER_COMMENTS.match(head) is not None
     return q[hit]
