@@ -82,8 +82,9 @@ def test_binlog_set_by_glob_index_and_list(snapshot_workload):
     assert len(set(by_list.column("_log_file").to_pylist())) == 3  # the changes span three files
     for spec in (str(files[0].parent / "mysql-bin.*"), str(index)):
         assert binlog_files(spec) == [str(f) for f in files]
-        with vecbinlog.open(spec) as log:
-            assert log.read_table("snap.s").equals(by_list)
+        with vecbinlog.open(spec) as log:  # the same rows and types (the newest file of a glob or an
+            got = log.read_table("snap.s")  # index is read with pread: its rows come in batches of their own)
+        assert got.schema == by_list.schema and got.to_pylist() == by_list.to_pylist()
 
 
 def test_files_out_of_order_warn(snapshot_workload):
