@@ -257,7 +257,24 @@ class Binlog:
             self._schemas = {name: plan.schema for name, plan in self.plans().items()}
         if table not in self._schemas:
             raise self._table_not_found(table)
-        return self._schemas[table]
+        schema = self._schemas[table]
+        return pa.schema([schema.field(n) for n in self._returned(schema, table)], metadata=schema.metadata)
+
+    def _returned(self, schema: pa.Schema, table: str | None) -> list[str]:
+        """The columns of ``schema`` a read returns (``columns=``, ``metadata=``); with
+        ``table``, a name ``columns=`` asks for that the table does not have is a ValueError."""
+        names = self.config.project(schema)
+        asked = self.config.columns
+        if table is not None and asked is not None and len(names) < len(asked):
+            missing = [c for c in asked if c not in schema.names]
+            raise ValueError(f"columns: {table} has no column {', '.join(map(repr, missing))}; its columns: "
+                             f"{', '.join(schema.names)}")
+        return names
+
+    def _project(self, data: pa.Table | pa.RecordBatch, table: str | None = None) -> pa.Table | pa.RecordBatch:
+        """``data`` with the columns a read returns (``table``: see :meth:`_returned`)."""
+        names = self._returned(data.schema, table)
+        return data if names == data.schema.names else data.select(names)
 
     # -- reading rows --------------------------------------------------------------------
     def iter_batches(self, table: str) -> Iterator[pa.RecordBatch]:
@@ -266,10 +283,15 @@ class Binlog:
         Each batch holds the rows of about ``segment_bytes`` of binlog (32 MB by default), and
         at most ``batch_rows`` rows.
         """
+        yield from self._iter_batches(table, project=True)
+
+    def _iter_batches(self, table: str, project: bool) -> Iterator[pa.RecordBatch]:
+        """iter_batches; without ``project``, every column of each batch's layout (those
+        ``columns=`` leaves out all null, not decoded): batches a plan can still conform."""
         found = False
         for item in self._reader.batches(lambda n: n == table, desc=table):
             found = True
-            yield item[1]
+            yield self._project(item[1]) if project else item[1]
             del item  # not held while the next batch is made
         if not found and table not in self.tables:
             raise self._table_not_found(table)
@@ -279,7 +301,13 @@ class Binlog:
         table, a segment (``segment_bytes``) at a time (a table with little in each segment of a
         local file: several segments' rows in one batch). Batches of different tables come
         interleaved; a table's batches come in its log order."""
-        yield from self._reader.batches(lambda n: True, desc="every table")
+        yield from self._iter_tables(project=True)
+
+    def _iter_tables(self, project: bool) -> Iterator[tuple[str, pa.RecordBatch]]:
+        """iter_tables; without ``project``, every column of each batch's layout (those
+        ``columns=`` leaves out all null, not decoded): batches a plan can still conform."""
+        for name, batch in self._reader.batches(lambda n: True, desc="every table"):
+            yield name, self._project(batch) if project else batch
 
     def read_table(self, table: str) -> pa.Table:
         """The change log of ``table`` (``"db.table"``) as one Arrow table, in log order.
@@ -292,11 +320,15 @@ class Binlog:
         Raises :class:`~vecbinlog.TableNotFoundError` (a ``KeyError``) when the files have no
         rows events of that table (or the ``tables=`` filter leaves it out).
         """
-        return self._read(table)[0]
+        return self._project(self._read(table)[0], table)
 
-    def _read(self, table: str) -> tuple[pa.Table, TablePlan, SchemaVersions]:
-        """read_table, with the table's plan and versions."""
-        found = self._reader.read(lambda n: n == table, desc=table)
+    def _read(self, table: str, whole: bool = False) -> tuple[pa.Table, TablePlan, SchemaVersions]:
+        """read_table, with the table's plan and versions (``whole``: every column decoded,
+        whatever ``columns=`` says: what a snapshot replays)."""
+        reader = self._reader
+        if whole and (self.config.columns is not None or not self.config.metadata):
+            reader = BatchReader(self._walk, self.config.replace(columns=None, metadata=True), reader.start_versions)
+        found = reader.read(lambda n: n == table, desc=table)
         batches = found.batches.get(table, [])
         if not batches and table not in self.tables:
             raise self._table_not_found(table)
@@ -307,8 +339,13 @@ class Binlog:
         """Every table's change log: ``{"db.table": pyarrow.Table}`` (each as :meth:`read_table`),
         the tables in the order the log first has their rows."""
         found = self._reader.read(lambda n: True, desc="every table")
-        return {name: concat_batches(batches, found.plans[name], self._paths_by_name())
-                for name, batches in found.batches.items()}
+        out = {name: self._project(concat_batches(batches, found.plans[name], self._paths_by_name()))
+               for name, batches in found.batches.items()}
+        asked = self.config.columns or ()
+        missing = [c for c in asked if not any(c in t.schema.names for t in out.values())]
+        if out and missing:
+            raise ValueError(f"columns: no table has a column {', '.join(map(repr, missing))}")
+        return out
 
     def _paths_by_name(self) -> dict[str, str]:
         return {f.name: f.path for f in self.files}
@@ -343,7 +380,7 @@ class Binlog:
         :meth:`read_table` names them) come back, one row per key, in the log order of each
         key's last change. Needs FULL row images. See :mod:`vecbinlog.snapshot`.
         """
-        changes, plan, versions = self._read(table)
+        changes, plan, versions = self._read(table, whole=True)
         if until is not None and changes.num_rows:
             changes = changes.filter(self._before(changes, until))
         if changes.num_rows:  # a table dropped (or emptied) and created again: its last incarnation only

@@ -203,7 +203,7 @@ def cut_bounds(candidates: np.ndarray, lo: int, hi: int, split_bytes: int) -> li
 
 
 def read_split(split: Split, tables: str | Iterable[str] | None = None, config: ReadConfig | None = None,
-               **options: Any) -> Iterator[tuple[str, pa.RecordBatch]]:
+               project: bool = True, **options: Any) -> Iterator[tuple[str, pa.RecordBatch]]:
     """Decode exactly ``[split.start, split.stop)``: ``(db.table, record batch)`` in log order.
 
     Parameters
@@ -212,6 +212,8 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, config: 
     tables : ``db.table`` glob patterns (all tables when None).
     config : the read's :class:`~vecbinlog.log.config.ReadConfig` (a Spark task gets the
         driver's); or
+    project : the batches with the columns ``columns=``/``metadata=`` ask for (False: every
+        column of each batch's layout, those left out all null, for a plan to conform them);
     **options : the options of :class:`~vecbinlog.Binlog` (``signedness``, ``since``,
         ``change_types``...), except ``start``/``stop``, which the split gives.
     """
@@ -224,7 +226,7 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, config: 
         raise TypeError(f"read_split takes a config or options, not both: {sorted(options)}")
     with Binlog.over_range(split.path, split.start, split.stop, ddl=split.ddl, versions=split.versions,
                            config=config.over_range(split.start, split.stop, tables)) as log:
-        yield from log.iter_tables()
+        yield from log._iter_tables(project)
 
 
 #: the options of :class:`~vecbinlog.Binlog` that a range read sets itself

@@ -354,11 +354,17 @@ def cmd_cat(args: argparse.Namespace) -> int:
     writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
     fmt = writer() if writer is not None else TableText(args.max_width)
 
-    with open_log(args, segment_bytes=CAT_SEGMENT_BYTES, batch_rows=CAT_BATCH_ROWS, threads=_cat_threads(fmt)) as log:
+    columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
+    with open_log(args, segment_bytes=CAT_SEGMENT_BYTES, batch_rows=CAT_BATCH_ROWS, threads=_cat_threads(fmt),
+                  columns=columns, metadata=not args.no_metadata) as log:
         plan = _plan(log, args.table)
+        try:
+            names = log._returned(plan.schema, args.table)  # --columns, --no-metadata
+        except ValueError as exc:
+            raise UsageError(f"--columns{str(exc).removeprefix('columns')}") from None
         paths = {f.name: f.path for f in log.files}
         rows = 0
-        gen = log.iter_batches(args.table)
+        gen = log._iter_batches(args.table, project=False)  # fitted to the plan, then the columns shown
 
         def fitted() -> Iterator[pa.RecordBatch]:
             for b in _limited(gen, args.limit):
@@ -368,12 +374,12 @@ def cmd_cat(args: argparse.Namespace) -> int:
         def items() -> Iterator[pa.RecordBatch | bytes]:
             nonlocal rows
             if isinstance(fmt, CsvText):  # the header, even when no row matches
-                yield fmt.header(plan.schema.names)
+                yield fmt.header(names)
             for b in _first_merged(fitted(), fmt.SAMPLE) if isinstance(fmt, TableText) else fitted():
                 if rows == 0 and isinstance(fmt, TableText):
                     fmt.unsampled = _unsampled(plan, b)
                 rows += b.num_rows
-                yield b
+                yield b if names == b.schema.names else b.select(names)
 
         try:
             fmt.write_all(items(), out)
@@ -381,8 +387,8 @@ def cmd_cat(args: argparse.Namespace) -> int:
             gen.close()
         if rows == 0 and args.limit != 0:
             if isinstance(fmt, TableText):  # its header and rule
-                out.write(fmt.begin(pa.RecordBatch.from_arrays([pa.nulls(0, f.type) for f in plan.schema],
-                                                               schema=plan.schema)))
+                shown = pa.schema([plan.schema.field(n) for n in names])
+                out.write(fmt.begin(pa.RecordBatch.from_arrays([pa.nulls(0, f.type) for f in shown], schema=shown)))
                 out.flush()
             _say(_no_rows(args, args.table))
     return 0

@@ -210,6 +210,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="table: aligned text, long cells truncated (default); csv: with a "
                         "header, NULL as an empty field; jsonl: one JSON object per row")
     p.add_argument("--limit", "-n", type=_positive, metavar="N", help="print at most N rows")
+    p.add_argument("--columns", "-c", metavar="NAMES",
+                   help="print only these columns, in this order (comma-separated: the table's own and "
+                        "metadata columns, e.g. id,price,_change_type); the others are not decoded")
+    p.add_argument("--no-metadata", action="store_true",
+                   help="print the table's own columns only, none of the metadata columns (_change_type...)")
     p.add_argument("--max-width", type=_positive, default=40, metavar="CHARS",
                    help="table format: cut text cells wider than their column, which is at most "
                         "this wide (default 40; 0 = never cut)")

@@ -236,24 +236,32 @@ def build_batch(
     images: RowImages, options: DecodeOptions, log_file: str | Sequence[str], txn: RowTransactions | None = None,
     queries: bool = False, schema_version: int = 0, threads: int = 1, incarnation: int = 0,
     declared: pa.Schema | None = None, file_of_event: np.ndarray | None = None,
+    wanted: Callable[[str, bool], bool] | None = None,
 ) -> tuple[pa.RecordBatch, list[str]]:
     """Decode every column of ``images`` into one record batch; returns it and any warnings.
     ``log_file``: the name of the file the rows come from, or, with ``file_of_event`` (the
     file of each of the images' events, gathered from several), the names it indexes.
     ``threads``: how many columns may be decoded at once. ``declared``: the layout's
     :func:`table_schema` (with these options and ``queries``), when the caller keeps it for
-    the batches of a layout; made here otherwise."""
+    the batches of a layout; made here otherwise. ``wanted(name, is_metadata)``: the columns a
+    read returns (None: all); the others are all null, not decoded (but ``_log_file``,
+    ``_log_pos`` and ``_schema_version``, which say where a batch comes from)."""
     tm = images.table_map
     names = column_names(tm, options)
     if declared is None:
         declared = table_schema(tm, options, queries)
-    data = _data_columns(images, options, names, declared, threads)
+    data = _data_columns(images, options, names, declared, threads, wanted)
     if txn is None:  # no transaction context: every row outside a transaction
         n = len(images)
         txn = RowTransactions(_NO_TXN, np.full(n, -1, np.int32), np.zeros(n, bool), np.full(n, -1, np.int32))
     files = (log_file,) if isinstance(log_file, str) else tuple(log_file)
     rows = _Rows(images, names, files, file_of_event, txn, data.absent, data.diffs, schema_version, incarnation)
-    arrays = data.arrays + [METADATA_COLUMNS[f.name](rows) for f in metadata_fields(tm, queries)]
+    nulls = _SharedNulls(len(images))
+    arrays = data.arrays + [
+        METADATA_COLUMNS[f.name](rows) if wanted is None or f.name in _WHERE_FROM or wanted(f.name, True)
+        else nulls.array(f.type)
+        for f in metadata_fields(tm, queries)
+    ]
     schema = declared
     for c, arr in enumerate(data.arrays):
         if arr.type != declared.field(c).type:  # text fallen back to binary, by its data
@@ -272,7 +280,7 @@ class _DataColumns:
 
 
 def _data_columns(images: RowImages, options: DecodeOptions, names: list[str], declared: pa.Schema,
-                  threads: int) -> _DataColumns:
+                  threads: int, wanted: Callable[[str, bool], bool] | None = None) -> _DataColumns:
     """Each column of the table: decoded (in threads when there are several columns of many
     rows: NumPy and Arrow release the GIL), or a shared all-null array where no row has a
     value; partial JSON updates applied."""
@@ -291,7 +299,8 @@ def _data_columns(images: RowImages, options: DecodeOptions, names: list[str], d
             locate=lambda row, c=c: images.value_offset(row, c),
         )
 
-    todo = [c for c in range(len(tm.columns)) if not n or images.has_values(c)]
+    todo = [c for c in range(len(tm.columns))
+            if (not n or images.has_values(c)) and (wanted is None or wanted(names[c], False))]
     try:
         decoded = dict(zip(todo, _map_columns([lambda c=c: column_data(c) for c in todo], n, threads)))
     except BinlogError as exc:
@@ -299,13 +308,14 @@ def _data_columns(images: RowImages, options: DecodeOptions, names: list[str], d
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
         if c in decoded:
             (arr, col), partial = decoded.pop(c), images.partial.get(c)
-        else:  # no value in any row
+        else:  # no value in any row, or a column the read does not return
             arr, col, partial = nulls.array(declared.field(c).type), None, None
         if partial is not None:  # diff vectors: decoded and applied value by value
             arr = _apply_diffs(arr, col, partial, images, c, name, out)
         if col is not None:
             out.warnings.extend(col.warnings)
-        if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and n:
+        if options.flavor == "mariadb" and spec.type in MARIADB_OLD_TEMPORAL and n and (
+                wanted is None or wanted(name, False)):
             out.warnings.append(
                 f"column {name!r} is {spec.type_name} in MariaDB's pre-10.1 format (mysql56_temporal_format=OFF, "
                 "or a table made by MariaDB 10.0), whose binlog does not give its fractional-second precision: "
@@ -393,6 +403,8 @@ def _constant(value_of: Callable[[_Rows], int]) -> Callable[[_Rows], pa.Array]:
     return lambda r: numbers(np.full(len(r.images), value_of(r), np.int32), pa.int32())
 
 
+#: the metadata columns that say where a batch comes from: made whatever a read returns
+_WHERE_FROM = frozenset({"_log_file", "_log_pos", "_schema_version"})
 #: each metadata column (METADATA_FIELDS, ``_json_diffs``, ``_query``) by name -> what makes it
 #: (the dictionaries' codes are made here, in range: from_arrays does not check them again)
 METADATA_COLUMNS: dict[str, Callable[[_Rows], pa.Array]] = {

@@ -393,6 +393,7 @@ class BatchReader:
         gtids = config.gtids
         gtid_ok = gtids.contains(ctx.gtid) if gtids is not None and ctx is not None else None  # per transaction
         placement = PlacedRun(src, events, tm, max_images=config.batch_rows)
+        wanted = None if config.columns is None and config.metadata else config.wants
         options, declared = config.decoding.of(name, flavor), self.declared(tm, flavor)
         for images in placement.batches():
             txn = _row_transactions(ctx, images.event)
@@ -413,7 +414,7 @@ class BatchReader:
             columns = 1 if in_pool("batch") else config.threads
             batch, notes = build_batch(images, options, names, txn, config.queries, schema_version=span.version,
                                        incarnation=span.incarnation, threads=columns, declared=declared,
-                                       file_of_event=file_of_event)
+                                       file_of_event=file_of_event, wanted=wanted)
             del images, txn
             yield batch, notes, left_out
             del batch

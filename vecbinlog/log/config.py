@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
+import pyarrow as pa
 
 from ..binlog.file import DEFAULT_MAX_EVENT_BYTES, DEFAULT_SEGMENT_BYTES
 from ..binlog.gtid import GtidSet
 from ..binlog.headers import ROWS_KIND, EventIndex
 from ..decode.decoders import DecodeOptions
 from ..decode.rows import MAX_BATCH_IMAGES
+from ..decode.tableplan import METADATA_NAMES
 from ..options import WhenLike, byte_offset, change_kinds, epoch
 from ..tables.ddl import TableDef
 from ..tables.tracker import SchemaSource, load_schema
@@ -169,6 +171,11 @@ class ReadConfig:
     ddl: bool = True
     progress: bool | Mapping[str, Any] = False
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES
+    #: the columns a read returns, by name (the table's own and metadata columns), in this
+    #: order; None: every column of the table, then the metadata columns (see ``metadata``)
+    columns: tuple[str, ...] | None = None
+    #: with ``columns`` None: whether the metadata columns come too
+    metadata: bool = True
 
     @classmethod
     def build(
@@ -198,6 +205,8 @@ class ReadConfig:
         filesystem: Any = None,
         progress: bool | Mapping[str, Any] = False,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        columns: str | Sequence[str] | None = None,
+        metadata: bool = True,
     ) -> ReadConfig:
         """The config of the keyword options of :func:`vecbinlog.open`, each checked: a bad
         value is a ValueError (or TypeError) that names the option and says what it takes."""
@@ -213,6 +222,16 @@ class ReadConfig:
         if isinstance(max_event_bytes, bool) or not isinstance(max_event_bytes, int) or max_event_bytes < 19:
             raise ValueError(f"max_event_bytes must be an integer of at least 19 (an event header), "
                              f"not {max_event_bytes!r}")
+        if isinstance(columns, str):
+            columns = [columns]
+        if columns is not None:
+            columns = tuple(columns)
+            if not columns or not all(isinstance(c, str) and c for c in columns):
+                raise TypeError(f"columns: a list of column names (the table's own or metadata columns), not {columns!r}")
+            if len(set(columns)) != len(columns):
+                raise ValueError(f"columns: a name given twice in {list(columns)}")
+        if not isinstance(metadata, bool):
+            raise TypeError(f"metadata: True or False, not {metadata!r}")
         if not isinstance(progress, (bool, Mapping)):
             raise TypeError(f"progress: True, False or a dict of tqdm options, not {progress!r}")
         parsed_schema = dict(schema) if _is_parsed_schema(schema) else load_schema(schema)  # type: ignore[arg-type]
@@ -224,6 +243,7 @@ class ReadConfig:
             non_transactional=(non_transactional,) if isinstance(non_transactional, str) else tuple(non_transactional),
             gtids=gtids if isinstance(gtids, GtidSet) or gtids is None else GtidSet(gtids),
             schema=parsed_schema, ddl=bool(ddl), progress=progress, max_event_bytes=max_event_bytes,
+            columns=columns, metadata=metadata,
         )
 
     @classmethod
@@ -253,6 +273,23 @@ class ReadConfig:
         """Whether every change of ``table`` counts, whatever its transaction's outcome
         (``rolled_back="keep"``, or a ``non_transactional`` table)."""
         return self.rolled_back == "keep" or any(fnmatch.fnmatchcase(table, p) for p in self.non_transactional)
+
+    def wants(self, name: str, is_metadata: bool) -> bool:
+        """Whether a read returns the column ``name`` (the others are not decoded)."""
+        if self.columns is None:
+            return self.metadata or not is_metadata
+        # a table's column whose type changed apart is named ``name@V`` in read_table's schema
+        return name in self.columns or (not is_metadata and any(c.startswith(name + "@") for c in self.columns))
+
+    def project(self, schema: pa.Schema) -> list[str]:
+        """The names of ``schema`` a read returns, in the order asked for (those it lacks left
+        out: a layout without a column)."""
+        if self.columns is None:
+            if self.metadata:
+                return schema.names
+            return [n for n in schema.names if n not in METADATA_NAMES]
+        have = set(schema.names)
+        return [n for n in self.columns if n in have]
 
     def replace(self, **changes: Any) -> ReadConfig:
         """This config with some fields changed (``filter=``, ``progress=``...)."""
@@ -316,6 +353,7 @@ TEXT_OPTIONS: dict[str, Callable[[str], Any]] = {
     "signedness": _text_json, "charsets": _text_json, "names": _text_json,
     "segment_bytes": text_bytes, "max_event_bytes": text_bytes, "threads": _text_int, "batch_rows": _text_int,
     "start": _text_int, "stop": _text_int,
-    "tables": _text_list, "non_transactional": _text_list, "change_types": str,
+    "tables": _text_list, "non_transactional": _text_list, "change_types": str, "columns": _text_list,
+    "metadata": _text_bool,
     "since": str, "until": str, "invalid_dates": str, "rolled_back": str, "gtids": str, "schema": str,
 }

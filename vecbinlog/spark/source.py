@@ -185,7 +185,7 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
             f"the files hold {len(found)} tables: {found}; choose with .option('table', 'db.table') "
             "(globs and comma-separated lists are accepted)"
         )
-    schemas = {name: spark_schema(history.plans[name].schema) for name in found}
+    schemas = {name: spark_schema(_returned(config, history.plans[name].schema)) for name in found}
     first = schemas[found[0]]
     differ = [name for name in found if schemas[name] != first]
     if differ:
@@ -199,6 +199,17 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
     if len(found) > 1:
         first = StructType(first.fields + [StructField(TABLE_COLUMN, StringType(), nullable=False)])
     return Resolved(found, first, history.plans, history)
+
+
+def _returned(config: ReadConfig, schema: pa.Schema, strict: bool = True) -> pa.Schema:
+    """The columns of a table's schema the read returns (``columns``, ``metadata`` options);
+    with ``strict``, a column asked for that the table lacks is a ValueError naming it."""
+    names = config.project(schema)
+    if strict and config.columns is not None and len(names) < len(config.columns):
+        missing = [c for c in config.columns if c not in schema.names]
+        raise ValueError(f"option columns: {schema.metadata.get(b'vecbinlog.table', b'').decode()} has no column "
+                         f"{', '.join(map(repr, missing))}; its columns: {', '.join(schema.names)}")
+    return pa.schema([schema.field(n) for n in names], metadata=schema.metadata)
 
 
 def with_key(schema: StructType, key: Sequence[str]) -> StructType:
@@ -234,9 +245,10 @@ def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schem
     target = arrow_schema(schema)
     tables = list(plans)
     for split in splits:
-        for name, batch in read_split(split, tables, config):
+        for name, batch in read_split(split, tables, config, project=False):
             if name in plans:  # the patterns were resolved on the driver: a table born later is not read
-                yield conform(plans[name].conform(batch), target, name)
+                fitted = plans[name].conform(batch)
+                yield conform(fitted.select(config.project(fitted.schema)), target, name)
 
 
 class BinlogReader(DataSourceReader):
@@ -323,7 +335,8 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         want = {f.name: f.dataType.simpleString() for f in self.schema.fields}
         if new.table not in plans and plans and TABLE_COLUMN not in want:
             return False  # a second table of the glob: its rows could not be told apart
-        return all(want.get(f.name) == f.dataType.simpleString() for f in spark_schema(trial.schema).fields)
+        returned = _returned(self.options.config, trial.schema, strict=False)
+        return all(want.get(f.name) == f.dataType.simpleString() for f in spark_schema(returned).fields)
 
     def _take(self, end: Position, start: Position, begin: Position | None = None) -> Position:
         """Walk the layouts up to ``end``, stopping before the first layout the schema cannot
