@@ -15,7 +15,8 @@ from typing import Any, Sequence
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["pooled", "validity", "binary_like", "numbers", "strings", "scalar", "to_numpy", "valid_mask"]
+__all__ = ["pooled", "validity", "binary_like", "binary_parts", "numbers", "strings", "scalar", "to_numpy",
+           "valid_mask"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -61,6 +62,18 @@ def binary_like(
         off_buf = pa.py_buffer(offsets.astype(np.int32))
     vbuf, null_count = validity(valid)
     return pa.Array.from_buffers(arrow_type, n, [vbuf, off_buf, pa.py_buffer(data)], null_count=null_count)
+
+
+def binary_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A (large_)string or (large_)binary array as :func:`binary_like` takes it: offsets (int64,
+    n + 1, from 0), the values' bytes (uint8, a view) and valid (bool, n)."""
+    large = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    odt = np.dtype(np.int64 if large else np.int32)
+    n, bufs = len(arr), arr.buffers()
+    offsets = np.frombuffer(bufs[1], odt, count=n + 1, offset=arr.offset * odt.itemsize).astype(np.int64)
+    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    start = int(offsets[0])
+    return offsets - start, data[start : int(offsets[-1])], valid_mask(arr)
 
 
 def _storage(t: pa.DataType) -> np.dtype:

@@ -4,10 +4,16 @@ Every error that comes from the content of a file is a :class:`BinlogError`
 (a ``ValueError``), and carries where it happened as attributes: the file, the
 absolute byte offset of the event (or of the byte that is wrong), and the event
 type, so that a user can open the file at that offset and look.
+
+Warnings are issued with :func:`warn`, which points them at the user's call (the first frame
+outside the package), whatever path inside vecbinlog led to them.
 """
 
 from __future__ import annotations
 
+import os
+import sys
+import warnings
 from pathlib import Path
 
 __all__ = [
@@ -32,6 +38,7 @@ __all__ = [
     "BinlogSetWarning",
     "SchemaWarning",
     "DecodeWarning",
+    "warn",
 ]
 
 
@@ -232,3 +239,18 @@ class SchemaChangedError(BinlogError):
     """A table's layout changed within a stream in a way its fixed schema cannot hold (a new
     column, a type no Arrow type widens...): the stream stops before the first change in the
     new layout; restarting the query (from its checkpoint) reads on with a schema that has it."""
+
+
+#: the package's folder: frames of files under it are vecbinlog's, not the user's
+_PACKAGE = os.path.dirname(__file__) + os.sep
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """``warnings.warn(message, category)`` at the user's call: its ``stacklevel`` is that of
+    the first frame outside vecbinlog, so the warning names the user's line (``read_table``,
+    the loop over ``iter_batches``...) however deep in the package it is found, and Python's
+    once-per-location filter works on the user's lines."""
+    frame, level = sys._getframe(1), 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level - 1 if frame is None else level)

@@ -80,6 +80,7 @@ from ..pools import pool
 from ..tables.table_map import TableMap
 from ..tables.types import MARIADB_OLD_TEMPORAL
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
+from .decoders.common import CountedNote
 from .decoders.jsondiff import JsonDiff, apply_partial
 from .rows import CHANGE_TYPES, RowImages
 
@@ -336,11 +337,10 @@ def _apply_diffs(arr: pa.Array, col: ColumnData, partial: np.ndarray, images: Ro
         if out.absent is None:
             out.absent = np.zeros((len(images.table_map.columns), len(images)), bool)
         out.absent[c, unapplied] = True
-        col.warnings.append(
-            f"{int(unapplied.sum())} partial JSON update(s) of column {name!r} could not be applied: the "
+        col.warnings.append(CountedNote(
+            "{n} partial JSON update(s) of column {name!r} could not be applied: the "
             "before image does not hold its value (binlog_row_image=MINIMAL or NOBLOB) or it is NULL; "
-            "the column is null and listed in _absent, and its diffs are in _json_diffs"
-        )
+            "the column is null and listed in _absent, and its diffs are in _json_diffs", name, int(unapplied.sum())))
     return arr
 
 

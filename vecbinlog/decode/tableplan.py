@@ -35,10 +35,10 @@ from typing import Iterable
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrowbuild import strings
-from ..errors import UnsupportedError
+from ..arrowbuild import binary_parts, strings
+from ..errors import DecodeWarning, UnsupportedError, warn
 from .batch import ABSENT_TYPE, JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD
-from .decoders.strings import UTF8_CHARSETS
+from .decoders.strings import UTF8_CHARSETS, invalid_values, text_array, transcoded
 
 __all__ = ["TablePlan", "concat_batches", "widen_type", "own_bytes_type", "METADATA_NAMES"]
 
@@ -195,8 +195,9 @@ class TablePlan:
                 raise UnsupportedError(
                     f"{self.table}: column {f.name!r} is {f.type} in some rows of _schema_version {version} and "
                     f"{col.field.type} in others, and no Arrow type holds both exactly (text transcoded from its "
-                    "charset in some batches, bytes invalid in it in others); read it with iter_batches() or "
-                    "name its charset with charsets=",
+                    "charset in some batches, bytes invalid in it in others); read_table() and read_all() return "
+                    "such a column as binary in every row, iter_batches() each batch as it is, and "
+                    "charsets={table: {column: 'binary'}} reads it as bytes everywhere",
                     path=path, offset=batch.column("_log_pos")[0].as_py() if batch.num_rows else None,
                     event_type="rows event",
                 )
@@ -206,6 +207,66 @@ class TablePlan:
             if f.name in METADATA_NAMES and f.name not in self._meta:
                 self._cache = None
                 self._meta[f.name] = f
+
+    def settle_text(self, batches: list[pa.RecordBatch], paths: dict[str, str]) -> list[pa.RecordBatch]:
+        """The batches of a read of whole tables, whose text of transcoded charsets came as its
+        bytes (:attr:`~vecbinlog.decode.decoders.common.DecodeOptions.deferred_text`), with each
+        such column of the plan transcoded in every batch when every value of it is valid in
+        its charset, else kept as bytes in every batch (this plan's type for it binary), with one
+        DecodeWarning that names the column and its charset and counts the invalid values. So a
+        column is text or bytes in all its rows, whatever the batches, and nothing is lost.
+        ``paths``: ``_log_file`` -> the file's path, for the warning."""
+        where: dict[int, list[tuple[int, int]]] = {}  # column of the plan -> (batch, field) of its bytes
+        for b, batch in enumerate(batches):
+            if not batch.num_rows:
+                continue
+            version = _version(batch)
+            if version not in self._layouts:  # a layout the plan was not made with: as declared
+                self.add(version, pa.schema([f.with_type(pa.string()) if _deferred(f) else f for f in batch.schema],
+                                            metadata=batch.schema.metadata))
+            data = [i for i, f in enumerate(batch.schema) if f.name not in METADATA_NAMES]
+            for i, k in zip(data, self._layouts[version]):
+                if _deferred(batch.schema.field(i)):
+                    where.setdefault(k, []).append((b, i))
+        out = list(batches)
+        for k, places in where.items():
+            texts = []
+            for b, i in places:
+                arr, cs = out[b].column(i), _charset(out[b].schema.field(i))
+                texts.append(text_array(len(arr), *binary_parts(arr), cs))
+                if texts[-1] is None:
+                    break
+            if all(t is not None for t in texts):
+                for (b, i), text in zip(places, texts):
+                    out[b] = out[b].set_column(i, out[b].schema.field(i).with_type(text.type), text)
+                continue
+            del texts
+            self._keep_bytes(k, [out[b].column(i).type for b, i in places])
+            self._warn_invalid(k, [(out[b], i) for b, i in places], paths)
+        return out
+
+    def _keep_bytes(self, k: int, types: list[pa.DataType]) -> None:
+        """Column ``k`` of the plan holds bytes (its text types become binary ones)."""
+        col = self._columns[k]
+        large = pa.types.is_large_string(col.field.type) or pa.large_binary() in types
+        col.field = col.field.with_type(pa.large_binary() if large else pa.binary())
+        self._cache = None
+
+    def _warn_invalid(self, k: int, places: list[tuple[pa.RecordBatch, int]], paths: dict[str, str]) -> None:
+        """One DecodeWarning for column ``k`` kept as bytes: its charsets and invalid values."""
+        bad: dict[str, int] = {}
+        path = None
+        for batch, i in places:
+            arr, cs = batch.column(i), _charset(batch.schema.field(i))
+            n = invalid_values(*binary_parts(arr), cs)
+            bad[cs] = bad.get(cs, 0) + n
+            if n and path is None:
+                path = paths.get(batch.column("_log_file")[0].as_py(), batch.column("_log_file")[0].as_py())
+        name = _output_names(self._columns)[k]
+        counts = ", ".join(f"{n} value(s) not valid {cs}" for cs, n in bad.items() if n)
+        warn(f"{path}: {self.table}: column {name!r} ({', '.join(bad)}) holds {counts}: the column is binary in "
+             "every row read, each value's bytes as the binlog holds them (bytes.decode() turns the others into "
+             "text; charsets= names another charset)", DecodeWarning)
 
     # -- the result ----------------------------------------------------------------------
     @property
@@ -290,7 +351,10 @@ class TablePlan:
 def concat_batches(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[str, str]) -> pa.Table:
     """One table of batches whose layouts may differ (ALTER TABLE, a table created again), in
     the plan's schema, widened first with what the batches' data changed (text that fell back
-    to binary). ``paths``: ``_log_file`` -> the file's path, for the errors."""
+    to binary). ``paths``: ``_log_file`` -> the file's path, for the errors. Text of transcoded
+    charsets that came as bytes is transcoded, or kept as bytes, column by column first
+    (:meth:`TablePlan.settle_text`)."""
+    batches = plan.settle_text(batches, paths)
     for b in batches:
         plan.widen(b, paths.get(b.column("_log_file")[0].as_py()) if b.num_rows else None)
     return pa.Table.from_batches([plan.conform(b) for b in batches], schema=plan.schema)
@@ -298,6 +362,17 @@ def concat_batches(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[s
 
 def _common_type(a: pa.Field, b: pa.Field) -> pa.DataType | None:
     return widen_type(a.type, b.type) or own_bytes_type(a, b)
+
+
+def _charset(f: pa.Field) -> str:
+    """The MySQL charset a text field's metadata names (``unknown`` when none was known)."""
+    return (f.metadata or {}).get(b"mysql_charset", b"unknown").decode()
+
+
+def _deferred(f: pa.Field) -> bool:
+    """Whether ``f`` is text of a transcoded charset that came as its bytes (deferred_text)."""
+    binary = pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)
+    return binary and _charset(f) != "unknown" and transcoded(_charset(f))
 
 
 def _version(batch: pa.RecordBatch) -> int:

@@ -22,8 +22,6 @@ For each step of the walk (:mod:`vecbinlog.log.logwalk`) a read
 from __future__ import annotations
 
 import functools
-import warnings
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping
 
@@ -39,7 +37,7 @@ from ..constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from ..decode.batch import RowTransactions, build_batch, table_schema
 from ..decode.rows import PlacedRun
 from ..decode.tableplan import TablePlan
-from ..errors import BinlogError, DecodeWarning, UnsupportedError
+from ..errors import BinlogError, UnsupportedError
 from ..pools import in_pool, pool
 from ..tables.table_map import TableMap
 from .config import ReadConfig
@@ -57,7 +55,16 @@ from .runs import (
     cut_runs,
     matched,
 )
-from .scheduler import BACKGROUND_BYTES, BACKGROUND_EVENT_BYTES, Batch, Made, PendingRun, Pinned, decode_in_order
+from .scheduler import (
+    BACKGROUND_BYTES,
+    BACKGROUND_EVENT_BYTES,
+    Batch,
+    Made,
+    PendingRun,
+    Pinned,
+    ReadTally,
+    decode_in_order,
+)
 from .versions import SchemaHistory, SchemaVersions, VersionState, versioned
 
 __all__ = ["BatchReader", "Read"]
@@ -136,36 +143,38 @@ class BatchReader:
 
     def read(self, wanted: Callable[[str], bool], *, desc: str = "") -> Read:
         """Every batch of the tables ``wanted(name)`` accepts, with each table's plan over the
-        layouts met (a table whose rows the filters all left out too)."""
+        layouts met (a table whose rows the filters all left out too). Text of a transcoded
+        charset comes as its bytes, for :func:`~vecbinlog.decode.tableplan.concat_batches` to
+        transcode, or keep as bytes, column by column."""
         planned = self._planned_runs()
         versions = planned.versions.only(wanted) if planned is not None else SchemaVersions(self.start_versions)
         out: dict[str, list[pa.RecordBatch]] = {}
-        for name, batch in self._batches(wanted, versions, desc, planned):
+        for name, batch in self._batches(wanted, versions, desc, planned, deferred_text=True):
             out.setdefault(name, []).append(batch)
         order = [n for n in versions.layouts if n in out] + [n for n in out if n not in versions.layouts]
         return Read({n: out[n] for n in order}, {n: self.plan(n, versions) for n in versions.layouts}, versions)
 
     def _batches(self, wanted: Callable[[str], bool], versions: SchemaVersions, desc: str,
-                 planned: PlannedRuns | None) -> Iterator[Batch]:
+                 planned: PlannedRuns | None, deferred_text: bool = False) -> Iterator[Batch]:
         progress = self.config.progress
         bar = ProgressBar(self.walk.files, desc, progress) if progress is not False else None
-        dropped: Counter[str] = Counter()
+        tally = ReadTally(deferred_text=deferred_text)
         try:
             if planned is not None:  # the runs of an earlier walk: no walk
-                jobs = self._planned_jobs(planned, wanted, dropped)
+                jobs = self._planned_jobs(planned, wanted, tally)
             else:
-                jobs = self._jobs(wanted, versions, bar, dropped)
+                jobs = self._jobs(wanted, versions, bar, tally)
             for item in decode_in_order(jobs, self.config.threads, self.config.segment_bytes):
                 if bar is not None:
                     bar.batch(item[1])
                 yield item
                 del item  # not held while the next batch is made
-            self._warn_dropped(dropped)
             if bar is not None:
                 bar.done()
         finally:
             if bar is not None:
                 bar.close()
+            tally.warn()  # once per read: at its end, or where its reader stopped (an error, a break)
 
     def _planned_runs(self) -> PlannedRuns | None:
         """Every run of the files, walked once when a second read of rows comes (a log read
@@ -176,7 +185,7 @@ class BatchReader:
             versions = SchemaVersions(self.start_versions)
             runs: list[CarriedRun] = []
             try:
-                for _ in self._jobs(lambda name: True, versions, None, Counter(), collect=runs):
+                for _ in self._jobs(lambda name: True, versions, None, ReadTally(), collect=runs):
                     pass
             except (BinlogError, _TooManyEvents):  # a read of the wanted tables alone says what it must
                 self._plannable = False
@@ -185,26 +194,27 @@ class BatchReader:
         return self._planned
 
     def _planned_jobs(self, planned: PlannedRuns, wanted: Callable[[str], bool],
-                      dropped: Counter[str]) -> Iterator[PendingRun]:
+                      tally: ReadTally) -> Iterator[PendingRun]:
         """The planned runs of the tables ``wanted`` accepts, in the order a walk hands them out;
         each lets go of the pages it read once decoded."""
         for span in planned.runs:
             if not wanted(span.table):
                 continue
-            job = self._pending(span, dropped)
+            job = self._pending(span, tally)
             mapped = [(s, r) for s, r in span.ranges.items() if isinstance(s, MappedSource)]
             if mapped:
                 job.release = functools.partial(_release, mapped)
             yield job
 
-    def _pending(self, span: CarriedRun, dropped: Counter[str]) -> PendingRun:
+    def _pending(self, span: CarriedRun, tally: ReadTally) -> PendingRun:
         """The job that places and decodes a run (in the background when it is large)."""
         threads = self.config.threads
         background = (threads > 1 and span.nbytes >= BACKGROUND_BYTES
                       and span.nbytes >= span.nevents * BACKGROUND_EVENT_BYTES)
         pinned = {id(s): Pinned(s) for s in span.srcs}  # the bytes held while the run waits
         return PendingRun(span.file.path, span.table, background,
-                          functools.partial(self._decoded, span, [pinned[id(s)] for s in span.srcs]), dropped,
+                          functools.partial(self._decoded, span, [pinned[id(s)] for s in span.srcs], tally.deferred_text),
+                          tally,
                           nbytes=span.nbytes)
 
     # -- layouts, without decoding a row --------------------------------------------------------
@@ -258,21 +268,21 @@ class BatchReader:
 
     # -- runs -------------------------------------------------------------------------------------
     def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
-              dropped: Counter[str], collect: list[CarriedRun] | None = None) -> Iterator[PendingRun]:
+              tally: ReadTally, collect: list[CarriedRun] | None = None) -> Iterator[PendingRun]:
         """The runs of :meth:`batches`, each with what places and decodes its batches (or,
         with ``collect``, the runs put in it, none decoded)."""
         spans: dict[str, CarriedRun] = {}  # by table: its runs not decoded yet
         pages = PageRelease(spans, SPAN_HELD_SEGMENTS * self.config.segment_bytes)
         held: set[int] = set()  # the segments (by id) whose pages carried or background runs will read
         try:
-            yield from self._steps_jobs(wanted, versions, bar, dropped, spans, pages, held, collect)
+            yield from self._steps_jobs(wanted, versions, bar, tally, spans, pages, held, collect)
         except Exception:  # the runs before the failure first: their batches come before the error
-            yield from self._run_jobs(spans, list(spans), None, dropped, pages, held, collect)
+            yield from self._run_jobs(spans, list(spans), None, tally, pages, held, collect)
             raise
-        yield from self._run_jobs(spans, list(spans), None, dropped, pages, held, collect)
+        yield from self._run_jobs(spans, list(spans), None, tally, pages, held, collect)
 
     def _steps_jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
-                    dropped: Counter[str], spans: dict[str, CarriedRun], pages: PageRelease,
+                    tally: ReadTally, spans: dict[str, CarriedRun], pages: PageRelease,
                     held: set[int], collect: list[CarriedRun] | None) -> Iterator[PendingRun]:
         walk, rows_filter = self.walk, self.config.filter
 
@@ -282,7 +292,7 @@ class BatchReader:
         for step in walk.steps(transactions=True, progress=bar, keep_pages=keep_pages):
             # the runs that cannot go on into this segment (another segment's buffer; another file
             # unless every piece comes from a memory-mapped or in-memory file)
-            yield from self._run_jobs(spans, [n for n, sp in spans.items() if not sp.follows(step)], step, dropped,
+            yield from self._run_jobs(spans, [n for n, sp in spans.items() if not sp.follows(step)], step, tally,
                                       pages, held, collect)
             f, index = step.file, step.index
             self._check_undecoded(step, wanted)
@@ -298,7 +308,7 @@ class BatchReader:
             for run in cut_runs(found, rows_pos, keep):
                 span = spans.get(run.table)
                 if span is not None and not span.continues(step, run):
-                    yield from self._run_jobs(spans, [run.table], step, dropped, pages, held, collect)
+                    yield from self._run_jobs(spans, [run.table], step, tally, pages, held, collect)
                     span = None
                 if span is None:
                     spans[run.table] = span = CarriedRun.of(step, run)
@@ -308,7 +318,7 @@ class BatchReader:
             carry = step.src is step.file and sum(sp.nevents for sp in spans.values()) <= SPAN_EVENTS
             large = self.config.segment_bytes // SPAN_SHARE
             yield from self._run_jobs(spans, [n for n, sp in spans.items() if not carry or sp.nbytes >= large], step,
-                                      dropped, pages, held, collect)
+                                      tally, pages, held, collect)
             if collect is None:  # (planned runs are decoded later, each letting go of what it read)
                 self._hold_for_spans(spans, step, held)
             self._check_carried(spans, step)
@@ -341,7 +351,7 @@ class BatchReader:
         if ending and step.segment.end - min(lo for lo, _ in here) <= SPAN_HELD_SEGMENTS * self.config.segment_bytes:
             held.add(id(step.segment))
 
-    def _run_jobs(self, spans: dict[str, CarriedRun], names: list[str], step: Step | None, dropped: Counter[str],
+    def _run_jobs(self, spans: dict[str, CarriedRun], names: list[str], step: Step | None, tally: ReadTally,
                   pages: PageRelease, held: set[int], collect: list[CarriedRun] | None = None) -> Iterator[PendingRun]:
         """The runs of tables ``names`` (taken out of ``spans``), one after the other (``step``:
         the segment the walk is at, None after the last), each with what checks its rows events'
@@ -359,7 +369,7 @@ class BatchReader:
         read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
         for name in names:
             span = spans.pop(name)
-            job = self._pending(span, dropped)
+            job = self._pending(span, tally)
             for source, (start, end) in span.ranges.items():
                 if not isinstance(source, MappedSource):  # the one source whose release is not a no-op
                     continue
@@ -372,10 +382,10 @@ class BatchReader:
             jobs[-1].release = functools.partial(pages.release, pages.handed(read))
         yield from jobs
 
-    def _decoded(self, span: CarriedRun, srcs: list[Pinned]) -> Iterator[Made]:
+    def _decoded(self, span: CarriedRun, srcs: list[Pinned], deferred_text: bool = False) -> Iterator[Made]:
         """The batches of one run (its pieces' rows events in ``srcs``), checked, placed,
         filtered and decoded (on any thread: a run in the background takes its CRC32s and
-        rows headers off the reading thread)."""
+        rows headers off the reading thread); ``deferred_text``: see :class:`~.scheduler.ReadTally`."""
         config = self.config
         name, tm, flavor = span.table, span.layout, span.flavor
         effective = config.effective(name)
@@ -394,7 +404,7 @@ class BatchReader:
         gtid_ok = gtids.contains(ctx.gtid) if gtids is not None and ctx is not None else None  # per transaction
         placement = PlacedRun(src, events, tm, max_images=config.batch_rows)
         wanted = None if config.columns is None and config.metadata else config.wants
-        options, declared = config.decoding.of(name, flavor), self.declared(tm, flavor)
+        options, declared = config.decoding.of(name, flavor, deferred_text), self.declared(tm, flavor)
         for images in placement.batches():
             txn = _row_transactions(ctx, images.event)
             keep_rows = np.ones(len(images), bool)
@@ -436,15 +446,3 @@ class BatchReader:
                     "its rows would be missing, so reading stops here",
                     path=f.path, offset=int(index.pos[i]), event_type=event_type_name(code),
                 )
-
-    @staticmethod
-    def _warn_dropped(dropped: Counter[str]) -> None:
-        for name, n in dropped.items():
-            if not n:
-                continue
-            warnings.warn(
-                f"{name}: {n} row images left out: their transaction rolled back (or was undone by ROLLBACK TO "
-                "SAVEPOINT, or has no end in the files), so they did not take effect; rolled_back='keep' keeps "
-                "them, marked by _outcome",
-                DecodeWarning, stacklevel=4,
-            )

@@ -140,13 +140,15 @@ class TableOptions:
         return cls(sign, dict(charsets or {}), {k: tuple(v) for k, v in (names or {}).items()}, invalid_dates,
                    bool(queries))
 
-    def of(self, table: str, flavor: str) -> DecodeOptions:
-        """The DecodeOptions of ``table`` in a file of server ``flavor``."""
+    def of(self, table: str, flavor: str, deferred_text: bool = False) -> DecodeOptions:
+        """The DecodeOptions of ``table`` in a file of server ``flavor`` (``deferred_text``:
+        see :attr:`~vecbinlog.decode.decoders.common.DecodeOptions.deferred_text`)."""
         def pick(d: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
             return {**d.get("*", {}), **d.get(table, {})}
 
         return DecodeOptions(signedness=pick(self.signedness), charsets=pick(self.charsets),
-                             names=self.names.get(table), flavor=flavor, invalid_dates=self.invalid_dates)
+                             names=self.names.get(table), flavor=flavor, invalid_dates=self.invalid_dates,
+                             deferred_text=deferred_text)
 
 
 @dataclass(frozen=True)

@@ -11,18 +11,20 @@ the order the runs were handed out: batches and errors come in the same order wh
 from __future__ import annotations
 
 import itertools
-import warnings
 from collections import Counter, deque
 from concurrent.futures import Future
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
 
 import pyarrow as pa
 
-from ..errors import DecodeWarning
+from ..decode.decoders.common import CountedNote
+from ..errors import DecodeWarning, warn
 from ..pools import pool
 from .runs import SPAN_SHARE
 
-__all__ = ["Batch", "Made", "PendingRun", "Pinned", "decode_in_order", "BACKGROUND_BYTES", "BACKGROUND_EVENT_BYTES"]
+__all__ = ["Batch", "Made", "PendingRun", "Pinned", "ReadTally", "decode_in_order", "BACKGROUND_BYTES",
+           "BACKGROUND_EVENT_BYTES"]
 
 #: a batch decoded: (table, record batch)
 Batch = tuple[str, pa.RecordBatch]
@@ -48,15 +50,51 @@ BACKGROUND_BATCHES = 1
 Made = tuple[pa.RecordBatch, list[str], int]
 
 
+@dataclass
+class ReadTally:
+    """What one read finds to tell as its batches come, told once at its end (:meth:`warn`):
+    each table's decoding notes (a note met in several batches once, the counts of a
+    :class:`~vecbinlog.decode.decoders.common.CountedNote` added up) and the rows the outcome
+    filter left out. Kept on the reading thread. ``deferred_text``: the read returns whole
+    tables, so text of transcoded charsets is decoded as bytes and transcoded once every batch
+    is there (:attr:`~vecbinlog.decode.decoders.common.DecodeOptions.deferred_text`)."""
+
+    deferred_text: bool = False
+    dropped: Counter[str] = field(default_factory=Counter)
+    #: (table, note text) -> (the file of its first batch, the note, counts so far)
+    notes: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+
+    def note(self, path: str, table: str, note: str) -> None:
+        """Take in a note of a batch of ``table`` read from ``path`` (a CountedNote's counts add up)."""
+        key = (table, note.template + "\0" + note.name if isinstance(note, CountedNote) else note)
+        seen = self.notes.get(key)
+        if seen is None:
+            self.notes[key] = (path, note)
+        elif isinstance(note, CountedNote) and isinstance(seen[1], CountedNote):
+            self.notes[key] = (seen[0], seen[1].plus(note))
+
+    def warn(self) -> None:
+        """One DecodeWarning per note and per table with rows left out; then nothing more to tell."""
+        for (table, _), (path, note) in self.notes.items():
+            warn(f"{path}: {table}: {note}", DecodeWarning)
+        for name, n in self.dropped.items():
+            if n:
+                warn(f"{name}: {n} row images left out: their transaction rolled back (or was undone by ROLLBACK "
+                     "TO SAVEPOINT, or has no end in the files), so they did not take effect; rolled_back='keep' "
+                     "keeps them, marked by _outcome", DecodeWarning)
+        self.notes.clear()
+        self.dropped.clear()
+
+
 class PendingRun:
     """The batches of one run of ``table``, placed and decoded: here, as they are read
     (:meth:`results`), or the first :data:`BACKGROUND_BATCHES` of them in the background
     (:meth:`start`) and the rest as they are read; ``make`` yields them.
-    Rows left out by the filters are counted in ``dropped`` (on the reading thread)."""
+    Rows left out by the filters, and decoding notes, go to the read's ``tally`` (on the reading thread)."""
 
     def __init__(self, path: str, table: str, background: bool, make: Callable[[], Iterator[Made]],
-                 dropped: Counter[str], release: Callable[[], None] | None = None, nbytes: int = 0) -> None:
-        self.path, self.table, self.background, self.dropped = path, table, background, dropped
+                 tally: ReadTally, release: Callable[[], None] | None = None, nbytes: int = 0) -> None:
+        self.path, self.table, self.background, self.tally = path, table, background, tally
         self.nbytes = nbytes  #: of its rows events
         self.make: Callable[[], Iterator[Made]] | None = make
         self.future: Future | None = None
@@ -75,8 +113,8 @@ class PendingRun:
         self.make = self.future = None
 
     def results(self) -> Iterator[Batch]:
-        """(table, batch) of each batch, its decoding warnings issued; the batches before an
-        error come first, then the error."""
+        """(table, batch) of each batch, its decoding notes taken in by the tally; the batches
+        before an error come first, then the error."""
         if self.future is None:
             made, error = self.make(), None
         else:
@@ -85,9 +123,9 @@ class PendingRun:
         self.make = self.future = None
         for batch, notes, left_out in made:
             if left_out:
-                self.dropped[self.table] += left_out
+                self.tally.dropped[self.table] += left_out
             for note in notes:
-                warnings.warn(f"{self.path}: {self.table}: {note}", DecodeWarning, stacklevel=5)
+                self.tally.note(self.path, self.table, note)
             yield self.table, batch
             del batch
         if self.release is not None:

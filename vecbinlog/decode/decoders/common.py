@@ -12,7 +12,29 @@ from ...errors import MalformedEventError
 from ...tables.table_map import ColumnSpec
 from .. import rowwalk
 
-__all__ = ["ColumnData", "gather_fixed", "gather_var", "validity", "binary_like", "DecodeOptions"]
+__all__ = ["ColumnData", "CountedNote", "gather_fixed", "gather_var", "validity", "binary_like", "DecodeOptions"]
+
+
+class CountedNote(str):
+    """A decoding note (its text) whose counts add up over the batches of a read, so that a
+    read warns once per note with the totals. ``template`` is a :meth:`str.format` template of
+    ``{name}`` (the column's: never part of the template itself, so any name is safe), ``{n}``
+    (how many), ``{of}`` (of how many) and ``{first}`` (an example: the first batch's is kept)."""
+
+    template: str
+    name: str
+    n: int
+    of: int
+    first: str
+
+    def __new__(cls, template: str, name: str, n: int, of: int = 0, first: str = "") -> CountedNote:
+        note = super().__new__(cls, template.format(name=name, n=n, of=of, first=first))
+        note.template, note.name, note.n, note.of, note.first = template, name, n, of, first
+        return note
+
+    def plus(self, other: CountedNote) -> CountedNote:
+        """This note with ``other``'s counts added (a later batch's: this one's example kept)."""
+        return CountedNote(self.template, self.name, self.n + other.n, self.of + other.of, self.first)
 
 
 @dataclass(frozen=True)
@@ -32,6 +54,11 @@ class DecodeOptions:
     #: "null" (default: null in the typed column, with a DecodeWarning that counts them) or
     #: "string" (every temporal column comes back as MySQL's own text, so nothing is lost)
     invalid_dates: str = "null"
+    #: text of a transcoded charset (not UTF-8, ascii or binary) comes back as its bytes
+    #: (binary), to be transcoded by :func:`vecbinlog.decode.tableplan.concat_batches` once every
+    #: batch of the table is there: a read that returns one table (``read_table``) decides
+    #: text or bytes per column, not per batch
+    deferred_text: bool = False
 
 
 @dataclass
@@ -52,7 +79,7 @@ class ColumnData:
     width: int  #: value length for fixed-width types (0 for length-prefixed ones)
     valid: np.ndarray  #: bool, shape (n,)
     options: DecodeOptions
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  #: notes (a CountedNote adds up over batches)
     path: str | None = None  #: the binlog file, for errors
     #: uint8 (n, width), C-contiguous: the values' bytes (fixed-width types)
     raw: np.ndarray | None = None

@@ -11,8 +11,11 @@ The column's collation (DEFAULT_CHARSET / COLUMN_CHARSET metadata, or the user's
 * the binary collation (63), or no known charset (MINIMAL/NO_LOG binlogs without a
   ``charsets=`` override): ``binary``.
 
-Bytes that are invalid in the declared charset never raise and never lose data: the whole
-column comes back as ``binary`` and a warning names it. CHAR values are as the binlog stores
+Bytes that are invalid in the declared charset never raise and never lose data: the batch's
+column comes back as ``binary`` (its bytes) and the read's one warning counts such values. A
+read of whole tables (``read_table``) decodes text of transcoded charsets as bytes instead
+(``DecodeOptions.deferred_text``), and :meth:`vecbinlog.decode.tableplan.TablePlan.settle_text`
+transcodes the column in every batch, or in none. CHAR values are as the binlog stores
 them: MySQL strips the trailing spaces of CHAR columns (Field_string::pack), so ``'ab  '``
 in a CHAR(4) comes back as ``'ab'``, exactly as ``SELECT`` shows it in the default sql_mode.
 BINARY(n) columns (CHAR with the binary collation) lose their trailing 0x00 bytes the same
@@ -36,7 +39,7 @@ from ...constants import BINARY_COLLATION
 from ...constants import ColumnType as T
 from ...tables.table_map import ColumnSpec
 from . import utf8
-from .common import ColumnData, DecodeOptions, binary_like, gather_var
+from .common import ColumnData, CountedNote, DecodeOptions, binary_like, gather_var
 
 UTF8_CHARSETS = frozenset({"utf8mb4", "utf8mb3", "utf8"})
 
@@ -147,6 +150,12 @@ def pad_binary_char(col: ColumnData) -> tuple[np.ndarray, np.ndarray]:
     return out_offsets, data
 
 
+def transcoded(charset: str | None) -> bool:
+    """Whether text of ``charset`` is transcoded to UTF-8 (its Arrow string no longer holds the
+    column's own bytes): every charset but the UTF-8 ones, ascii and binary (None: unknown)."""
+    return charset is not None and charset not in UTF8_CHARSETS and charset not in ("ascii", "binary")
+
+
 def decode(col: ColumnData) -> pa.Array:
     n = len(col)
     cs = column_charset(col.spec, col.name, col.options)
@@ -154,41 +163,79 @@ def decode(col: ColumnData) -> pa.Array:
         offsets, data = pad_binary_char(col)
         return binary_like(pa.binary(), n, offsets, data, col.valid)
     offsets, data = gather_var(col)
-    if cs is None or cs == "binary":
+    if cs is None or cs == "binary" or (col.options.deferred_text and transcoded(cs)):
+        return binary_like(pa.binary(), n, offsets, data, col.valid)  # deferred: TablePlan transcodes
+    text = text_array(n, offsets, data, col.valid, cs)
+    if text is None:
+        bad = invalid_values(offsets, data, col.valid, cs)
+        col.warnings.append(CountedNote(f"column {{name!r}} ({cs}) holds {{n}} value(s) {_why_invalid(cs)}: "
+                                        "it is returned as binary, bytes unchanged, in the batches that hold them", col.name, bad))
         return binary_like(pa.binary(), n, offsets, data, col.valid)
+    return text
+
+
+def text_array(n: int, offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, cs: str) -> pa.Array | None:
+    """The ``n`` values (``offsets`` from 0 into ``data``, null where not ``valid``) of charset
+    ``cs`` as a string array, or None when a value's bytes are not valid in ``cs`` (or Python
+    has no codec for it): then only their bytes hold them."""
     if single_byte_chars(cs) is not None:
         out = transcode_single_byte(offsets, data, cs)
         if out is None:
-            return _fallback(col, offsets, data, f"bytes that have no character in {cs}")
+            return None
         offsets, data = out
     elif cs == "ascii":
         if data.size and int(data.max()) > 0x7F:
-            return _fallback(col, offsets, data, "bytes above 0x7f in an ascii column")
+            return None
     elif cs not in UTF8_CHARSETS:
         codec = codec_for(cs)
-        if codec is None:
-            return _fallback(col, offsets, data, f"no Python codec for charset {cs}")
-        return _decode_with_codec(col, offsets, data, codec, cs)
+        return None if codec is None else _decode_with_codec(n, offsets, data, valid, codec)
     if not utf8.valid_values(offsets, data):
-        return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
-    return binary_like(pa.string(), n, offsets, data, col.valid)
+        return None
+    return binary_like(pa.string(), n, offsets, data, valid)
 
 
-def _decode_with_codec(col: ColumnData, offsets: np.ndarray, data: np.ndarray, codec: str, cs: str) -> pa.Array:
+def invalid_values(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, cs: str) -> int:
+    """How many values (not null) hold bytes that are not valid in charset ``cs`` (every one
+    when Python has no codec for it). Value by value: for a column that :func:`text_array`
+    refused, to say how much of it."""
+    n = len(valid)
+    if single_byte_chars(cs) is not None or cs == "ascii":
+        bad = _byte_table(cs)[2][data] if cs != "ascii" else data > 0x7F
+        before = np.zeros(len(bad) + 1, np.int64)
+        np.cumsum(bad, out=before[1:])
+        return int(np.count_nonzero(valid & (before[offsets[1:]] > before[offsets[:-1]])))
+    codec = "utf-8" if cs in UTF8_CHARSETS else codec_for(cs)
+    if codec is None:
+        return int(np.count_nonzero(valid))
+    decoder, raw, bounds = codecs.getdecoder(codec), data.tobytes(), offsets.tolist()
+    count = 0
+    for i in np.flatnonzero(valid).tolist():
+        try:
+            decoder(raw[bounds[i] : bounds[i + 1]])
+        except UnicodeDecodeError:
+            count += 1
+    return count
+
+
+def _why_invalid(cs: str) -> str:
+    """What is wrong with a value of charset ``cs`` that :func:`text_array` refused."""
+    if single_byte_chars(cs) is not None:
+        return f"with bytes that have no character in {cs}"
+    if cs not in UTF8_CHARSETS and cs != "ascii" and codec_for(cs) is None:
+        return f"of charset {cs}, which Python has no codec for"
+    return f"whose bytes are not valid {cs}"
+
+
+def _decode_with_codec(n: int, offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, codec: str) -> pa.Array | None:
     # Per-value work: Python's codecs have no vectorised entry point for these charsets.
     decoder = codecs.getdecoder(codec)
     raw = data.tobytes()
     bounds = offsets.tolist()
-    valid = col.valid.tolist()
+    ok = valid.tolist()
     out: list[str | None] = []
     try:
-        for i in range(len(col)):
-            out.append(decoder(raw[bounds[i] : bounds[i + 1]])[0] if valid[i] else None)
+        for i in range(n):
+            out.append(decoder(raw[bounds[i] : bounds[i + 1]])[0] if ok[i] else None)
     except UnicodeDecodeError:
-        return _fallback(col, offsets, data, f"bytes that are not valid {cs}")
+        return None
     return strings(out)
-
-
-def _fallback(col: ColumnData, offsets: np.ndarray, data: np.ndarray, why: str) -> pa.Array:
-    col.warnings.append(f"column {col.name!r} holds {why}; it is returned as binary, bytes unchanged")
-    return binary_like(pa.binary(), len(col), offsets, data, col.valid)

@@ -63,7 +63,7 @@ from ...constants import ColumnType as T
 from ...errors import MalformedEventError
 from ...jit import kernel
 from ...tables.table_map import ColumnSpec
-from .common import ColumnData, DecodeOptions, binary_like, validity
+from .common import ColumnData, CountedNote, DecodeOptions, binary_like, validity
 
 __all__ = ["arrow_type", "decode"]
 
@@ -634,11 +634,10 @@ def decode(col: ColumnData) -> pa.Array:
     n_invalid = int(np.count_nonzero(f.invalid))
     if n_invalid:
         first = int(np.argmax(f.invalid))
-        col.warnings.append(
-            f"column {col.name!r}: {n_invalid} of {n} {col.spec.type_name} value(s) are zero or invalid dates "
-            f"that Arrow cannot hold (the first is '{_one_text(col, f, first)}'); they are null here, "
-            'and invalid_dates="string" returns every value as MySQL\'s text'
-        )
+        col.warnings.append(CountedNote(
+            f"column {{name!r}}: {{n}} of {{of}} {col.spec.type_name} value(s) are zero or invalid dates "
+            "that Arrow cannot hold (the first is '{first}'); they are null here, "
+            'and invalid_dates="string" returns every value as MySQL\'s text', col.name, n_invalid, n, _one_text(col, f, first)))
     atype = arrow_type(col.spec, col.name, col.options)
     vbuf, nulls = validity(ok)
     return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(np.ascontiguousarray(values))], null_count=nulls)
