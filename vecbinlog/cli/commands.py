@@ -56,7 +56,7 @@ def open_log(args: argparse.Namespace, **options: Any) -> vecbinlog.Binlog:
         options.setdefault("progress", {"file": sys.stderr, "dynamic_ncols": True})
     return vecbinlog.open(
         args.files, strict=args.strict, verify_checksums=not args.no_verify_checksums,
-        invalid_dates=args.invalid_dates, tables=tables, start=args.start, stop=args.stop,
+        invalid_dates=args.invalid_dates, charsets=args.charsets, tables=tables, start=args.start, stop=args.stop,
         since=args.since, until=None if args.command == "snapshot" else args.until, change_types=args.change_types,
         rolled_back=args.rolled_back, queries=args.queries, gtids=args.gtids, **options,
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import json
 import re
 from typing import Any, NoReturn
 
@@ -55,6 +56,18 @@ def _change_types(text: str) -> list[str]:
             f"{', '.join(bad) or repr(text)}: change types are some of {', '.join(CHANGE_CHOICES)} (comma-separated)"
         )
     return items
+
+
+def _charsets(text: str) -> dict[str, dict[str, str]]:
+    """``--charsets``: JSON of ``{"db.table": {"column or @N": "charset"}}``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise argparse.ArgumentTypeError(f"{text!r} is not JSON ({exc}); e.g. '{{\"db.t\": {{\"c\": \"cp932\"}}}}'") from None
+    if not isinstance(value, dict) or not all(isinstance(v, dict) and all(isinstance(c, str) for c in v.values())
+                                              for v in value.values()):
+        raise argparse.ArgumentTypeError(f"{text!r}: a JSON object of tables, each an object of column: charset")
+    return value
 
 
 def _positive(text: str) -> int:
@@ -148,6 +161,10 @@ def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
     _strict(d)
     d.add_argument("--no-verify-checksums", action="store_true",
                    help="do not check the CRC32 of the events")
+    d.add_argument("--charsets", metavar="JSON", type=_charsets,
+                   help="the charset of text columns, as vecbinlog.open(charsets=) takes it: "
+                        "'{\"db.table\": {\"column\": \"cp932\"}}' (\"*\": every table); \"binary\" reads a "
+                        "column as its bytes")
     d.add_argument("--invalid-dates", choices=("null", "string"), default="null",
                    help="zero dates ('0000-00-00'): null (default), or every temporal column "
                         "as MySQL's text")

@@ -9,6 +9,7 @@ the command line translates them, by the table :data:`API_WORDS`, before printin
 from __future__ import annotations
 
 import ast
+import json
 import re
 from collections.abc import Callable
 
@@ -24,6 +25,15 @@ def _tables_flag(match: re.Match[str]) -> str:
     return "--tables " + ",".join(str(p) for p in patterns)
 
 
+def _charsets_flag(match: re.Match[str]) -> str:
+    """``charsets={'db.t': {'c': 'binary'}}`` as the flag that sets it (JSON, quoted for a shell)."""
+    try:
+        value = ast.literal_eval(match.group(1))
+    except (ValueError, SyntaxError):
+        return "--charsets " + match.group(1)
+    return "--charsets '" + json.dumps(value) + "'"
+
+
 #: (a pattern of the API's words, the command line's words for it), applied in order: the
 #: options named by the messages that reach the command line (``tests/test_cli_outputs.py``
 #: makes each but the last from real binlogs).
@@ -36,8 +46,7 @@ API_WORDS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], .
         (r"""\binvalid_dates=["']string["']""", "--invalid-dates string"),  # zero dates
         (r"""\brolled_back=["']keep["']""", "--rolled-back keep"),  # rows left out
         (r"^until: ", "--until: "),  # snapshot's point not in the files
-        (r"read it with iter_batches\(\) or name its charset with charsets=",  # text of two types
-         "read it with the Python API: iter_batches(), or vecbinlog.open(..., charsets=) naming its charset"),
+        (r"charsets=(\{'[^{}]*': \{[^{}]*\}\})", _charsets_flag),  # text invalid in its charset (last: no binlog here)
     )
 )
 

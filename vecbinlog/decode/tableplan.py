@@ -197,7 +197,7 @@ class TablePlan:
                     f"{col.field.type} in others, and no Arrow type holds both exactly (text transcoded from its "
                     "charset in some batches, bytes invalid in it in others); read_table() and read_all() return "
                     "such a column as binary in every row, iter_batches() each batch as it is, and "
-                    "charsets={table: {column: 'binary'}} reads it as bytes everywhere",
+                    f"charsets={{{self.table!r}: {{{f.name!r}: 'binary'}}}} reads it as bytes everywhere",
                     path=path, offset=batch.column("_log_pos")[0].as_py() if batch.num_rows else None,
                     event_type="rows event",
                 )
@@ -344,8 +344,20 @@ class TablePlan:
                 col = _renamed_absent(col, [names[k] for k in mine])
             elif renamed and f.name == JSON_DIFFS_FIELD.name:
                 col = _renamed_diffs(col, [batch.schema.field(i).name for i in data], [names[k] for k in mine])
+            if col.type != f.type and _is_bytes(col.type) and not _is_bytes(f.type):
+                raise self._bytes_as_text(batch, f.name, batch.schema.field(i))
             arrays.append(col if col.type == f.type else col.cast(f.type, safe=True))
         return pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+    def _bytes_as_text(self, batch: pa.RecordBatch, name: str, f: pa.Field) -> UnsupportedError:
+        """The error for a batch whose text fell back to bytes where the schema says text: a
+        cast would pass off bytes of another charset as UTF-8 (or fail on some), so none is made."""
+        cs = _charset(f)
+        return UnsupportedError(
+            f"{self.table}: column {name!r} ({cs}) holds values whose bytes are not valid {cs}, in rows that the "
+            "schema, fixed before any row was decoded (Spark's, a stream's), has as text; read_table() returns such "
+            f"a column as binary in every row, and charsets={{{self.table!r}: {{{f.name!r}: 'binary'}}}} reads it as "
+            "bytes everywhere", offset=batch.column("_log_pos")[0].as_py(), event_type="rows event")
 
 
 def concat_batches(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[str, str]) -> pa.Table:
@@ -364,6 +376,10 @@ def _common_type(a: pa.Field, b: pa.Field) -> pa.DataType | None:
     return widen_type(a.type, b.type) or own_bytes_type(a, b)
 
 
+def _is_bytes(t: pa.DataType) -> bool:
+    return pa.types.is_binary(t) or pa.types.is_large_binary(t)
+
+
 def _charset(f: pa.Field) -> str:
     """The MySQL charset a text field's metadata names (``unknown`` when none was known)."""
     return (f.metadata or {}).get(b"mysql_charset", b"unknown").decode()
@@ -371,8 +387,7 @@ def _charset(f: pa.Field) -> str:
 
 def _deferred(f: pa.Field) -> bool:
     """Whether ``f`` is text of a transcoded charset that came as its bytes (deferred_text)."""
-    binary = pa.types.is_binary(f.type) or pa.types.is_large_binary(f.type)
-    return binary and _charset(f) != "unknown" and transcoded(_charset(f))
+    return _is_bytes(f.type) and _charset(f) != "unknown" and transcoded(_charset(f))
 
 
 def _version(batch: pa.RecordBatch) -> int:

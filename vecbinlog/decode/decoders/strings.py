@@ -169,7 +169,8 @@ def decode(col: ColumnData) -> pa.Array:
     if text is None:
         bad = invalid_values(offsets, data, col.valid, cs)
         col.warnings.append(CountedNote(f"column {{name!r}} ({cs}) holds {{n}} value(s) {_why_invalid(cs)}: "
-                                        "it is returned as binary, bytes unchanged, in the batches that hold them", col.name, bad))
+                                        "it is returned as binary, bytes unchanged (by read_table in every row, by iter_batches in the "
+                                        "batches that hold them)", col.name, bad))
         return binary_like(pa.binary(), n, offsets, data, col.valid)
     return text
 
