@@ -48,7 +48,7 @@ from .binlog.sources import NewestPath, name_of, open_source, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import FileScan, scan_transactions
 from .decode.tableplan import TablePlan
-from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning
+from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning, warn
 from .log.config import ReadConfig
 from .log.loginfo import gtid_offset
 from .log.logset import log_order_key
@@ -127,6 +127,7 @@ class Archive:
         self._scans: dict[str, FileScan] = {}
         self._final: set[str] = set()  # files walked to their end while a later file was there
         self._seen: set[str] = set()
+        self._cut_told: set[str] = set()  # final files cut short, said once (a TruncatedWarning)
 
     @property
     def shown(self) -> str:
@@ -189,6 +190,11 @@ class Archive:
                 scan = fresh
             if not newest and (f.size is None or scan.walked >= f.size or not f.source.seekable):
                 self._final.add(name)
+            if not newest and f.walk_stop is not None and name not in self._cut_told:
+                self._cut_told.add(name)  # told once, by the driver: the tasks read up to its last event
+                stop = f.walk_stop
+                warn(f"{f.path}: reading stopped at offset {stop.offset}: {stop.reason}; a later file is in the "
+                     "archive, so this one will not grow: every complete event before it is read", TruncatedWarning)
             if not f.source.seekable:
                 self._final.add(name)  # a compressed file does not grow
         self._scans[name] = scan

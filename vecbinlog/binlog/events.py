@@ -43,7 +43,6 @@ from __future__ import annotations
 import decimal
 import math
 import struct
-import warnings
 from dataclasses import dataclass
 from typing import Callable
 
@@ -51,7 +50,7 @@ import numpy as np
 
 from ..collations import collation_for
 from ..constants import ROWS_EVENTS, EventType, LogEventFlag
-from ..errors import MalformedEventError, MalformedEventWarning
+from ..errors import MalformedEventError, MalformedEventWarning, warn
 from .compression import MARIADB_COMPRESSED, mariadb_plain_event, payload_info
 from .gtid import FL_PREPARED_XA, FL_STANDALONE, gtid_texts, parse_mariadb_gtid, previous_gtids
 from .headers import EventIndex
@@ -153,10 +152,10 @@ def query_bounds(src: EventSource, index: EventIndex, sel: np.ndarray,
         why = "status variables and database name run past the end of the event"
         if not lenient:
             raise MalformedEventError(why, path=src.path, offset=int(index.pos[i]), event_type="QUERY_EVENT")
-        warnings.warn(
+        warn(
             f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {why}; "
             f"{int(bad.sum())} such event(s) taken as statements that neither start nor end a transaction",
-            MalformedEventWarning, stacklevel=5,
+            MalformedEventWarning,
         )
         start = np.where(bad, end, start)
     return start, end

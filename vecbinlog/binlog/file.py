@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import warnings
 import zlib
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
@@ -41,6 +40,7 @@ from ..errors import (
     TruncatedWarning,
     UnsupportedError,
     UnsupportedVersionError,
+    warn,
 )
 from .checksum import first_mismatch
 from .format import FormatDescription, parse_format_description
@@ -319,11 +319,10 @@ class BinlogFile:
             raise TruncatedError(reason, path=self.path, offset=offset)
         if not self._warned:
             self._warned = True
-            warnings.warn(
+            warn(
                 f"{self.path}: reading stopped at offset {offset}: {reason}; "
                 "every complete event before it was decoded (strict=True raises instead)",
                 TruncatedWarning,
-                stacklevel=5,
             )
 
     def _ended_early(self, offset: int, *, fatal: bool = False) -> None:

@@ -19,7 +19,6 @@ import io
 import os
 import posixpath
 import re
-import warnings
 from dataclasses import dataclass
 from typing import Any, Iterable
 from urllib.parse import urlsplit, urlunsplit
@@ -28,7 +27,7 @@ import pyarrow as pa
 
 from ..binlog.sources import COMPRESSION_MAGIC, NewestPath, is_uri, redact, resolve, strip_compression
 from ..binlog.spec import MAGIC
-from ..errors import BinlogSetWarning, SourceNotFoundError, SourceUnreachableError
+from ..errors import BinlogSetWarning, SourceNotFoundError, SourceUnreachableError, warn
 
 __all__ = ["binlog_files", "binlog_sources", "folder_binlogs", "index_file_paths", "log_order_key", "source_name",
            "InMemory"]
@@ -71,9 +70,9 @@ def index_file_paths(index: str, filesystem: Any = None) -> list[str]:
     if moved:
         folder = _with_path(index, posixpath.dirname(_path_part(index))) if filesystem is not None or is_uri(index) \
             else os.path.dirname(os.path.abspath(index))
-        warnings.warn(f"{redact(index)} lists {len(moved)} file(s) at paths that are not there ({moved[0]}"
-                      f"{', ...' if len(moved) > 1 else ''}): the files of those names beside the index, in "
-                      f"{redact(folder)}, are read", BinlogSetWarning, stacklevel=3)
+        warn(f"{redact(index)} lists {len(moved)} file(s) at paths that are not there ({moved[0]}"
+             f"{', ...' if len(moved) > 1 else ''}): the files of those names beside the index, in "
+             f"{redact(folder)}, are read", BinlogSetWarning)
     return out
 
 
@@ -200,8 +199,7 @@ def folder_binlogs(folder: str, filesystem: Any = None) -> list[str]:
                 and heads[p] != MAGIC]
         why = "they do not start with the binlog magic fe 62 69 6e"
     if left:
-        warnings.warn(f"{redact(folder)}: left out {', '.join(sorted(left, key=log_order_key))} ({why})",
-                      BinlogSetWarning, stacklevel=4)
+        warn(f"{redact(folder)}: left out {', '.join(sorted(left, key=log_order_key))} ({why})", BinlogSetWarning)
     if not found:
         raise SourceNotFoundError("no binlog file in the folder (none starts with the binlog magic)", uri=redact(folder))
     return found

@@ -19,7 +19,6 @@ ROTATE_EVENT names.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
@@ -32,7 +31,7 @@ from ..binlog.headers import EventIndex
 from ..binlog.spec import MAGIC_LEN
 from ..binlog.transactions import TransactionTracker, TxnContext
 from ..constants import EventType
-from ..errors import BinlogError, BinlogSetWarning
+from ..errors import BinlogError, BinlogSetWarning, warn
 from ..tables.ddl import Catalog
 from ..tables.table_ids import ParsedMaps, TableMaps
 from ..tables.tracker import DdlState, SchemaTracker
@@ -140,11 +139,11 @@ class LogWalk:
         nxt = self.files[k + 1]
         if name != nxt.name and k not in self._chain_warned and not nxt.name.startswith("<memory"):
             self._chain_warned.add(k)
-            warnings.warn(
+            warn(
                 f"{f.path} rotates to {name!r} but the next file given is {nxt.name!r}: files may be "
                 "missing or out of order (transactions and table ids do not cross files, so each file "
                 "still decodes alone)",
-                BinlogSetWarning, stacklevel=4,
+                BinlogSetWarning,
             )
 
 

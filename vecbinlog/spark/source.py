@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import warnings
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
@@ -23,6 +24,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from ..binlog.sources import redact
 from ..decode.tableplan import TablePlan
+from ..errors import TruncatedWarning
 from ..log.config import TEXT_OPTIONS, ReadConfig, RowsFilter, text_bytes
 from ..log.versions import SchemaHistory
 from ..netchanges import KEY_METADATA, table_key
@@ -172,7 +174,8 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
     """
     config = config if config is not None else ReadConfig.build(**options)
     config = config.replace(filter=dataclasses.replace(config.filter, tables=RowsFilter.make(tables).tables))
-    with Binlog(list(paths), config) as log:
+    with Binlog(list(paths), config) as log, warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncatedWarning)  # said by what reads rows: plan_splits, a stream's Archive
         history = log.history()
     found = list(history.plans)
     if not found:
@@ -245,10 +248,24 @@ def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schem
     target = arrow_schema(schema)
     tables = list(plans)
     for split in splits:
-        for name, batch in read_split(split, tables, config, project=False):
+        for name, batch in _told_by_driver(read_split(split, tables, config, project=False)):
             if name in plans:  # the patterns were resolved on the driver: a table born later is not read
                 fitted = plans[name].conform(batch)
                 yield conform(fitted.select(config.project(fitted.schema)), target, name)
+
+
+def _told_by_driver(batches: Iterator[tuple[str, pa.RecordBatch]]) -> Iterator[tuple[str, pa.RecordBatch]]:
+    """``batches`` without a TruncatedWarning: the driver said it once, as it planned the splits
+    (:func:`~vecbinlog.splits.plan_splits`, or the stream's :class:`~vecbinlog.streaming.Archive`),
+    and every task whose split ends the file would say it again. The filter is on only while
+    vecbinlog decodes (not while Spark holds a batch)."""
+    while True:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TruncatedWarning)
+            item = next(batches, None)
+        if item is None:
+            return
+        yield item
 
 
 class BinlogReader(DataSourceReader):

@@ -22,7 +22,6 @@ from __future__ import annotations
 import copy
 import os
 import re
-import warnings
 from dataclasses import replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -33,7 +32,7 @@ from ..binlog.headers import EventIndex
 from ..collations import collation_id
 from ..constants import ColumnType as T
 from ..constants import EventType
-from ..errors import SchemaWarning
+from ..errors import SchemaWarning, warn
 from .columndef import TYPE_WORDS
 from .ddl import Catalog, ColumnInfo, DdlError, TableDef, split_name
 from .table_map import ColumnSpec, TableMap
@@ -83,7 +82,7 @@ def load_schema(source: SchemaSource | None) -> dict[str, TableDef]:
     catalog = Catalog()
     problems = catalog.apply_script(text)
     for problem in problems:
-        warnings.warn(f"schema=: statement not used: {problem}", SchemaWarning, stacklevel=3)
+        warn(f"schema=: statement not used: {problem}", SchemaWarning)
     return dict(catalog.tables)
 
 
@@ -281,14 +280,14 @@ class SchemaTracker:
                 self.catalog.tables.pop(name, None)
             what = f"{exc.table} is no longer tracked from here on" if exc.table else "no table could be told from it"
             if exc.table is None or self.wanted is None or self.wanted(exc.table):
-                warnings.warn(
+                warn(
                     f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: DDL not understood ({exc}): "
                     f"{sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
-                    SchemaWarning, stacklevel=6,
+                    SchemaWarning,
                 )
         for note in self.catalog.notes:
-            warnings.warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note} (in {sql[:120]!r})",
-                          SchemaWarning, stacklevel=6)
+            warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note} (in {sql[:120]!r})",
+                 SchemaWarning)
         if not changed:
             return False
         self.generation += 1
@@ -355,7 +354,7 @@ class SchemaTracker:
     def _warn_once(self, key: tuple, message: str) -> None:
         if key not in self._warned:
             self._warned.add(key)
-            warnings.warn(message, SchemaWarning, stacklevel=6)
+            warn(message, SchemaWarning)
 
 
 def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:

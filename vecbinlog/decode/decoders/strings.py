@@ -199,7 +199,6 @@ def invalid_values(offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, cs:
     """How many values (not null) hold bytes that are not valid in charset ``cs`` (every one
     when Python has no codec for it). Value by value: for a column that :func:`text_array`
     refused, to say how much of it."""
-    n = len(valid)
     if single_byte_chars(cs) is not None or cs == "ascii":
         bad = _byte_table(cs)[2][data] if cs != "ascii" else data > 0x7F
         before = np.zeros(len(bad) + 1, np.int64)
