@@ -227,10 +227,10 @@ def test_pages_let_go_only_once_no_run_reads_them(workload_binlog, monkeypatch, 
             log_of.append(("release", lo, hi))
             release(self, lo, hi)
 
-        def recorded_run(self, span, src, decoded=decoded):
+        def recorded_run(self, span, src, *rest, decoded=decoded):
             for events in span.events:
                 log_of.extend(("event", int(a), int(a + n)) for a, n in zip(events.pos, events.event_size))
-            return decoded(self, span, src)
+            return decoded(self, span, src, *rest)
 
         monkeypatch.setattr(MappedSource, "release", recorded_release)
         monkeypatch.setattr(batches_module.BatchReader, "_decoded", recorded_run)

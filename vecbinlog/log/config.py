@@ -252,7 +252,8 @@ class ReadConfig:
     def from_text(cls, options: Mapping[str, str], **given: Any) -> ReadConfig:
         """The config of options given as text (Spark's ``.option(...)``), each parsed by the
         rule of :data:`TEXT_OPTIONS`; ``given`` are options already typed. A bad value is a
-        ValueError whose first line names the option and the value."""
+        ValueError that starts ``option NAME='VALUE': `` and says what is wrong (Spark prints it
+        after its own words, on one line with ``spark.sql.execution.pyspark.udf.hideTraceback.enabled``)."""
         typed: dict[str, Any] = dict(given)
         for name, text in options.items():
             parse = TEXT_OPTIONS.get(name)
@@ -265,7 +266,11 @@ class ReadConfig:
         try:
             return cls.build(**typed)
         except (ValueError, TypeError) as exc:
-            raise ValueError(f"{exc} (options {', '.join(f'{k}={v!r}' for k, v in options.items())})") from exc
+            text = str(exc)
+            name = next((n for n in sorted(options, key=len, reverse=True) if text.startswith(n)), None)
+            if name is None:
+                raise ValueError(f"{text} (options {', '.join(f'{k}={v!r}' for k, v in options.items())})") from exc
+            raise ValueError(f"option {name}={options[name]!r}: {text.removeprefix(name + ': ')}") from exc
 
     @property
     def queries(self) -> bool:

@@ -210,7 +210,8 @@ def _returned(config: ReadConfig, schema: pa.Schema, strict: bool = True) -> pa.
     names = config.project(schema)
     if strict and config.columns is not None and len(names) < len(config.columns):
         missing = [c for c in config.columns if c not in schema.names]
-        raise ValueError(f"option columns: {schema.metadata.get(b'vecbinlog.table', b'').decode()} has no column "
+        raise ValueError(f"option columns={','.join(config.columns)!r}: "
+                         f"{schema.metadata.get(b'vecbinlog.table', b'').decode()} has no column "
                          f"{', '.join(map(repr, missing))}; its columns: {', '.join(schema.names)}")
     return pa.schema([schema.field(n) for n in names], metadata=schema.metadata)
 
@@ -493,7 +494,12 @@ class BinlogDataSource(DataSource):
         return "binlog"
 
     def _parsed(self) -> ReadOptions:
-        return ReadOptions.parse(self.options)
+        """The options, parsed; a bad one is a ValueError of a short traceback (Spark prints the
+        traceback before the message), its message ``option NAME='VALUE': what is wrong``."""
+        try:
+            return ReadOptions.parse(self.options)
+        except ValueError as exc:
+            raise ValueError(str(exc)) from None
 
     def schema(self) -> StructType:
         o = self._parsed()
