@@ -24,9 +24,26 @@ from .errors import (
     UnsupportedError,
     UnsupportedVersionError,
 )
-from .reader import Binlog, open, read_pandas, read_table
 
 __version__ = "0.1.0"
+
+#: the API, imported when first used (``vecbinlog.open``...): ``import vecbinlog`` alone, and
+#: the command line before it knows its command, load none of NumPy, pyarrow and numba
+_LAZY = {"Binlog": "reader", "open": "reader", "read_pandas": "reader", "read_table": "reader"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value  # found directly from now on
+        return value
+    raise AttributeError(f"module 'vecbinlog' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [
     "Binlog",

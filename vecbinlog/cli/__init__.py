@@ -28,8 +28,7 @@ import warnings
 from typing import NoReturn, Sequence
 
 from ..errors import BinlogError, TableNotFoundError
-from .commands import COMMANDS, UsageError
-from .parser import PROG, build_parser
+from .parser import PROG, UsageError, build_parser
 from .words import cli_words
 
 __all__ = ["main", "run"]
@@ -70,6 +69,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("always")
             warnings.showwarning = show
+            from .commands import COMMANDS  # after parsing: --help and bad usage load no NumPy, Arrow, numba
+
             return int(COMMANDS[args.command](args) or 0)
     except (UsageError, TableNotFoundError) as exc:  # found after parsing: one line, as the errors of the files
         if args.debug:

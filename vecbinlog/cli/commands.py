@@ -29,13 +29,10 @@ from ..errors import BinlogError, UnsupportedError
 from ..log.config import default_threads
 from ..log.logset import binlog_files
 from . import progress
-from .lines import CsvText, JsonLinesText, TableText
-from .writers import CsvFile, TableWriters, publish_tables, table_folder
+from .parser import UsageError
 
-
-class UsageError(Exception):
-    """Bad usage found after parsing (a table the binlog does not have, an output that would be
-    overwritten or whose suffix is not its format): one line on stderr, exit 2."""
+# The writers of cat, events, snapshot and to-parquet (lines, writers: their compiled kernels)
+# are imported by those commands, not by info, tables or verify.
 
 
 #: cat reads in smaller segments and batches than the API's defaults: lines are formatted while
@@ -349,6 +346,8 @@ def _first_merged(batches: Iterator[pa.RecordBatch], rows: int) -> Iterator[pa.R
 def cmd_cat(args: argparse.Namespace) -> int:
     """``cat``: a table's change log, in its one schema over every layout (one header), a batch
     at a time, formatted while the next is decoded."""
+    from .lines import CsvText, JsonLinesText, TableText
+
     out = sys.stdout.buffer
     sys.stdout.flush()
     writer = {"jsonl": JsonLinesText, "csv": CsvText}.get(args.format)
@@ -425,6 +424,8 @@ def _snapshot_output(args: argparse.Namespace) -> tuple[Path, str]:
 def cmd_snapshot(args: argparse.Namespace) -> int:
     """``snapshot``: a table's rows as of a point, to Parquet or CSV (by OUT's suffix), written
     beside OUT and renamed to it at the end (a failure leaves no OUT)."""
+    from .writers import CsvFile
+
     out, fmt = _snapshot_output(args)
     key = [k.strip() for k in args.key.split(",")] if args.key else None
     with open_log(args) as log:
@@ -456,6 +457,8 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
 def cmd_to_parquet(args: argparse.Namespace) -> int:
     """``to-parquet``: every table's change log as a dataset, in one pass over the files,
     written in a hidden folder of OUTDIR and moved into place once every table is done."""
+    from .writers import TableWriters, publish_tables, table_folder
+
     outdir = Path(args.outdir)
     if outdir.exists() and not outdir.is_dir():
         raise UsageError(f"{outdir} exists and is not a folder")
@@ -504,6 +507,8 @@ def cmd_to_parquet(args: argparse.Namespace) -> int:
 
 def cmd_events(args: argparse.Namespace) -> int:
     """``events``: the listing ``SHOW BINLOG EVENTS`` gives, for files."""
+    from .lines import JsonLinesText, TableText
+
     with vecbinlog.open(args.files) as log:
         events = log.events()
     pos = to_numpy(events.column("pos").combine_chunks())

@@ -14,7 +14,15 @@ import re
 from typing import Any, NoReturn
 
 from .. import __version__
-from .writers import ROW_GROUP_ROWS
+
+
+class UsageError(Exception):
+    """Bad usage found after parsing (a table the binlog does not have, an output that would be
+    overwritten or whose suffix is not its format): one line on stderr, exit 2."""
+
+
+#: rows per Parquet row group that ``to-parquet`` writes (bounded row groups; its help says it)
+ROW_GROUP_ROWS = 128 * 1024
 
 PROG = "vecbinlog"
 #: the values of --change-types (an update is both its images)

@@ -13,9 +13,7 @@ from typing import Iterable
 import pyarrow as pa
 
 from .lines import CsvText
-
-ROW_GROUP_ROWS = 128 * 1024  #: rows per Parquet row group (bounded row groups)
-
+from .parser import ROW_GROUP_ROWS
 
 #: Dictionary columns whose dictionary is made per batch (one entry per transaction or
 #: statement of the batch): an Arrow IPC file cannot change a dictionary, so there they are
