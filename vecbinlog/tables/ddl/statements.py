@@ -1,7 +1,7 @@
 """A table's definition, the DDL statements that change it, and how an ALTER TABLE rebuilds
 its column list.
 
-The readers of DDL text (:mod:`.ddltree`: sqlglot's tree; :mod:`.ddlscan`: a tolerant
+The readers of DDL text (:mod:`.tree`: sqlglot's tree; :mod:`.scan`: a tolerant
 reading of the tokens) turn a statement into one of the statement classes here
 (:class:`CreateTable`, :class:`AlterTable`, :class:`DropTables`...), whose column
 definitions are :class:`~.columndef.ColumnDecl`; :class:`vecbinlog.tables.ddl.Catalog`
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from .columndef import (
+from .columns import (
     ColumnDecl,
     ColumnInfo,
     DdlError,

@@ -1,4 +1,4 @@
-"""A DDL statement's tokens, and the cursor the tolerant reader (:mod:`.ddlscan`) walks them with.
+"""A DDL statement's tokens, and the cursor the tolerant reader (:mod:`.scan`) walks them with.
 
 The tokens are sqlglot's (its MySQL tokenizer: quoting, escapes, comments, hex and bit
 literals, introducers), reduced to what a reading of the server's grammar needs: a kind
@@ -13,9 +13,9 @@ import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .columndef import DdlError
+from .columns import DdlError
 from .sqltext import dialect, sql_errors
-from .tabledef import Name
+from .statements import Name
 
 __all__ = ["Cursor", "End", "Tok", "tokens"]
 

@@ -1,9 +1,9 @@
-"""CREATE and ALTER TABLE as sqlglot parses them, read into the statements of :mod:`.tabledef`.
+"""CREATE and ALTER TABLE as sqlglot parses them, read into the statements of :mod:`.statements`.
 
 Only the forms listed here are read from sqlglot's tree: the node types of a table's
 elements, the column constraints, the table properties and the ALTER actions below, and
 the types whose sqlglot name is the server's. Anything else raises :class:`Unreadable`,
-and the statement is read by :mod:`.ddlscan` instead: sqlglot may parse a statement it
+and the statement is read by :mod:`.scan` instead: sqlglot may parse a statement it
 does not understand as MySQL does (``ALTER TABLE t DROP SYSTEM VERSIONING`` as a command
 of the ALTER, ``START TRANSACTION`` as sequence options), and its reading is used only
 where it is the server's.
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..collations import decode_text
-from .columndef import ColumnDecl
+from ...collations import decode_text
+from .columns import ColumnDecl
 from .sqltext import exp, parse_one, sql_errors
-from .tabledef import (
+from .statements import (
     Action,
     AddColumn,
     AlterTable,

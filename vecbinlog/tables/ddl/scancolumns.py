@@ -13,10 +13,10 @@ engine attributes...) is passed over, a parenthesised expression as a balanced g
 
 from __future__ import annotations
 
-from ..collations import decode_text
-from .columndef import TYPE_WORDS, ColumnDecl
-from .ddltokens import Cursor, Tok
-from .tabledef import FunctionalIndex
+from ...collations import decode_text
+from .columns import TYPE_WORDS, ColumnDecl
+from .statements import FunctionalIndex
+from .tokens import Cursor, Tok
 
 __all__ = [
     "KEY_WORDS",

@@ -10,8 +10,8 @@ FROM clause says which table each column reference (and each ``*``) is of.
 
 from __future__ import annotations
 
-from .ddltokens import Cursor
-from .tabledef import Name, SelectItem, SelectList
+from .statements import Name, SelectItem, SelectList
+from .tokens import Cursor
 
 __all__ = ["read_select", "select_starts"]
 

@@ -1,8 +1,8 @@
 """What a column definition means: the servers' type names and synonyms, the character set a
 text column gets, and the columns a server adds by itself.
 
-Both readers of DDL (sqlglot's tree in :mod:`.ddltree`, the tolerant token reader in
-:mod:`.ddlscan`) turn a column definition into a :class:`ColumnDecl`, what the statement
+Both readers of DDL (sqlglot's tree in :mod:`.tree`, the tolerant token reader in
+:mod:`.scan`) turn a column definition into a :class:`ColumnDecl`, what the statement
 wrote; :func:`column_info` resolves it, against the table's default character set, into the
 :class:`ColumnInfo` that decoding uses, as the server does when the column is defined. So a
 column means the same whichever reader read it.
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..collations import (
+from ...collations import (
     CHARSET_ALIASES,
     UNMAPPED,
     charset_for,

@@ -7,11 +7,11 @@ FOR``, sequences, partitioned tables, ``ALTER TABLE ... CONVERT TO CHARACTER SET
 COLUMN (a INT, b INT)``, ``ALTER IGNORE TABLE``, MySQL's type synonyms... This module reads
 every statement about tables the way the server's grammar lays it out (MariaDB's
 sql/sql_yacc.yy: ``create_body``, ``alter_list_item``, ``alter_commands``, ``rename``,
-``drop``; the element list in :mod:`.ddlcolumns`, the select list in :mod:`.ddlselect`):
+``drop``; the element list in :mod:`.scancolumns`, the select list in :mod:`.select`):
 it keeps what changes the columns and passes over every key, option, partitioning clause
 and management command that does not.
 
-:func:`read_statement` returns a statement of :mod:`.tabledef`, None for a statement about
+:func:`read_statement` returns a statement of :mod:`.statements`, None for a statement about
 no table, and raises :class:`~.columndef.DdlError` only for what cannot be read at all (it
 names the table when it got that far).
 """
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
-from .columndef import TYPE_WORDS, DdlError, sequence_decls
-from .ddlcolumns import (
+from .columns import TYPE_WORDS, DdlError, sequence_decls
+from .scancolumns import (
     KEY_WORDS,
     Elements,
     charset_option,
@@ -33,9 +33,8 @@ from .ddlcolumns import (
     read_element,
     read_key,
 )
-from .ddlselect import read_select, select_starts
-from .ddltokens import Cursor, End
-from .tabledef import (
+from .select import read_select, select_starts
+from .statements import (
     Action,
     AddColumn,
     AlterTable,
@@ -57,6 +56,7 @@ from .tabledef import (
     Visibility,
     table_key,
 )
+from .tokens import Cursor, End
 
 __all__ = ["read_statement"]
 

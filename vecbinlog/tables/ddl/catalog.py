@@ -1,27 +1,4 @@
-"""DDL tracking: what CREATE / ALTER / RENAME / DROP / TRUNCATE statements say about tables.
-
-Binlogs written with MariaDB's default ``binlog_row_metadata=NO_LOG`` (and MySQL's
-``MINIMAL``, and every MySQL 5.x) carry column types but no column names, and MariaDB's no
-signedness or character sets either. The DDL statements in QUERY events do: this module
-replays them, statement by statement, into a :class:`Catalog` of :class:`TableDef`.
-
-A statement is read by one of two readers into the same statement classes
-(:mod:`.tabledef`): CREATE and ALTER TABLE by sqlglot's MySQL dialect where it parses them
-and every part of its tree is one this package knows (:mod:`.ddltree`); everything else,
-and the statements about tables sqlglot does not parse or reads otherwise than the server
-(MariaDB's COMPRESSED columns, system versioning, sequences, partitioned tables, CONVERT TO
-CHARACTER SET, ``ADD (a INT, b INT)``, MySQL's type synonyms...), by a tolerant reading of
-the tokens along the server's grammar (:mod:`.ddlscan`). What a statement does to a table
-is then written once (:mod:`.tabledef`, :mod:`.columndef`). Kept per column is what
-decoding needs: the name, UNSIGNED, the character set and collation (column, else table
-default, else database default, resolved when the column is defined, as the server does),
-ENUM/SET labels, and the type to check against the TABLE_MAP; the primary key per table.
-
-Statements that change no column (keys, indexes, engine, options, partitions, FORCE...)
-change nothing. A statement that cannot be read at all raises :class:`DdlError`; the table
-it names is then *forgotten* (its definition is no longer trusted), so that a stale
-definition is never applied to later rows.
-"""
+"""The catalog: table definitions (:class:`TableDef`), replayed statement by statement."""
 
 from __future__ import annotations
 
@@ -29,7 +6,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from .columndef import (
+from .columns import (
     ColumnInfo,
     DdlError,
     charset_name,
@@ -37,8 +14,7 @@ from .columndef import (
     column_info,
     versioning_columns,
 )
-from .ddlscan import read_statement
-from .ddltree import Unreadable, read_tree
+from .scan import read_statement
 from .sqltext import (
     dialect,
     sql_errors,
@@ -46,7 +22,7 @@ from .sqltext import (
     strip_leading_comments,
     unwrap_versioned_comments,
 )
-from .tabledef import (
+from .statements import (
     AlterTable,
     CreateTable,
     DatabaseDef,
@@ -65,6 +41,7 @@ from .tabledef import (
     table_key,
     versioned_key,
 )
+from .tree import Unreadable, read_tree
 
 __all__ = ["READERS", "Catalog", "ColumnInfo", "DdlError", "TableDef", "split_name", "unwrap_versioned_comments"]
 
