@@ -129,6 +129,10 @@ class ChangeSource:
         history.take(chunk)
         self.history, self.found = history, chunk.found
 
+    def has_rows(self) -> bool:
+        """Whether the walk met rows events of the table."""
+        return self.found is not None and bool(self.found.history.get(self.table))
+
     def key(self) -> list[str] | None:
         """The table's primary key at the end of the walk (None: none, or no rows)."""
         return None if self.found is None else table_key(self.found, self.table)

@@ -212,6 +212,11 @@ def run_sync(source: ChangeSource, target: Target, *, key: Sequence[str] | None 
     if not start < end:
         return result
     source.walk(start, end)
+    if state is None and not source.has_rows():
+        tables = source.tables(start, end)
+        raise TableNotFoundError(f"{table!r} has no rows events in {source.archive.shown} from {start} to {end}: the "
+                                 f"lake table is made from its changes' schema; tables: {', '.join(tables) or 'none'}",
+                                 table=table, tables=tables)
     if state is None and not key and not source.key():
         mode = "append"
         warnings.warn(f"{table} has no primary key (in the binlog: binlog_row_metadata=FULL, or its DDL) and none was "
@@ -231,12 +236,7 @@ def run_sync(source: ChangeSource, target: Target, *, key: Sequence[str] | None 
         reached = piece.hi
         if progress is not None:
             progress(run.step("committed", piece.hi))
-    if run.schema is None:
-        tables = source.tables(start, end)
-        raise TableNotFoundError(f"{table!r} has no rows events in {source.archive.shown} from {start} to {end}: the "
-                                 f"lake table is made from its changes' schema; tables: {', '.join(tables) or 'none'}",
-                                 table=table, tables=tables)
-    if reached < end:  # the run's end, in a commit of no rows: the next run starts there
+    if reached < end and run.schema is not None:  # the run's end, in a commit of no rows: the next run starts there
         commit = run.commit(end)
         if progress is not None:
             progress(run.step("commit", end))
