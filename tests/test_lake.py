@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import collections
 import json
+import logging
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -39,7 +41,7 @@ from vecbinlog.lake import LakeError, LakeSchemaError, LakeWarning, SyncResult, 
 from vecbinlog.streaming import Position
 
 from .conftest import ROOT
-from .test_archives import CREDENTIALS, s3  # noqa: F401  (moto's S3 server on 127.0.0.1)
+from .test_archives import CREDENTIALS
 
 pytestmark = pytest.mark.mariadb
 
@@ -371,3 +373,225 @@ def test_duckdb_reads_the_same(runs, catalog):
         assert as_server(rows("SELECT * FROM delta_lake"), runs[-1].columns[table]) == runs[-1].rows[table]
         catalog.load_table(f"{DB}.{table}").scan().to_duckdb("ice", connection=con)
         assert as_server(rows("SELECT * FROM ice"), runs[-1].columns[table]) == runs[-1].rows[table]
+
+
+# -- killed before a commit ------------------------------------------------------------------------
+def _child(fmt: str, archive: Path, table: str, target: str, catalog_uri: str, hang: tuple[int, Path] | None = None
+           ) -> subprocess.Popen:
+    """``tests/support/lake_sync.py`` in a process of its own (a few KiB of binlog per commit)."""
+    cmd = [sys.executable, "-m", "tests.support.lake_sync", fmt, str(archive), f"{DB}.{table}", target,
+           "--catalog", catalog_uri, "--max-bytes", str(MAX_BYTES)]
+    if hang is not None:
+        cmd += ["--hang-at", str(hang[0]), str(hang[1])]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _wait_for(marker: Path, child: subprocess.Popen, timeout: float = 180.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not marker.exists():
+        if child.poll() is not None:
+            pytest.fail(f"the sync ended before its commit (exit {child.returncode}): {child.communicate()[1]}")
+        if time.monotonic() > deadline:
+            child.kill()
+            pytest.fail("the sync did not reach its commit")
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_sync_killed_before_its_commit_is_taken_again_once(runs, tmp_path, fmt):
+    """A sync of the whole archive is killed (SIGKILL) once two commits are made and the rows of
+    the third are read, before it is written: the table holds the changes up to the second
+    commit's position; the next sync starts there and leaves the table equal to the server's
+    SELECT, each change once (the change log of ``nokey`` has no change twice)."""
+    archive, final = runs[-1].archive, runs[-1]
+    catalog_uri = f"sqlite:///{tmp_path}/catalog.db"
+    catalog = iceberg_catalog(catalog_uri)
+    for table in ("t", "nokey"):
+        target = str(tmp_path / table) if fmt == "delta" else f"{DB}.{table}"
+        marker = tmp_path / f"{table}.hanging"
+        child = _child(fmt, archive, table, target, catalog_uri, hang=(2, marker))
+        try:
+            _wait_for(marker, child)
+            child.send_signal(signal.SIGKILL)
+        finally:
+            child.communicate(timeout=60)
+        assert child.returncode == -signal.SIGKILL
+        about = Position.from_offset(dict(zip(("file", "pos"), marker.read_text().strip().rsplit(":", 1))))
+        at, commits = delta_position(target) if fmt == "delta" else iceberg_position(catalog, target)
+        assert commits == 2 and at < about  # the third commit's rows were read, none written
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", vecbinlog.DecodeWarning)
+            done = (sync_delta(str(archive), f"{DB}.{table}", target, max_bytes=MAX_BYTES) if fmt == "delta" else
+                    sync_iceberg(str(archive), f"{DB}.{table}", target, catalog=catalog, max_bytes=MAX_BYTES))
+        assert done.start == at and done.end == final.at and done.commits >= 1
+        rows = delta_rows(target) if fmt == "delta" else iceberg_rows(catalog, target)
+        if table == "nokey":
+            assert replayed(rows, ["x", "note"]) == final.rows["nokey"]
+            where = [(r["_log_file"], r["_log_pos"], r["_event_row"], r["_change_type"]) for r in rows]
+            assert len(where) == len(set(where)) == 3 + 2 + 1 + 1 + 1
+        else:
+            assert as_server(rows, final.columns[table]) == final.rows[table]
+        positions = [p for p, _ in [delta_position(target) if fmt == "delta" else iceberg_position(catalog, target)]]
+        assert positions == [final.at]
+
+
+# -- object storage --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def s3_server():
+    """moto's S3 server on 127.0.0.1 (a free port) in a process of its own: delta-rs keeps the GIL
+    while it waits for a request, which an S3 server on a thread of this process (tests/test_archives.py)
+    would then never answer. A bucket ``binlogs``; credentials in the environment. Yields (boto3 client,
+    the archive URIs' query, endpoint)."""
+    import boto3
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    endpoint = f"127.0.0.1:{port}"
+    try:
+        with pytest.MonkeyPatch.context() as env:
+            for k, v in CREDENTIALS.items():
+                env.setenv(k, v)
+            logging.getLogger("botocore").setLevel(logging.ERROR)
+            client = boto3.client("s3", endpoint_url=f"http://{endpoint}")
+            for _ in range(200):
+                try:
+                    client.create_bucket(Bucket="binlogs")
+                    break
+                except Exception:  # not listening yet
+                    if server.poll() is not None:
+                        pytest.fail(f"moto's server ended (exit {server.returncode})")
+                    time.sleep(0.05)
+            yield client, f"?endpoint_override={endpoint}&scheme=http&region=us-east-1", endpoint
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_delta_in_s3_from_an_archive_in_s3(runs, s3_server):
+    """The archive uploaded to an S3 server as it grew (up to step 2, then all of it), the Delta
+    table in the same server: each sync leaves it equal to the server's SELECT then."""
+    client, query, endpoint = s3_server
+    client.create_bucket(Bucket="lake")
+    options = {"AWS_ENDPOINT_URL": f"http://{endpoint}", "AWS_ALLOW_HTTP": "true", "AWS_REGION": "us-east-1",
+               "AWS_ACCESS_KEY_ID": CREDENTIALS["AWS_ACCESS_KEY_ID"],
+               "AWS_SECRET_ACCESS_KEY": CREDENTIALS["AWS_SECRET_ACCESS_KEY"], "AWS_S3_ALLOW_UNSAFE_RENAME": "true"}
+    for k in (1, 3):
+        for f in sorted(runs[k].archive.iterdir()):
+            client.put_object(Bucket="binlogs", Key=f"lakeset/{f.name}", Body=f.read_bytes())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", vecbinlog.DecodeWarning)
+            done = sync_delta(f"s3://binlogs/lakeset{query}", f"{DB}.t", "s3://lake/t", storage_options=options,
+                              max_bytes=MAX_BYTES)
+        assert done.end == runs[k].at and done.created == (k == 1)
+        rows = DeltaTable("s3://lake/t", storage_options=options).to_pyarrow_table().to_pylist()
+        assert as_server(rows, runs[k].columns["t"]) == runs[k].rows["t"], f"after step {k + 1}"
+    assert sync_delta(f"s3://binlogs/lakeset{query}", f"{DB}.t", "s3://lake/t", storage_options=options).commits == 0
+
+
+# -- schema changes, names from the DDL -------------------------------------------------------------
+def _small_workload(server, db: str, tmp_path: Path):
+    """A database of its own and a function that runs SQL in it, then copies the archive and
+    returns where it ends."""
+    server.execute(f"DROP DATABASE IF EXISTS {db}", f"CREATE DATABASE {db}")
+    server.flush_binary_logs()
+    first = server.current_binlog().name
+    archive = tmp_path / "archive"
+
+    def step(*sql: str) -> Position:
+        server.execute(*sql, database=db)
+        return copy_archive(server, first, archive)
+
+    return archive, step
+
+
+def test_a_type_change_the_lake_cannot_follow(mariadb_server, tmp_path):
+    """INT to BIGINT: Iceberg widens int to long; Delta cannot, and the sync is a LakeSchemaError
+    naming the column, the table and its position as they were. INT to VARCHAR: neither can."""
+    archive, step = _small_workload(mariadb_server, "lakeevo", tmp_path)
+    catalog = iceberg_catalog(f"sqlite:///{tmp_path}/catalog.db")
+    path = str(tmp_path / "delta")
+
+    def delta():
+        return sync_delta(str(archive), "lakeevo.e", path)
+
+    def iceberg():
+        return sync_iceberg(str(archive), "lakeevo.e", "lakeevo.e", catalog=catalog)
+
+    def rows(fmt: str) -> list[dict]:
+        got = delta_rows(path) if fmt == "delta" else iceberg_rows(catalog, "lakeevo.e")
+        return as_server(got, columns(mariadb_server, "lakeevo", "e"))
+
+    first = step("CREATE TABLE e (id INT PRIMARY KEY, c INT, w INT)", "INSERT INTO e VALUES (1, 1, 1), (2, 2, 2)")
+    assert delta().end == iceberg().end == first
+    before = select(mariadb_server, "lakeevo", "e")
+    step("ALTER TABLE e MODIFY c BIGINT", f"INSERT INTO e VALUES (3, {2**40}, 3)")
+    with pytest.raises(LakeSchemaError, match=r"column 'c' is int64 .* Delta table's column is int32") as caught:
+        delta()
+    assert caught.value.offset == first.pos and caught.value.path.endswith(first.file)
+    assert rows("delta") == before and delta_position(path) == (first, 1)
+    assert iceberg().commits == 1 and rows("iceberg") == select(mariadb_server, "lakeevo", "e")
+    assert catalog.load_table("lakeevo.e").schema().find_field("c").field_type.__class__.__name__ == "LongType"
+    widened = iceberg_position(catalog, "lakeevo.e")
+    step("ALTER TABLE e MODIFY w VARCHAR(10)", "UPDATE e SET w = 'text' WHERE id = 1")
+    with pytest.raises(LakeSchemaError, match=r"column 'w' is string .* Iceberg table's column is int32"):
+        iceberg()
+    assert iceberg_position(catalog, "lakeevo.e") == widened
+
+
+def test_names_and_key_from_the_ddl_before_the_stretch(mariadb_server, mariadb_globals, tmp_path):
+    """binlog_row_metadata=MINIMAL: TABLE_MAPs have no names and no key. The first sync reads
+    the CREATE TABLE in its stretch; the second starts in a later file, without DDL, and finds
+    names and key in the archive's first file: both leave the tables equal to the server's SELECT."""
+    mariadb_globals(binlog_row_metadata="MINIMAL")
+    archive, step = _small_workload(mariadb_server, "lakemin", tmp_path)
+    catalog = iceberg_catalog(f"sqlite:///{tmp_path}/catalog.db")
+    path = str(tmp_path / "delta")
+    cols = [("id", "int"), ("v", "varchar"), ("n", "int")]
+    step("CREATE TABLE m (id INT PRIMARY KEY, v VARCHAR(10) CHARACTER SET utf8mb4, n INT UNSIGNED)",
+         "INSERT INTO m VALUES (1, 'one', 1), (2, 'two', 2), (3, 'three', 3)", "FLUSH BINARY LOGS")
+    for k, sql in enumerate([(), ("UPDATE m SET id = 10, v = 'ten' WHERE id = 1", "DELETE FROM m WHERE id = 2",
+                                  "INSERT INTO m VALUES (4, 'four', 4294967295)")]):
+        at = step(*sql)
+        server = select(mariadb_server, "lakemin", "m")
+        for fmt in FORMATS:
+            done = (sync_delta(str(archive), "lakemin.m", path) if fmt == "delta"
+                    else sync_iceberg(str(archive), "lakemin.m", "lakemin.m", catalog=catalog))
+            got = delta_rows(path) if fmt == "delta" else iceberg_rows(catalog, "lakemin.m")
+            assert as_server(got, cols) == server, (fmt, k)
+            assert (done.mode, done.key, done.end) == ("merge", ("id",), at)
+
+
+# -- the command line -------------------------------------------------------------------------------
+def test_cli_sync(runs, tmp_path, capsys):
+    """``vecbinlog sync`` into Delta and Iceberg: one line saying what was done, the tables equal
+    the server's SELECT; usage errors in one line, exit 2."""
+    from vecbinlog.cli import main
+
+    archive, final = str(runs[-1].archive), runs[-1]
+    path = tmp_path / "orders"
+
+    def sync(*args: str) -> tuple[int, str, str]:
+        code = main(["sync", archive, *args])
+        out = capsys.readouterr()
+        return code, out.out, out.err
+
+    code, out, _ = sync("--table", f"{DB}.t", "--delta", str(path), "--max-bytes", "1m")  # the archive in one commit
+    assert code == 0 and as_server(delta_rows(path), final.columns["t"]) == final.rows["t"]
+    assert out == (f"{DB}.t -> {path} (delta): {sum(r.results['delta', 't'].changes for r in runs)} changes, "
+                   f"{len(final.rows['t'])} upserted, 0 deleted; created, 1 commit; at {final.at}\n")
+    assert sync("-t", f"{DB}.t", "--delta", str(path)) == (0, f"{DB}.t -> {path} (delta): nothing new; at {final.at}\n", "")
+    uri = f"sqlite:///{tmp_path}/catalog.db"
+    code, out, _ = sync("-t", f"{DB}.pair", "--iceberg-table", "cli.pair", "--iceberg-catalog", uri)
+    assert code == 0 and out.startswith(f"{DB}.pair -> cli.pair (iceberg): ") and out.endswith(f"at {final.at}\n")
+    assert as_server(iceberg_rows(iceberg_catalog(uri), "cli.pair"), final.columns["pair"]) == final.rows["pair"]
+    code, out, err = sync("-t", f"{DB}.pair", "--delta", str(path))
+    assert (code, out) == (2, "") and err == f"vecbinlog: error: {path} holds the changes of {DB}.t, not {DB}.pair\n"
+    code, _, err = sync("-t", f"{DB}.pair", "--iceberg-table", "cli.pair")
+    assert code == 2 and err == "vecbinlog: error: --iceberg-table needs --iceberg-catalog URI\n"
+    with pytest.raises(SystemExit) as usage:
+        main(["sync", archive, "-t", f"{DB}.t"])  # neither --delta nor --iceberg-table
+    assert usage.value.code == 2 and "one of the arguments --delta --iceberg-table is required" in capsys.readouterr().err
