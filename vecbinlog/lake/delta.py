@@ -3,7 +3,7 @@ Spark, no JVM): ``pip install "vecbinlog[delta]"``.
 
 Each commit carries the sync's position in its commit metadata (``vecbinlog.position``, with
 ``vecbinlog.table``, ``vecbinlog.mode`` and ``vecbinlog.sequence``) and an application
-transaction (``txn``: app id ``vecbinlog:<db.table>``, version the sequence), so that the
+transaction (``txn``: app id ``vecbinlog.sync:<db.table>``, version the sequence), so that the
 position lands with the rows or not at all, and two syncs of one table at once conflict
 instead of both applying the same changes. Net changes go in with delta-rs's MERGE; the schema
 evolves with ``schema_mode="merge"`` (new columns; Delta has no type widening).
@@ -25,6 +25,9 @@ __all__ = ["DeltaTarget", "sync_delta"]
 
 #: commits looked at for the last sync's position before the whole history is read
 _RECENT = 32
+#: the application transaction of a sync's commits: this and the ``db.table`` (the Spark example,
+#: examples/spark_stream_to_delta.py, keys its micro-batches ``vecbinlog:<db.table>``)
+APP_ID = "vecbinlog.sync:"
 
 
 class DeltaTarget:
@@ -65,7 +68,7 @@ class DeltaTarget:
 
     def _props(self, commit: Commit) -> CommitProperties:
         return CommitProperties(custom_metadata=commit.properties(),
-                                app_transactions=[Transaction(f"vecbinlog:{commit.table}", commit.sequence)])
+                                app_transactions=[Transaction(APP_ID + commit.table, commit.sequence)])
 
     def create(self, rows: pa.Table, key: Sequence[str] | None, commit: Commit) -> None:
         # mode "error": a table made meanwhile by another sync is an error, not a second history
