@@ -595,3 +595,35 @@ def test_cli_sync(runs, tmp_path, capsys):
     with pytest.raises(SystemExit) as usage:
         main(["sync", archive, "-t", f"{DB}.t"])  # neither --delta nor --iceberg-table
     assert usage.value.code == 2 and "one of the arguments --delta --iceberg-table is required" in capsys.readouterr().err
+
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_two_syncs_at_once_do_not_both_commit(runs, tmp_path, fmt):
+    """A second sync of the change log runs to its end while the first, which read the same
+    position, is about to commit: the first is a LakeError and commits nothing, and the table
+    holds each change once."""
+    archive = str(runs[-1].archive)
+    catalog = iceberg_catalog(f"sqlite:///{tmp_path}/catalog.db")
+
+    def sync(**options) -> SyncResult:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", vecbinlog.DecodeWarning)
+            if fmt == "delta":
+                return sync_delta(archive, f"{DB}.nokey", str(tmp_path / "log"), **options)
+            return sync_iceberg(archive, f"{DB}.nokey", f"{DB}.log", catalog=catalog, **options)
+
+    with pytest.warns(LakeWarning):
+        sync(until=runs[0].at)
+    done = []
+
+    def meanwhile(step) -> None:
+        if step.stage == "commit" and not done:
+            done.append(sync())
+
+    with pytest.raises(LakeError, match="at the same time"):
+        sync(progress=meanwhile)
+    assert done[0].end == runs[-1].at
+    rows = delta_rows(tmp_path / "log") if fmt == "delta" else iceberg_rows(catalog, f"{DB}.log")
+    assert replayed(rows, ["x", "note"]) == runs[-1].rows["nokey"]
+    assert len(rows) == 3 + 2 + 1 + 1 + 1

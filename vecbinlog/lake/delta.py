@@ -11,10 +11,12 @@ evolves with ``schema_mode="merge"`` (new columns; Delta has no type widening).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
+from deltalake.exceptions import CommitFailedError
 
 from ..streaming import Archive, Position
 from .errors import LakeError
@@ -40,14 +42,21 @@ class DeltaTarget:
         self.path = str(path)
         self.name = self.path
         self.storage_options = dict(storage_options) if storage_options else None
+        #: the snapshot the next commit is based on: the one whose position was read, then ours
+        self._dt: DeltaTable | None = None
 
-    def _table(self) -> DeltaTable | None:
+    def _load(self) -> DeltaTable | None:
         if not DeltaTable.is_deltatable(self.path, storage_options=self.storage_options):
             return None
         return DeltaTable(self.path, storage_options=self.storage_options)
 
+    def _table(self) -> DeltaTable:
+        if self._dt is None:
+            raise LakeError(f"the Delta table at {self.name} is gone")
+        return self._dt
+
     def state(self) -> LakeState | None:
-        dt = self._table()
+        dt = self._dt = self._load()
         if dt is None:
             return None
         for history in (dt.history(_RECENT), dt.history()):
@@ -61,37 +70,56 @@ class DeltaTarget:
                         "vecbinlog sync, or Delta's log cleanup removed its last sync's commit; sync into a new table")
 
     def schema(self) -> pa.Schema:
-        dt = self._table()
-        if dt is None:
-            raise LakeError(f"the Delta table at {self.name} is gone")
-        return _arrow_schema(dt)
+        return _arrow_schema(self._table())
 
     def _props(self, commit: Commit) -> CommitProperties:
         return CommitProperties(custom_metadata=commit.properties(),
                                 app_transactions=[Transaction(APP_ID + commit.table, commit.sequence)])
 
+    @contextmanager
+    def _conflicts(self, commit: Commit) -> Iterator[None]:
+        """delta-rs refuses a commit when a commit since the snapshot it is based on conflicts
+        (another sync's application transaction, data it read): said as a LakeError."""
+        try:
+            yield
+        except CommitFailedError as exc:
+            raise LakeError(f"another sync (or writer) committed to {self.name} at the same time, since this one read "
+                            f"its position: nothing of this commit was written; run one sync of a table at a time "
+                            f"({exc})") from exc
+
+    def _committed(self, commit: Commit) -> None:
+        """Take the table as our commit left it; another sync's commit since is an error (the
+        commits are based on the snapshot read, so delta-rs refuses a second one on top)."""
+        self._dt = self._load()
+        done = None if self._dt is None else self._dt.transaction_version(APP_ID + commit.table)
+        if done != commit.sequence:
+            raise LakeError(f"another sync wrote {self.name} at the same time (its sync commits: {done}, ours: "
+                            f"{commit.sequence}); run one sync of a table at a time")
+
     def create(self, rows: pa.Table, key: Sequence[str] | None, commit: Commit) -> None:
         # mode "error": a table made meanwhile by another sync is an error, not a second history
         write_deltalake(self.path, rows, mode="error", storage_options=self.storage_options,
                         commit_properties=self._props(commit))
+        self._committed(commit)
 
     def merge(self, rows: pa.Table, kinds: pa.Array, key: Sequence[str], evolve: bool, commit: Commit) -> None:
         source = rows.append_column("_change_type", kinds)
         on = " AND ".join(f"t.{_quoted(k)} = s.{_quoted(k)}" for k in key)
         columns = {_quoted(c): f"s.{_quoted(c)}" for c in rows.column_names}
-        dt = self._table()
-        if dt is None:
-            raise LakeError(f"the Delta table at {self.name} is gone")
-        (dt.merge(source, on, source_alias="s", target_alias="t", merge_schema=evolve,
-                  commit_properties=self._props(commit))
-         .when_matched_delete("s._change_type = 'delete'")
-         .when_matched_update(columns, "s._change_type != 'delete'")
-         .when_not_matched_insert(columns, "s._change_type != 'delete'")
-         .execute())
+        merging = (self._table().merge(source, on, source_alias="s", target_alias="t", merge_schema=evolve,
+                                       commit_properties=self._props(commit))
+                   .when_matched_delete("s._change_type = 'delete'")
+                   .when_matched_update(columns, "s._change_type != 'delete'")
+                   .when_not_matched_insert(columns, "s._change_type != 'delete'"))
+        with self._conflicts(commit):
+            merging.execute()
+        self._committed(commit)
 
     def _write(self, rows: pa.Table, mode: str, evolve: bool, commit: Commit) -> None:
-        write_deltalake(self.path, rows, mode=mode, schema_mode="merge" if evolve else None,  # type: ignore[arg-type]
-                        storage_options=self.storage_options, commit_properties=self._props(commit))
+        with self._conflicts(commit):
+            write_deltalake(self._table(), rows, mode=mode, schema_mode="merge" if evolve else None,  # type: ignore[arg-type]
+                            commit_properties=self._props(commit))
+        self._committed(commit)
 
     def append(self, rows: pa.Table, evolve: bool, commit: Commit) -> None:
         self._write(rows, "append", evolve, commit)

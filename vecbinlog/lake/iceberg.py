@@ -4,8 +4,8 @@ supports: SQL on SQLite or PostgreSQL, REST, Hive, Glue...): ``pip install "vecb
 Each commit is one catalog commit of one pyiceberg transaction, whose snapshots carry the
 sync's position in their summary (``vecbinlog.position``, with ``vecbinlog.table``,
 ``vecbinlog.mode`` and ``vecbinlog.sequence``): the rows and the position land together or
-not at all, and a concurrent commit makes ours fail (the catalog checks the snapshot it was
-based on). Net changes go in as pyiceberg writes: the rows of every key in them deleted
+not at all. Before each commit the table is loaded again: another sync's commit since ours
+is an error (pyiceberg itself retries an append on top of a concurrent commit). Net changes go in as pyiceberg writes: the rows of every key in them deleted
 (copy-on-write: each data file holding one is rewritten), then the upserts appended, in the
 same transaction. The key columns are the table's identifier fields (required). The schema
 evolves with ``update_schema().union_by_name`` (new columns; int to long, float to double, a
@@ -29,7 +29,7 @@ from ..arrowbuild import scalar
 from ..streaming import Archive, Position
 from .errors import LakeError
 from .source import DEFAULT_MAX_BYTES, ChangeSource
-from .sync import POSITION, Commit, LakeState, SyncResult, SyncStep, as_position, run_sync
+from .sync import POSITION, SEQUENCE, Commit, LakeState, SyncResult, SyncStep, as_position, run_sync
 
 __all__ = ["IcebergTarget", "sync_iceberg", "iceberg_catalog"]
 
@@ -69,35 +69,41 @@ class IcebergTarget:
         self.catalog = catalog
         self.identifier = identifier
         self.name = identifier
-
-    def _table(self) -> Table | None:
-        try:
-            return self.catalog.load_table(self.identifier)
-        except NoSuchTableError:
-            return None
+        #: the table as its position was read, then as our last commit left it
+        self._tbl: Table | None = None
 
     def _loaded(self) -> Table:
-        table = self._table()
-        if table is None:
+        if self._tbl is None:
             raise LakeError(f"the Iceberg table {self.name} is gone")
-        return table
+        return self._tbl
 
     def state(self) -> LakeState | None:
-        table = self._table()
-        if table is None:
+        try:
+            table = self._tbl = self.catalog.load_table(self.identifier)
+        except NoSuchTableError:
             return None
-        snapshot = table.current_snapshot()
-        while snapshot is not None:  # newest first: compactions and other writers' snapshots have none
-            props = snapshot.summary.additional_properties if snapshot.summary is not None else {}
-            if POSITION in props:
-                return LakeState(Commit.of(dict(props), self.name), table.schema().as_arrow())
-            parent = snapshot.parent_snapshot_id
-            snapshot = table.snapshot_by_id(parent) if parent is not None else None
-        raise LakeError(f"the Iceberg table {self.name} has no snapshot with a {POSITION} in its summary: it was not "
-                        "written by vecbinlog sync, or its last sync's snapshot was expired; sync into a new table")
+        props = _last_sync(table)
+        if props is None:
+            raise LakeError(f"the Iceberg table {self.name} has no snapshot with a {POSITION} in its summary: it was "
+                            "not written by vecbinlog sync, or its last sync's snapshot was expired; sync into a new "
+                            "table")
+        return LakeState(Commit.of(props, self.name), table.schema().as_arrow())
 
     def schema(self) -> pa.Schema:
         return self._loaded().schema().as_arrow()
+
+    def _based(self, commit: Commit) -> Table:
+        """The table a commit is made on: as it is now, unless another sync committed since ours
+        (pyiceberg retries an append on a concurrent commit, so this is checked here)."""
+        before = self._loaded()
+        table = self.catalog.load_table(self.identifier)
+        if table.metadata.current_snapshot_id != before.metadata.current_snapshot_id:
+            props = _last_sync(table) or {}
+            if int(props.get(SEQUENCE, 0)) >= commit.sequence:
+                raise LakeError(f"another sync wrote {self.name} at the same time (its sync commits: "
+                                f"{props.get(SEQUENCE)}, ours: {commit.sequence}); run one sync of a table at a time")
+        self._tbl = table
+        return table
 
     def create(self, rows: pa.Table, key: Sequence[str] | None, commit: Commit) -> None:
         namespace = self.identifier.rsplit(".", 1)[0]
@@ -107,6 +113,7 @@ class IcebergTarget:
                 with tx.update_schema() as update:
                     update.set_identifier_fields(*key)
             tx.append(rows, snapshot_properties=commit.properties())
+        self._tbl = self.catalog.load_table(self.identifier)
 
     def _evolved(self, tx: Transaction, rows: pa.Table, evolve: bool) -> None:
         if evolve:
@@ -114,7 +121,7 @@ class IcebergTarget:
                 update.union_by_name(rows.schema)
 
     def merge(self, rows: pa.Table, kinds: pa.Array, key: Sequence[str], evolve: bool, commit: Commit) -> None:
-        table = self._loaded()
+        table = self._based(commit)
         matches = _key_filter(rows, key)
         kept = None
         if len(key) > 1:  # the filter matches every combination of the key values: keep the others
@@ -132,20 +139,33 @@ class IcebergTarget:
             tx.append(upserts, snapshot_properties=props)
 
     def append(self, rows: pa.Table, evolve: bool, commit: Commit) -> None:
-        with self._loaded().transaction() as tx:
+        with self._based(commit).transaction() as tx:
             self._evolved(tx, rows, evolve)
             tx.append(rows, snapshot_properties=commit.properties())
 
     def replace(self, rows: pa.Table, evolve: bool, commit: Commit) -> None:
-        with self._loaded().transaction() as tx:
+        with self._based(commit).transaction() as tx:
             self._evolved(tx, rows, evolve)
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", _NO_MATCH)
                 tx.overwrite(rows, snapshot_properties=commit.properties())
 
     def mark(self, commit: Commit) -> None:
-        with self._loaded().transaction() as tx:  # an append of no rows: a snapshot with the summary
+        with self._based(commit).transaction() as tx:  # an append of no rows: a snapshot with the summary
             tx.append(tx.table_metadata.schema().as_arrow().empty_table(), snapshot_properties=commit.properties())
+
+
+def _last_sync(table: Table) -> dict[str, str] | None:
+    """The summary of the table's newest snapshot written by a sync (walked back from the
+    current one: compactions and other writers' snapshots have no position)."""
+    snapshot = table.current_snapshot()
+    while snapshot is not None:
+        props = snapshot.summary.additional_properties if snapshot.summary is not None else {}
+        if POSITION in props:
+            return dict(props)
+        parent = snapshot.parent_snapshot_id
+        snapshot = table.snapshot_by_id(parent) if parent is not None else None
+    return None
 
 
 def _key_filter(rows: pa.Table, key: Sequence[str]) -> BooleanExpression:
