@@ -5,25 +5,30 @@ Each commit is one catalog commit of one pyiceberg transaction, whose snapshots 
 sync's position in their summary (``vecbinlog.position``, with ``vecbinlog.table``,
 ``vecbinlog.mode`` and ``vecbinlog.sequence``): the rows and the position land together or
 not at all. Before each commit the table is loaded again: another sync's commit since ours
-is an error (pyiceberg itself retries an append on top of a concurrent commit). Net changes go in as pyiceberg writes: the rows of every key in them deleted
-(copy-on-write: each data file holding one is rewritten), then the upserts appended, in the
-same transaction. The key columns are the table's identifier fields (required). The schema
-evolves with ``update_schema().union_by_name`` (new columns; int to long, float to double, a
-decimal's precision).
+is an error (pyiceberg itself retries an append on top of a concurrent commit).
+
+Net changes go in copy-on-write, in one transaction: the data files holding a changed or
+deleted key (found by the key columns' ranges in the file metrics, then their key columns
+read and joined with the changes' keys, in Arrow) are removed, and their other rows are
+appended again with the upserts, a file at a time. The key columns are the table's
+identifier fields (required). The schema evolves with ``update_schema().union_by_name`` (new
+columns; int to long, float to double, a decimal's precision).
 """
 
 from __future__ import annotations
 
 import os
 import warnings
-from typing import Any, Callable, Sequence
+from itertools import chain
+from typing import Any, Callable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 from pyiceberg.catalog import Catalog, load_catalog
 from pyiceberg.exceptions import NoSuchTableError
-from pyiceberg.expressions import And, BooleanExpression, In
-from pyiceberg.table import Table, Transaction
+from pyiceberg.expressions import AlwaysTrue, And, BooleanExpression, GreaterThanOrEqual, LessThanOrEqual
+from pyiceberg.io.pyarrow import ArrowScan
+from pyiceberg.table import FileScanTask, Table, Transaction
 
 from ..arrowbuild import scalar
 from ..streaming import Archive, Position
@@ -122,21 +127,21 @@ class IcebergTarget:
 
     def merge(self, rows: pa.Table, kinds: pa.Array, key: Sequence[str], evolve: bool, commit: Commit) -> None:
         table = self._based(commit)
-        matches = _key_filter(rows, key)
-        kept = None
-        if len(key) > 1:  # the filter matches every combination of the key values: keep the others
-            found = table.scan(row_filter=matches).to_arrow()
-            kept = found.join(rows.select(list(key)), list(key), join_type="left anti") if found.num_rows else None
+        keys = rows.select(list(key))
+        touched = _touched(table, keys)
         upserts = rows.filter(pc.not_equal(kinds, scalar("delete", pa.string())))
         props = commit.properties()
         with table.transaction() as tx:
             self._evolved(tx, rows, evolve)
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", _NO_MATCH)
-                tx.delete(matches, snapshot_properties=props)
-            if kept is not None and kept.num_rows:
-                tx.append(_like(kept, tx.table_metadata.schema().as_arrow(), key), snapshot_properties=props)
-            tx.append(upserts, snapshot_properties=props)
+            if touched:  # copy-on-write: the files holding a changed key go, their other rows come back below
+                with tx.update_snapshot(snapshot_properties=props).overwrite() as rewrite:
+                    for task in touched:
+                        rewrite.delete_data_file(task.file)
+            schema = tx.table_metadata.schema().as_arrow()
+            batches = chain(_kept(table, touched, keys, schema), _like(upserts, schema).to_batches())
+            reader = pa.RecordBatchReader.from_batches(schema, batches)
+            # a file at a time: a partitioned table (made so by hand) takes the rows whole
+            tx.append(reader if table.spec().is_unpartitioned() else reader.read_all(), snapshot_properties=props)
 
     def append(self, rows: pa.Table, evolve: bool, commit: Commit) -> None:
         with self._based(commit).transaction() as tx:
@@ -168,17 +173,40 @@ def _last_sync(table: Table) -> dict[str, str] | None:
     return None
 
 
-def _key_filter(rows: pa.Table, key: Sequence[str]) -> BooleanExpression:
-    """Rows whose key column values are each among ``rows``' (exactly its keys for one column;
-    a superset, every combination, for several)."""
-    terms = [In(k, pc.unique(rows.column(k)).to_pylist()) for k in key]  # pyiceberg literals are Python values
-    return terms[0] if len(terms) == 1 else And(*terms)
+def _touched(table: Table, keys: pa.Table) -> list[FileScanTask]:
+    """The data files of ``table`` holding one of ``keys`` (a row each): those the key columns'
+    ranges do not rule out (file metrics), their key columns read and matched (Arrow joins: no
+    Python value per key, unlike a pyiceberg ``In`` filter of every key)."""
+    names = list(keys.column_names)
+    ranges: list[BooleanExpression] = []
+    for name in names:
+        low, high = pc.min_max(keys.column(name)).values()
+        try:
+            ranges += [GreaterThanOrEqual(name, low.as_py()), LessThanOrEqual(name, high.as_py())]
+        except (TypeError, ValueError):  # a type pyiceberg has no literal of: no pruning by this column
+            pass
+    scan = table.scan(row_filter=And(*ranges) if len(ranges) > 1 else (ranges[0] if ranges else AlwaysTrue()))
+    out = []
+    for task in scan.plan_files():
+        found = ArrowScan(table.metadata, table.io, table.schema().select(*names), AlwaysTrue()).to_table([task])
+        if found.num_rows and found.join(keys, names, join_type="left semi").num_rows:
+            out.append(task)
+    return out
 
 
-def _like(rows: pa.Table, schema: pa.Schema, key: Sequence[str]) -> pa.Table:
-    """Rows read from the table, as its schema has them now (key columns required)."""
-    fields = [pa.field(f.name, f.type, nullable=f.name not in key) for f in schema if f.name in rows.column_names]
-    return pa.Table.from_arrays([rows.column(f.name).cast(f.type) for f in fields], schema=pa.schema(fields))
+def _kept(table: Table, touched: list[FileScanTask], keys: pa.Table, schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    """The rows of the ``touched`` files whose key is not among ``keys``, a file at a time, as
+    ``schema`` (the table's after this commit's evolution) has them."""
+    for task in touched:
+        rows = ArrowScan(table.metadata, table.io, table.schema(), AlwaysTrue()).to_table([task])
+        yield from _like(rows.join(keys, list(keys.column_names), join_type="left anti"), schema).to_batches()
+
+
+def _like(rows: pa.Table, schema: pa.Schema) -> pa.Table:
+    """``rows`` as ``schema`` has them: its columns cast, the others null (a column the rows predate)."""
+    arrays = [rows.column(f.name).cast(f.type) if f.name in rows.column_names else pa.nulls(rows.num_rows, f.type)
+              for f in schema]
+    return pa.Table.from_arrays(arrays, schema=schema)
 
 
 def sync_iceberg(archive: str | Sequence[str] | Archive, table: str, identifier: str, *, catalog: Catalog | str,
