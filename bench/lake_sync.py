@@ -10,7 +10,8 @@ updated, then every tenth deleted. Each path starts from an empty lake and takes
 archive:
 
 * ``sync_delta`` and ``sync_iceberg`` (pyiceberg's SQL catalog on SQLite), one process, with the
-  default ``max_bytes`` (one commit per 64 MiB of binlog) and with 8 MiB per commit;
+  default ``max_bytes`` (one commit per 64 MiB of binlog), with 8 MiB per commit, and in a run
+  after each file (inserts, then updates merged into them, then deletes);
 * ``examples/spark_stream_to_delta.py``: ``spark.readStream.format("binlog")`` with
   ``trigger(availableNow=True)``, each micro-batch reduced to net changes on the cluster
   (``vecbinlog.spark.net_changes``) and MERGEd into Delta by the driver, ``local[2]``, 64 MiB per
@@ -94,11 +95,12 @@ def main() -> None:
     from deltalake import DeltaTable
 
     from vecbinlog.lake import iceberg_catalog, sync_delta, sync_iceberg
+    from vecbinlog.streaming import Position, archive_files
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         archive = args.archive or generate(tmp, int(os.environ.get("VECBINLOG_BENCH_ROWS", "300000")))
-        size = sum(p.stat().st_size for p in Path(archive).iterdir() if p.is_file())
+        size = sum(Path(p).stat().st_size for p in archive_files(archive))
         print(f"archive {archive}: {size / 1e6:.1f} MB, table {args.table}")
         runs = iter(range(10**6))
 
@@ -107,6 +109,20 @@ def main() -> None:
             return path
 
         results = {}
+
+        def per_file(fmt: str) -> tuple[float, int, int]:
+            """A run after each file of the archive (merges into the table the last run left)."""
+            path = fresh(fmt)
+            path.mkdir()
+            catalog = iceberg_catalog(f"sqlite:///{path}/c.db")
+            ends = [Position(Path(p).name, Path(p).stat().st_size) for p in archive_files(archive)]
+            t, changes, commits = time.perf_counter(), 0, 0
+            for end in ends:
+                done = (sync_delta(archive, args.table, str(path / "t"), until=end) if fmt == "delta" else
+                        sync_iceberg(archive, args.table, "b.orders", catalog=catalog, until=end))
+                changes, commits = changes + done.changes, commits + done.commits
+            return time.perf_counter() - t, changes, commits
+
         for label, max_bytes in (("default max_bytes (64m)", 64 << 20), ("max_bytes 8m", 8 << 20)):
             def delta(mb: int = max_bytes):
                 return sync_delta(archive, args.table, str(fresh("delta")), max_bytes=mb)
@@ -120,8 +136,12 @@ def main() -> None:
             for fmt, fn in (("delta", delta), ("iceberg", iceberg)):
                 seconds, done = best(fn, args.repeat)
                 results[fmt, label] = done
-                print(f"sync_{fmt:<8} {label:<24} {done.changes:>9,} changes, {done.commits:>3} commits: {seconds:6.2f} s "
-                      f"({done.changes / seconds:,.0f} rows/s, {size / seconds / 1e6:.1f} MB/s)")
+                print(f"sync_{fmt:<8} {label:<26} {done.changes:>9,} changes, {done.commits:>3} commit(s): "
+                      f"{seconds:6.2f} s ({done.changes / seconds:,.0f} rows/s, {size / seconds / 1e6:.1f} MB/s)")
+        for fmt in ("delta", "iceberg"):
+            seconds, changes, commits = best(lambda: per_file(fmt), args.repeat)[1]
+            print(f"sync_{fmt:<8} {'a run per file':<26} {changes:>9,} changes, {commits:>3} commit(s): {seconds:6.2f} s "
+                  f"({changes / seconds:,.0f} rows/s, {size / seconds / 1e6:.1f} MB/s)")
         if args.no_spark:
             return
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -145,7 +165,7 @@ def main() -> None:
         seconds, _ = best(stream, args.repeat)
         changes = results["delta", "default max_bytes (64m)"].changes
         commits = DeltaTable(str(last["lake"])).version() + 1
-        print(f"spark stream -> delta  local[2], 64m per micro-batch {changes:>9,} changes, {commits:>3} commits: "
+        print(f"spark stream -> delta  local[2], 64m per micro-batch {changes:>9,} changes, {commits:>3} commit(s): "
               f"{seconds:6.2f} s ({changes / seconds:,.0f} rows/s, {size / seconds / 1e6:.1f} MB/s)")
         spark_rows = DeltaTable(str(last["lake"])).to_pyarrow_table().num_rows
         sync_rows = DeltaTable(str(tmp / "delta-0")).to_pyarrow_table().num_rows

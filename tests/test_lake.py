@@ -627,3 +627,20 @@ def test_two_syncs_at_once_do_not_both_commit(runs, tmp_path, fmt):
     rows = delta_rows(tmp_path / "log") if fmt == "delta" else iceberg_rows(catalog, f"{DB}.log")
     assert replayed(rows, ["x", "note"]) == runs[-1].rows["nokey"]
     assert len(rows) == 3 + 2 + 1 + 1 + 1
+
+
+def test_minimal_row_images_are_refused(mariadb_server, mariadb_globals, tmp_path):
+    """binlog_row_image=MINIMAL: an update's images lack the columns it did not set, and are
+    refused, nothing written. A table without a key has every column in its images even so
+    (the server has nothing else to find a row by): its change log is complete."""
+    mariadb_globals(binlog_row_image="MINIMAL")
+    archive, step = _small_workload(mariadb_server, "lakeimg", tmp_path)
+    step("CREATE TABLE k (id INT PRIMARY KEY, a INT, b INT)", "CREATE TABLE nk (a INT, b INT)",
+         "INSERT INTO k VALUES (1, 1, 1)", "INSERT INTO nk VALUES (1, 1)",
+         "UPDATE k SET a = 2 WHERE id = 1", "UPDATE nk SET a = 2")
+    with pytest.raises(vecbinlog.UnsupportedError, match="FULL row images"):
+        sync_delta(str(archive), "lakeimg.k", str(tmp_path / "k"))
+    assert not DeltaTable.is_deltatable(str(tmp_path / "k"))
+    with pytest.warns(LakeWarning, match="no primary key"):
+        sync_delta(str(archive), "lakeimg.nk", str(tmp_path / "nk"))
+    assert replayed(delta_rows(tmp_path / "nk"), ["a", "b"]) == select(mariadb_server, "lakeimg", "nk")

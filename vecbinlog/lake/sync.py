@@ -42,7 +42,7 @@ import pyarrow.compute as pc
 
 from ..arrowbuild import scalar
 from ..decode.tableplan import METADATA_NAMES
-from ..errors import TableNotFoundError
+from ..errors import TableNotFoundError, UnsupportedError
 from ..netchanges import checked_key, net_changes
 from ..streaming import Position
 from .errors import LakeError, LakeWarning
@@ -281,6 +281,10 @@ def _rows(run: _Run, piece: Piece) -> tuple[pa.Table, pa.Array | None]:
     fmt = run.target.format
     if run.mode == "append":  # a change log: a TRUNCATE is no row change, every row image is kept
         changes = piece.changes
+        if changes.num_rows and pc.max(pc.list_value_length(changes.column("_absent"))).as_py():
+            raise UnsupportedError(f"{run.source.table}: some row images from {piece.lo} on leave columns out "
+                                   "(binlog_row_image MINIMAL or NOBLOB): a change log of them would hold nulls for "
+                                   "values the binlog does not have; a sync needs FULL row images")
         own = [c for c in changes.column_names if c not in METADATA_NAMES]
         rows = lake_table(changes, [*own, *CHANGE_LOG_COLUMNS], fmt)
         run.appended += rows.num_rows
