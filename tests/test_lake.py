@@ -584,6 +584,9 @@ def test_cli_sync(runs, tmp_path, capsys):
     assert out == (f"{DB}.t -> {path} (delta): {sum(r.results['delta', 't'].changes for r in runs)} changes, "
                    f"{len(final.rows['t'])} upserted, 0 deleted; created, 1 commit; at {final.at}\n")
     assert sync("-t", f"{DB}.t", "--delta", str(path)) == (0, f"{DB}.t -> {path} (delta): nothing new; at {final.at}\n", "")
+    code, out, _ = sync("-t", f"{DB}.t", "--delta", str(tmp_path / "early"), "--until", str(runs[1].at), "-q")
+    assert code == 0 and out.endswith(f"; created, 1 commit; at {runs[1].at}\n")
+    assert as_server(delta_rows(tmp_path / "early"), runs[1].columns["t"]) == runs[1].rows["t"]
     uri = f"sqlite:///{tmp_path}/catalog.db"
     code, out, _ = sync("-t", f"{DB}.pair", "--iceberg-table", "cli.pair", "--iceberg-catalog", uri)
     assert code == 0 and out.startswith(f"{DB}.pair -> cli.pair (iceberg): ") and out.endswith(f"at {final.at}\n")
@@ -644,3 +647,15 @@ def test_minimal_row_images_are_refused(mariadb_server, mariadb_globals, tmp_pat
     with pytest.warns(LakeWarning, match="no primary key"):
         sync_delta(str(archive), "lakeimg.nk", str(tmp_path / "nk"))
     assert replayed(delta_rows(tmp_path / "nk"), ["a", "b"]) == select(mariadb_server, "lakeimg", "nk")
+
+
+def test_geometry_srids_are_said_not_kept(mariadb_server, tmp_path):
+    """A GEOMETRY column is its WKB in the lake (the server's ST_AsBinary); SRIDs other than 0,
+    which WKB has no place for, are named in a LakeWarning."""
+    archive, step = _small_workload(mariadb_server, "lakegeo", tmp_path)
+    step("CREATE TABLE g (id INT PRIMARY KEY, shape GEOMETRY)",
+         "INSERT INTO g VALUES (1, ST_GeomFromText('POINT(1 2)', 4326)), (2, ST_GeomFromText('LINESTRING(0 0, 1 1)'))")
+    with pytest.warns(LakeWarning, match=r"column 'shape': GEOMETRY values with SRIDs \[4326\]"):
+        sync_delta(str(archive), "lakegeo.g", str(tmp_path / "g"))
+    assert as_server(delta_rows(tmp_path / "g"), columns(mariadb_server, "lakegeo", "g")) == \
+        select(mariadb_server, "lakegeo", "g")
