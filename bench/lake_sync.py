@@ -139,7 +139,7 @@ def main() -> None:
                 print(f"sync_{fmt:<8} {label:<26} {done.changes:>9,} changes, {done.commits:>3} commit(s): "
                       f"{seconds:6.2f} s ({done.changes / seconds:,.0f} rows/s, {size / seconds / 1e6:.1f} MB/s)")
         for fmt in ("delta", "iceberg"):
-            seconds, changes, commits = best(lambda: per_file(fmt), args.repeat)[1]
+            seconds, changes, commits = best(lambda f=fmt: per_file(f), args.repeat)[1]
             print(f"sync_{fmt:<8} {'a run per file':<26} {changes:>9,} changes, {commits:>3} commit(s): {seconds:6.2f} s "
                   f"({changes / seconds:,.0f} rows/s, {size / seconds / 1e6:.1f} MB/s)")
         if args.no_spark:

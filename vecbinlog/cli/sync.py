@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 import traceback
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BinlogError
@@ -117,7 +118,7 @@ def cmd_sync(args: argparse.Namespace) -> int:
     if args.max_bytes is not None:
         options["max_bytes"] = args.max_bytes
     if args.schema:
-        options["schema"] = open(args.schema, encoding="utf-8").read()
+        options["schema"] = Path(args.schema).read_text(encoding="utf-8")
     bar = _Bar(args)
     try:
         if args.delta is not None:
