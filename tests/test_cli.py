@@ -7,8 +7,6 @@ and prints, and a 10-line walk over the 19-byte event headers for the counts of 
 from __future__ import annotations
 
 import csv
-import datetime as dt
-import decimal
 import io
 import json
 import re
@@ -16,7 +14,6 @@ import shutil
 import struct
 import subprocess
 import sys
-import warnings
 from collections import Counter
 from pathlib import Path
 
@@ -29,13 +26,11 @@ import vecbinlog
 from vecbinlog.cli.writers import PartWriter, plain_per_batch_dictionaries
 
 from .conftest import DATA, corpus_path
+from .support.clirun import SAMPLE, json_rows, reference, run, tables_of
 
-SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 MULTI = "osheroff__mysql-binlog-connector-java/mysql-bin.checksum-crc32"
 TRUNCATED = "blackbeam__rust_mysql_common/binlog_truncated_prev_gtid_event.000001"
 NOT_A_BINLOG = "polardb__polardbx-cdc/mysql_bin.19_1"
-
-EXE = shutil.which("vecbinlog")
 
 # Event type codes -> names, from the servers' sources (log_event.h / log_event.h of MariaDB).
 TYPE_NAMES = {
@@ -59,67 +54,6 @@ def header_walk(path: Path) -> Counter:
         out[buf[pos + 4]] += 1
         pos += size
     return out
-
-
-def run(*args: str, module: bool = False, check: int | None = 0) -> subprocess.CompletedProcess:
-    if module:
-        cmd = [sys.executable, "-m", "vecbinlog", *args]
-    else:
-        assert EXE, "the vecbinlog console script is not installed (pip install -e .)"
-        cmd = [EXE, *args]
-    p = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8", timeout=300)
-    if check is not None:
-        assert p.returncode == check, (p.returncode, p.stdout[-2000:], p.stderr[-2000:])
-    return p
-
-
-def reference(path, table: str, **options) -> pa.Table:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
-        return vecbinlog.read_table(path, table, **options)
-
-
-def tables_of(path, **options) -> list[str]:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
-        with vecbinlog.open(path, **options) as log:
-            return log.tables
-
-
-# -- the documented JSON rendering of to_pylist() values, written again here -------------
-def json_rows(t: pa.Table) -> list[dict]:
-    """The rows of ``t`` as ``cat --format jsonl`` renders them: ``as_json`` of each value;
-    floats are the shortest text that reads back as the value (a FLOAT's as a float32)."""
-    cols = {}
-    for name in t.column_names:
-        col = t.column(name)
-        if pa.types.is_floating(col.type):  # FLOAT 12345.679 is printed so, not as the double 12345.6787...
-            cols[name] = [None if x is None else json.loads(x) for x in col.cast(pa.string()).to_pylist()]
-        else:
-            cols[name] = [as_json(v) for v in col.to_pylist()]
-    return [dict(zip(cols, row)) for row in zip(*cols.values())]
-
-
-def as_json(v):
-    if isinstance(v, bytes):
-        return v.hex()
-    if isinstance(v, dt.timedelta):
-        us = v // dt.timedelta(microseconds=1)
-        sign, us = ("-" if us < 0 else ""), abs(us)
-        s, frac = divmod(us, 10**6)
-        text = f"{sign}{s // 3600:02d}:{s % 3600 // 60:02d}:{s % 60:02d}"
-        return text + (f".{frac:06d}" if frac else "")
-    if isinstance(v, (dt.datetime, dt.date, dt.time)):
-        return v.isoformat()
-    if isinstance(v, decimal.Decimal):
-        return format(v, "f")  # the exact text, never 1E-8
-    if isinstance(v, float):
-        return v if v == v and abs(v) != float("inf") else str(v)
-    if isinstance(v, list):
-        return [as_json(x) for x in v]
-    if isinstance(v, dict):
-        return {k: as_json(x) for k, x in v.items()}
-    return v
 
 
 # -- (1) to-parquet ---------------------------------------------------------------------

@@ -17,8 +17,7 @@ from vecbinlog.collations import decode_text
 
 from .conftest import CORPUS, CORPUS_ENV, corpus_files, corpus_path, shared_missing
 from .support import reference as ref
-from .test_json import JsonText, loads, parse_binary, same_json
-from .test_partial_json import apply_json_diffs
+from .support.jsontext import JsonText, apply_json_diffs, loads, parse_binary, same_json
 
 #: Files that must fail, and how (the reason is documented in the README).
 EXPECTED_ERRORS: dict[str, type[Exception]] = {

@@ -20,6 +20,7 @@ import vecbinlog
 from vecbinlog.tables.ddl import Catalog, DdlError
 from vecbinlog.reader import widen_type
 
+from .support.clitext import check_all_styles
 from .support.mariadb import find_tool
 from .support.replay import apply_change
 
@@ -177,8 +178,6 @@ def test_cat_formats_across_alters(runs):
     MODIFY COLUMN), small batches: the text of every style equals the reference's (a new
     header per layout), and streamed as ``cat`` streams it (later batches formatted while
     earlier ones are written) equals written a batch at a time."""
-    from .test_text import check_all_styles
-
     run = runs["FULL"]
     with warnings.catch_warnings(), vecbinlog.open(run["files"], batch_rows=2) as log:
         warnings.simplefilter("ignore", vecbinlog.SchemaWarning)  # the ALTER of notes

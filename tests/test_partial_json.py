@@ -23,7 +23,6 @@ event's own (value_options, partial bits, the diffs), laid out as ``log_event.cc
 from __future__ import annotations
 
 import json
-import re
 import warnings
 
 import pytest
@@ -34,63 +33,11 @@ from vecbinlog.decode.decoders import jsondiff
 from .support import builder
 from .support import reference as ref
 from .support.builder import encode, packed
-from .test_json import loads, same_json
+from .support.jsontext import apply_json_diffs, loads, same_json
 
 PARTIAL_FILE = "blackbeam__rust_mysql_common/json.binlog.000001"
 UPDATE_POS, PARTIAL_POS = 2612, 3750  # the UPDATE_ROWS and PARTIAL_UPDATE_ROWS events
 OPS = {"REPLACE": 0, "INSERT": 1, "REMOVE": 2}
-
-
-# -- an independent applier over test_json.parse_binary values -----------------------------
-
-
-def _legs(path: str) -> list:
-    """$.name, $."quoted name", $[n] (all the tests and the corpus use)."""
-    legs, i = [], 1
-    while i < len(path):
-        if path.startswith('."', i):
-            name, i = json.JSONDecoder().raw_decode(path, i + 1)
-            legs.append(name)
-        elif path[i] == ".":
-            name = re.match(r"[^.\[]+", path[i + 1 :]).group()
-            legs.append(name)
-            i += 1 + len(name)
-        else:
-            j = path.index("]", i)
-            legs.append(int(path[i + 1 : j]))
-            i = j + 1
-    return legs
-
-
-def apply_json_diffs(value, diffs):
-    """JSON_REPLACE/JSON_INSERT/JSON_REMOVE semantics on parse_binary values (objects as
-    lists of (key, value) pairs, kept sorted by key length then bytes as MySQL stores them);
-    ``diffs``: (operation byte, path, binary value or None) as the reference decoder gives."""
-    from .test_json import parse_binary
-
-    for op, path, raw in diffs:
-        *up, last = _legs(path)
-        parent = value
-        for leg in up:
-            parent = dict(parent)[leg] if isinstance(leg, str) else parent[leg]
-        new = None if raw is None else parse_binary(raw)
-        if isinstance(last, int):
-            if op == 1:
-                parent.insert(min(last, len(parent)), new)
-            elif op == 2:
-                del parent[last]
-            else:
-                parent[last] = new
-            continue
-        keys = [k for k, _ in parent]
-        if op == 2:
-            del parent[keys.index(last)]
-        elif op == 0:
-            parent[keys.index(last)] = (last, new)
-        else:
-            parent.append((last, new))
-            parent.sort(key=lambda kv: (len(kv[0].encode()), kv[0].encode()))
-    return value
 
 
 # -- builders --------------------------------------------------------------------------------

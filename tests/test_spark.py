@@ -11,66 +11,25 @@ where a missing pyspark is a failure.
 
 from __future__ import annotations
 
-import os
 import shutil
-import sys
 from decimal import Decimal
 
 import pyarrow as pa
 import pytest
 
-try:
-    import pyspark  # noqa: F401
-except ImportError:
-    if os.environ.get("CI"):
-        raise
-    pytest.skip("pyspark is not installed (pip install -e '.[test,spark]')", allow_module_level=True)
-
 import vecbinlog
-from vecbinlog import spark as vspark
 from vecbinlog.splits import plan_splits
 
-from .conftest import DATA, ROOT, corpus_path
-from .test_table_changes import assert_phases, run_workload
+from .conftest import DATA, corpus_path
+from .support.fixtures import require_pyspark
+from .support.workloads import assert_phases, run_workload
+
+require_pyspark()  # before vecbinlog.spark, which imports pyspark
+from vecbinlog import spark as vspark  # noqa: E402
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 #: pyspark 4.0's toArrow() leaves a socket to the JVM for the garbage collector
 pytestmark = pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning")
-
-
-@pytest.fixture(scope="session")
-def spark():
-    """A local SparkSession with 2 cores; its Python workers import vecbinlog from this tree."""
-    env = {
-        "SPARK_LOCAL_IP": "127.0.0.1",
-        "PYSPARK_PYTHON": sys.executable,
-        "PYSPARK_DRIVER_PYTHON": sys.executable,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]),
-    }
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    from pyspark.sql import SparkSession
-
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("vecbinlog-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .config("spark.sql.session.timeZone", "UTC")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    vspark.register(session)
-    try:
-        yield session
-    finally:
-        session.stop()
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 # -- comparing -------------------------------------------------------------------------------

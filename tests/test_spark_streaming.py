@@ -11,7 +11,7 @@ their checkpoint, one is killed (SIGKILL, the process and its JVM) in the middle
 micro-batch, files grow under the reader cut in the middle of events and of transactions,
 and a new column stops a query that a restart then reads on with.
 
-Without pyspark these tests are skipped (in CI a missing pyspark is a failure: test_spark.py).
+Without pyspark these tests are skipped (in CI a missing pyspark is a failure).
 """
 
 from __future__ import annotations
@@ -32,12 +32,14 @@ import vecbinlog
 from vecbinlog.netchanges import read_net_changes
 
 from .conftest import ROOT
+from .support.examples import load_example
+from .support.fixtures import require_pyspark
+from .support.listing import complete_end, server_events
+from .support.networkload import apply_net, lake_rows, quiet, server_rows, stretch
 from .support.replay import apply_change
 from .support.stream_query import read_sink, write_batch
-from .test_archives import s3  # noqa: F401  (moto's S3 server on 127.0.0.1)
-from .test_netchanges import _example, _quiet, _server_rows, _stretch, apply_net, lake_rows, marked  # noqa: F401
-from .test_spark import spark  # noqa: F401  (the tests' SparkSession)
-from .test_streaming import complete_end, server_events
+
+require_pyspark()
 
 pytestmark = [pytest.mark.mariadb, pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning")]
 
@@ -256,7 +258,7 @@ def test_file_growing_under_the_reader(spark, growing, tmp_path):
 
 
 # -- S3 ----------------------------------------------------------------------------------------------
-def test_s3_copies_uploaded_as_they_grow(spark, mariadb_server, s3, tmp_path):  # noqa: F811
+def test_s3_copies_uploaded_as_they_grow(spark, mariadb_server, s3, tmp_path):
     """The server's files uploaded to the S3 server as they are written (the newest one again
     at each upload, once cut in the middle of a transaction, as an upload still under way),
     read by trigger(availableNow=True) runs of one query through a folder URI: each run takes
@@ -347,7 +349,7 @@ def test_new_column_stops_the_stream_and_a_restart_reads_on(spark, mariadb_serve
     assert replay(got, ("id", "v", "n", "c")) == sorted(s.query("SELECT id, v, n, c FROM alt.t"))
 
 
-def test_splits_of_uris_with_credentials_are_told_their_states(mariadb_server, s3, tmp_path):  # noqa: F811
+def test_splits_of_uris_with_credentials_are_told_their_states(mariadb_server, s3, tmp_path):
     """A URI with credentials in it (``s3://KEY:SECRET@bucket/...``) names the same file as the
     URI without them that a file's path is: each split of the batch source gets the layout and
     DDL states where it starts (it was 'not one of the files')."""
@@ -371,26 +373,26 @@ def test_splits_of_uris_with_credentials_are_told_their_states(mariadb_server, s
 
 
 # -- net changes ---------------------------------------------------------------------------------
-def test_spark_net_changes_equal_the_arrow_ones(spark, marked):  # noqa: F811
+def test_spark_net_changes_equal_the_arrow_ones(spark, net_workload):
     """vecbinlog.spark.net_changes (Spark SQL) of the stretch (A, B] read by the batch source:
     the key from the schema the source marks, the rows and change types of the Arrow
     net_changes, and applied to the server's SELECT at A its SELECT at B."""
     from vecbinlog import spark as vspark
 
-    a, b = marked["a"], marked["b"]
-    files = _stretch(marked, a["at"], b["at"])
+    a, b = net_workload["a"], net_workload["b"]
+    files = stretch(net_workload, a["at"], b["at"])
     df = (spark.read.format("binlog").option("table", "net.t").option("start", str(a["at"].pos))
           .option("stop", str(b["at"].pos)).load(",".join(map(str, files))))
     assert vspark.key_columns(df.schema) == ["id"]
     got = vspark.net_changes(df).toArrow()
     assert got.column_names == df.columns
-    expected = _quiet(read_net_changes, files, "net.t", start=a["at"].pos, stop=b["at"].pos)
+    expected = quiet(read_net_changes, files, "net.t", start=a["at"].pos, stop=b["at"].pos)
     where = ["id", "_change_type", "v", "_log_file", "_log_pos", "_event_row"]
     assert rows(got, where) == rows(expected, where)
     assert apply_net(a["rows"], got) == b["rows"]
 
 
-def test_spark_stream_into_delta_example(spark, marked, tmp_path):  # noqa: F811
+def test_spark_stream_into_delta_example(spark, net_workload, tmp_path):
     """examples/spark_stream_to_delta.py on a Delta table the offline example landed up to A:
     a stream starting after A's GTID, trigger(availableNow=True), 1 KB per micro-batch, merges
     every micro-batch's net changes: the table is the server's SELECT at the end; run again,
@@ -399,14 +401,14 @@ def test_spark_stream_into_delta_example(spark, marked, tmp_path):  # noqa: F811
     from deltalake import DeltaTable
 
     lake, ck = str(tmp_path / "lake"), str(tmp_path / "ck")
-    archive = str(marked["folder"])
-    _quiet(_example("delta_net_changes").run, archive, "net.t", lake, until=marked["a"]["at"])
-    assert lake_rows(lake) == _server_rows(marked["a"]["rows"])
-    stream = _example("spark_stream_to_delta")
-    argv = [archive, "net.t", lake, ck, "--starting", marked["a"]["gtid"], "--max-bytes-per-trigger", "1k",
+    archive = str(net_workload["folder"])
+    quiet(load_example("delta_net_changes").run, archive, "net.t", lake, until=net_workload["a"]["at"])
+    assert lake_rows(lake) == server_rows(net_workload["a"]["rows"])
+    stream = load_example("spark_stream_to_delta")
+    argv = [archive, "net.t", lake, ck, "--starting", net_workload["a"]["gtid"], "--max-bytes-per-trigger", "1k",
             "--available-now"]
     stream.main(argv, spark=spark)
-    assert lake_rows(lake) == _server_rows(marked["end"]["rows"])
+    assert lake_rows(lake) == server_rows(net_workload["end"]["rows"])
     version = DeltaTable(lake).version()
     assert version > 2  # several micro-batches, one commit each
     stream.main(argv, spark=spark)

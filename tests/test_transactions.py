@@ -21,8 +21,8 @@ import vecbinlog
 from vecbinlog.binlog.transactions import OUTCOMES
 
 from .conftest import DATA, corpus_path
+from .support.manifest import manifest_rows
 from .support.mariadb import run_mariadb_binlog_vv
-from .test_reference import manifest_rows
 
 WORKLOAD = [
     "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB",
