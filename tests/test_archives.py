@@ -207,7 +207,7 @@ def test_truncated_and_corrupt_gzip(tmp_path, workload):
     cut = tmp_path / "cut" / (files[0].name + ".gz")
     cut.parent.mkdir()
     cut.write_bytes(data[: len(data) // 2])
-    # read as a cut plain file is: every complete event, a TruncatedWarning (tests/test_cut_files.py)
+    # read as a cut plain file is: every complete event, a TruncatedWarning (tests/binlog/test_cut_files.py)
     with pytest.warns(vecbinlog.TruncatedWarning, match="gzip stream is truncated"):
         with vecbinlog.open(cut) as log:
             some = log.read_table("arch.t")
@@ -264,7 +264,7 @@ def test_spark_reads_s3(uploaded, workload):
 
 
 def _session():
-    """The tests' SparkSession (tests/test_spark.py's settings), made here if not yet made."""
+    """The tests' SparkSession (the ``spark`` fixture's settings, tests/support/fixtures.py), made here if not yet made."""
     from pyspark.sql import SparkSession
 
     from vecbinlog import spark as vspark

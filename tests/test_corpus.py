@@ -43,7 +43,7 @@ TRUNCATED = {
 CORRUPT_QUERY = {"blackbeam__rust_mysql_common/corrupt-relay-bin.000624"}
 #: Files whose decoding warns (DecodeWarning), and what the warning must say.
 EXPECTED_WARNINGS = {
-    # MINIMAL before images: the partial JSON updates cannot be applied (test_partial_json.py)
+    # MINIMAL before images: the partial JSON updates cannot be applied (tests/decode/test_partial_json.py)
     "blackbeam__rust_mysql_common/json.binlog.000001": r"6 partial JSON update\(s\) of column '@2' could not be applied",
 }
 

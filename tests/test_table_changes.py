@@ -8,7 +8,7 @@ GTID position are taken there. The change log of each front end (``read_all``,
 ``read_pandas``, ``vecbinlog to-parquet`` read back, ``snapshot`` at each GTID, ``vecbinlog
 snapshot``) replayed by key up to each of those points equals that ``SELECT``, with
 ``binlog_row_metadata=FULL`` and with ``NO_LOG`` (names and UNSIGNED from the log's DDL
-alone). ``tests/test_spark.py`` reads the same workload through Spark.
+alone). ``tests/spark/test_spark.py`` reads the same workload through Spark.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import pytest
 
 import vecbinlog
 
-from .support.mariadb import parse_vv, run_mariadb_binlog_vv
+from ..support.mariadb import parse_vv, run_mariadb_binlog_vv
 
 T0 = 1_600_000_000  # 2020-09-13 12:26:40 UTC
 

@@ -20,8 +20,8 @@ from vecbinlog.cli.buffers import byte_table, marked
 from vecbinlog.cli.lines import CsvText, TableText
 from vecbinlog.cli.text import widest_text
 
-from .conftest import DATA, corpus_path
-from .support.clitext import check_all_styles, ours, ref_table, ref_text, ref_width
+from ..conftest import DATA, corpus_path
+from ..support.clitext import check_all_styles, ours, ref_table, ref_text, ref_width
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 UTC = dt.timezone.utc

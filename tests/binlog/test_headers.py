@@ -16,9 +16,9 @@ import vecbinlog
 from vecbinlog.binlog.file import BinlogFile
 from vecbinlog.binlog.headers import EventIndex, walk_headers
 
-from .conftest import DATA, corpus_files
-from .support import builder as b
-from .support import reference as ref
+from ..conftest import DATA, corpus_files
+from ..support import builder as b
+from ..support import reference as ref
 
 def _is_binlog(path) -> bool:
     with open(path, "rb") as f:

@@ -41,11 +41,11 @@ from vecbinlog.decode.decoders import DECODERS, mysqljson
 from vecbinlog.decode.decoders.common import ColumnData, DecodeOptions
 from vecbinlog.tables.table_map import ColumnSpec
 
-from .support import reference as ref
-from .support.builder import (  # binary JSON, from json_binary.h / json_binary.cc
+from ..support import reference as ref
+from ..support.builder import (  # binary JSON, from json_binary.h / json_binary.cc
     Large, Opaque, Pairs, UInt, datetime_packed, decimal_opaque, encode, temporal_opaque, time_packed,
 )
-from .support.jsontext import JsonText
+from ..support.jsontext import JsonText
 
 OPAQUE_FILE = "blackbeam__rust_mysql_common/json-opaque.binlog"
 PARTIAL_FILE = "blackbeam__rust_mysql_common/json.binlog.000001"

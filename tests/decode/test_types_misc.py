@@ -11,7 +11,7 @@ import pytest
 import vecbinlog
 from vecbinlog.tables.ddl import Catalog
 
-from .support.mariadb import parse_vv, run_mariadb_binlog_vv, vv_unescape
+from ..support.mariadb import parse_vv, run_mariadb_binlog_vv, vv_unescape
 
 pytestmark = pytest.mark.mariadb
 

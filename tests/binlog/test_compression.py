@@ -1,4 +1,4 @@
-"""Compressed events (vecbinlog/compression.py) unpack to the reference decoder's events.
+"""Compressed events (vecbinlog/binlog/compression.py) unpack to the reference decoder's events.
 
 * MySQL TRANSACTION_PAYLOAD_EVENTs of the corpus: the unpacked events are the reference's
   payload events (type, size, header fields, offset inside the payload), each at the file
@@ -22,9 +22,9 @@ import vecbinlog
 from vecbinlog.binlog.compression import unpack_segment
 from vecbinlog.binlog.file import BinlogFile
 
-from .conftest import DATA, corpus_path
-from .support import builder as b
-from .support import reference as ref
+from ..conftest import DATA, corpus_path
+from ..support import builder as b
+from ..support import reference as ref
 
 PAYLOAD_FILES = [
     "blackbeam__rust_mysql_common/transaction_compression.000001",

@@ -25,8 +25,8 @@ import pytest
 import vecbinlog
 from vecbinlog.cli.writers import PartWriter, plain_per_batch_dictionaries
 
-from .conftest import DATA, corpus_path
-from .support.clirun import SAMPLE, json_rows, reference, run, tables_of
+from ..conftest import DATA, corpus_path
+from ..support.clirun import SAMPLE, json_rows, reference, run, tables_of
 
 MULTI = "osheroff__mysql-binlog-connector-java/mysql-bin.checksum-crc32"
 TRUNCATED = "blackbeam__rust_mysql_common/binlog_truncated_prev_gtid_event.000001"

@@ -27,8 +27,8 @@ from vecbinlog.decode.decoders import DecodeOptions, arrow_field, decode_column
 from vecbinlog.decode.decoders.common import ColumnData
 from vecbinlog.tables.table_map import ColumnSpec
 
-from .support import reference as ref
-from .support.mariadb import parse_vv, run_mariadb_binlog_vv
+from ..support import reference as ref
+from ..support.mariadb import parse_vv, run_mariadb_binlog_vv
 
 UTC = dt.timezone.utc
 EPOCH = dt.datetime(1970, 1, 1)

@@ -20,8 +20,8 @@ import vecbinlog
 import vecbinlog.decode.rows
 from vecbinlog.constants import EventType
 
-from .conftest import DATA, ROOT
-from .support import builder
+from ..conftest import DATA, ROOT
+from ..support import builder
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 

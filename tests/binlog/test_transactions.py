@@ -20,9 +20,9 @@ import pytest
 import vecbinlog
 from vecbinlog.binlog.transactions import OUTCOMES
 
-from .conftest import DATA, corpus_path
-from .support.manifest import manifest_rows
-from .support.mariadb import run_mariadb_binlog_vv
+from ..conftest import DATA, corpus_path
+from ..support.manifest import manifest_rows
+from ..support.mariadb import run_mariadb_binlog_vv
 
 WORKLOAD = [
     "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(100)) ENGINE=InnoDB",

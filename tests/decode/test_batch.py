@@ -1,4 +1,5 @@
-"""The Arrow assembly (vecbinlog/arrow.py, ``build_batch``) against the reference decoder.
+"""The record-batch assembly (vecbinlog/decode/batch.py, ``build_batch``) against the reference
+decoder.
 
 Row images are located here from the reference's decoding of corpus files (each column's raw
 bytes as the reference reads them: fixed-width ones as (n, width) arrays, length-prefixed
@@ -27,8 +28,8 @@ from vecbinlog.decode.decoders import DecodeOptions
 from vecbinlog.decode.rows import CHANGE_TYPES, RowImages
 from vecbinlog.tables.table_map import TableMap, parse_table_map
 
-from .conftest import corpus_path
-from .support import reference as ref
+from ..conftest import corpus_path
+from ..support import reference as ref
 
 FILES = [
     "blackbeam__rust_mysql_common/mariadb-bin.000001",

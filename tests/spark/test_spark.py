@@ -1,9 +1,10 @@
 """The Spark data source and helpers (vecbinlog.spark) on a real local SparkSession.
 
 What Spark returns is compared value by value with ``vecbinlog.read_table`` on the same
-files (the decoder that test_corpus.py and the MariaDB round trips check against the
+files (the decoder that tests/test_corpus.py and the MariaDB round trips check against the
 servers), after the documented type mapping; the MariaDB table's values are also checked
-against the SQL literals that made them. One SparkSession serves every test.
+against the SQL literals that made them. One SparkSession serves every test (the ``spark``
+fixture, tests/support/fixtures.py).
 
 Without pyspark these tests are skipped, except in CI (the ``CI`` environment variable),
 where a missing pyspark is a failure.
@@ -20,9 +21,9 @@ import pytest
 import vecbinlog
 from vecbinlog.splits import plan_splits
 
-from .conftest import DATA, corpus_path
-from .support.fixtures import require_pyspark
-from .support.workloads import assert_phases, run_workload
+from ..conftest import DATA, corpus_path
+from ..support.fixtures import require_pyspark
+from ..support.workloads import assert_phases, run_workload
 
 require_pyspark()  # before vecbinlog.spark, which imports pyspark
 from vecbinlog import spark as vspark  # noqa: E402

@@ -33,7 +33,7 @@ from vecbinlog.binlog.file import BinlogFile
 from vecbinlog.tables.ddl import Catalog
 from vecbinlog.tables.tracker import SchemaTracker, ddl_candidates
 
-from .support.ddlgen import Column, Generator, _members
+from ..support.ddlgen import Column, Generator, _members
 
 pytestmark = pytest.mark.mariadb
 

@@ -30,10 +30,10 @@ import pytest
 import vecbinlog
 from vecbinlog.decode.decoders import jsondiff
 
-from .support import builder
-from .support import reference as ref
-from .support.builder import encode, packed
-from .support.jsontext import apply_json_diffs, loads, same_json
+from ..support import builder
+from ..support import reference as ref
+from ..support.builder import encode, packed
+from ..support.jsontext import apply_json_diffs, loads, same_json
 
 PARTIAL_FILE = "blackbeam__rust_mysql_common/json.binlog.000001"
 UPDATE_POS, PARTIAL_POS = 2612, 3750  # the UPDATE_ROWS and PARTIAL_UPDATE_ROWS events

@@ -24,7 +24,7 @@ from vecbinlog.binlog.file import BinlogFile
 from vecbinlog.tables.ddl import Catalog, DdlError
 from vecbinlog.tables.tracker import SchemaTracker, ddl_candidates
 
-from .conftest import corpus_files, corpus_path
+from ..conftest import corpus_files, corpus_path
 
 READERS = ["sqlglot", "scan"]
 

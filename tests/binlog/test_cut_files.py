@@ -26,7 +26,7 @@ import pytest
 
 import vecbinlog
 
-from .conftest import DATA, ROOT
+from ..conftest import DATA, ROOT
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 #: codec -> its command-line tool
@@ -185,7 +185,7 @@ def test_which_files_are_mapped(tmp_path):
     bit 0: its server had not closed it), are read with pread; both read the same rows."""
     from vecbinlog.binlog.sources import MappedSource, PreadSource
 
-    from .conftest import corpus_path
+    from ..conftest import corpus_path
 
     data = SAMPLE.read_bytes()
     assert data[21] & 1 == 0  # closed by its server

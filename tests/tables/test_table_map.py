@@ -16,10 +16,10 @@ from vecbinlog.constants import ColumnType as T, OptionalMetadataType as M
 from vecbinlog.tables.table_map import ColumnSpec, parse_table_map
 from vecbinlog.tables.types import decimal_bin_size
 
-from .conftest import TEST_DATA, corpus_path
-from .support import builder
-from .support import reference as ref
-from .support.vectors import DARREN, PERSON, T4_BAD_BYTE, T4_PRINTED
+from ..conftest import TEST_DATA, corpus_path
+from ..support import builder
+from ..support import reference as ref
+from ..support.vectors import DARREN, PERSON, T4_BAD_BYTE, T4_PRINTED
 
 
 def decode(event: bytes):

@@ -1,5 +1,5 @@
-"""The compiled walks of rows events (vecbinlog/walk.py) against the reference decoder: on
-the corpus files, the rows headers (where the bitmaps and the first image are, how many
+"""The compiled walks of rows events (vecbinlog/decode/rowwalk.py) against the reference decoder:
+on the corpus files, the rows headers (where the bitmaps and the first image are, how many
 columns each image holds) and, image by image, every column's raw bytes (copied fixed-width
 values, positions and lengths of the length-prefixed ones), NULLs, absent columns and
 partial-JSON flags are the reference's; a walk in small steps (``cap``) gives the same images
@@ -15,9 +15,9 @@ import pytest
 
 from vecbinlog.decode import rowwalk as walk
 
-from .conftest import DATA, corpus_files
-from .support import builder as b
-from .support import reference as ref
+from ..conftest import DATA, corpus_files
+from ..support import builder as b
+from ..support import reference as ref
 
 PARTIAL = ref.PARTIAL_UPDATE_ROWS_EVENT
 

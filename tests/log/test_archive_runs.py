@@ -21,7 +21,7 @@ import pytest
 import vecbinlog
 from vecbinlog.log import logwalk
 
-from .support.mariadb import parse_vv, run_mariadb_binlog_vv
+from ..support.mariadb import parse_vv, run_mariadb_binlog_vv
 
 pytestmark = pytest.mark.mariadb
 

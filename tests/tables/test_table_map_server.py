@@ -9,7 +9,7 @@ import pytest
 import vecbinlog
 from vecbinlog.constants import ColumnType as T
 
-from .conftest import corpus_path
+from ..conftest import corpus_path
 
 
 @pytest.mark.mariadb

@@ -30,8 +30,8 @@ import pytest
 
 import vecbinlog
 
-from .conftest import corpus_path
-from .support.clirun import SAMPLE, json_rows, reference, run, tables_of
+from ..conftest import corpus_path
+from ..support.clirun import SAMPLE, json_rows, reference, run, tables_of
 
 DB = "catlay"
 #: Rows under the first layout: more than the table format samples its widths from (1000), so

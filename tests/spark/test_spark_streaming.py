@@ -31,13 +31,13 @@ import pytest
 import vecbinlog
 from vecbinlog.netchanges import read_net_changes
 
-from .conftest import ROOT
-from .support.examples import load_example
-from .support.fixtures import require_pyspark
-from .support.listing import complete_end, server_events
-from .support.networkload import apply_net, lake_rows, quiet, server_rows, stretch
-from .support.replay import apply_change
-from .support.stream_query import read_sink, write_batch
+from ..conftest import ROOT
+from ..support.examples import load_example
+from ..support.fixtures import require_pyspark
+from ..support.listing import complete_end, server_events
+from ..support.networkload import apply_net, lake_rows, quiet, server_rows, stretch
+from ..support.replay import apply_change
+from ..support.stream_query import read_sink, write_batch
 
 require_pyspark()
 

@@ -7,8 +7,8 @@ import pytest
 
 import vecbinlog
 
-from .conftest import corpus_path
-from .support import builder
+from ..conftest import corpus_path
+from ..support import builder
 
 # The names SHOW BINLOG EVENTS uses (Log_event::get_type_str in MariaDB's sql/log_event.cc).
 SERVER_NAMES = {

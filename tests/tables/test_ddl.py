@@ -20,9 +20,9 @@ import vecbinlog
 from vecbinlog.tables.ddl import Catalog, DdlError
 from vecbinlog.reader import widen_type
 
-from .support.clitext import check_all_styles
-from .support.mariadb import find_tool
-from .support.replay import apply_change
+from ..support.clitext import check_all_styles
+from ..support.mariadb import find_tool
+from ..support.replay import apply_change
 
 DB = "ddlt"
 CREATE_ITEMS = (
