@@ -41,7 +41,7 @@ from vecbinlog.lake import LakeError, LakeSchemaError, LakeWarning, SyncResult, 
 from vecbinlog.streaming import Position
 
 from .conftest import ROOT
-from .test_archives import CREDENTIALS
+from .support.fixtures import S3_CREDENTIALS as CREDENTIALS
 
 pytestmark = pytest.mark.mariadb
 
