@@ -216,6 +216,19 @@ def test_sample_and_filters(spark):
     assert [r["_change_type"] for r in got.to_pylist()] == ["insert"] * 4 + ["delete"]
 
 
+def test_columns_and_metadata_options(spark):
+    """The columns option: the DataFrame has those columns, in that order, with the values of
+    mariadb-binlog's listing (as read_table gives them); metadata=false: the table's own only."""
+    expected = vecbinlog.read_table(SAMPLE, "shop.orders", columns=["note", "id", "_change_type"])
+    df = read(spark, str(SAMPLE), "shop.orders", columns="note,id,_change_type")
+    assert df.columns == ["note", "id", "_change_type"]
+    assert_same_rows(expected, df.toArrow())
+    assert read(spark, str(SAMPLE), "shop.orders", metadata="false").columns == [
+        "id", "customer_id", "quantity", "price", "note"]
+    with pytest.raises(Exception, match="option columns: shop.orders has no column 'nope'"):
+        read(spark, str(SAMPLE), "shop.orders", columns="id,nope").collect()
+
+
 def test_queries_and_rolled_back_options(spark):
     """The statements (MariaDB ANNOTATE_ROWS, printed by mariadb-binlog as '#Q>') come through Spark."""
     expected = vecbinlog.read_table(SAMPLE, "shop.orders", queries=True, rolled_back="keep")
