@@ -12,8 +12,9 @@ needed; with delta-spark, ``DeltaTable.forPath(...).merge`` on the DataFrame is 
 pattern). The batch id goes into the Delta commit as an application transaction
 (``txn``: app id, version), so a micro-batch Spark runs again after a failure is not applied
 twice: the sink is idempotent, and with the source's offsets every change lands exactly once.
-The micro-batches' Arrow types are the Spark ones; ``delta_net_changes.lake_types`` maps the
-rest (intervals) for Delta.
+The micro-batches' Arrow types are the Spark ones; ``vecbinlog.lake.types.lake_table`` maps the
+rest (intervals) for Delta. Without Spark, ``vecbinlog sync`` (``vecbinlog.lake.sync_delta``)
+does the same on one machine, the position in each commit (docs/lake.md).
 """
 
 from __future__ import annotations
@@ -21,14 +22,36 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Sequence
 
-from deltalake import CommitProperties, DeltaTable, Transaction
+import pyarrow as pa
+import pyarrow.compute as pc
+from deltalake import CommitProperties, DeltaTable, Transaction, write_deltalake
 from pyspark.sql import DataFrame, SparkSession
 
 import vecbinlog.spark
+from vecbinlog.decode.tableplan import METADATA_NAMES
+from vecbinlog.lake.types import lake_table
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from delta_net_changes import merge_net_changes  # noqa: E402
+
+def merge_net_changes(path: str, net: pa.Table, key: Sequence[str], commit: CommitProperties | None = None) -> None:
+    """MERGE net changes (``_change_type`` insert/update_postimage/delete, the table's columns)
+    into the Delta table at ``path``; creates it from the upserts when there is none. Applying
+    the same net changes twice leaves the table as once (upserts and deletes by key)."""
+    own = [c for c in net.column_names if c not in METADATA_NAMES]
+    rows = lake_table(net, own, "delta")
+    kinds = net.column("_change_type").cast(pa.string())
+    if not DeltaTable.is_deltatable(path):
+        write_deltalake(path, rows.filter(pc.not_equal(kinds, "delete")), commit_properties=commit)
+        return
+    on = " AND ".join(f"t.`{k}` = s.`{k}`" for k in key)
+    columns = {f"`{c}`": f"s.`{c}`" for c in own}
+    (DeltaTable(path).merge(rows.append_column("_change_type", kinds), on, source_alias="s", target_alias="t",
+                            merge_schema=True, commit_properties=commit)
+     .when_matched_delete("s._change_type = 'delete'")
+     .when_matched_update(columns, "s._change_type != 'delete'")
+     .when_not_matched_insert(columns, "s._change_type != 'delete'")
+     .execute())
 
 
 def upsert_batches(lake: str, app_id: str):

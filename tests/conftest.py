@@ -100,8 +100,10 @@ def corpus():
     return corpus_path
 
 
-# The MariaDB server fixtures (one session server for every test that asks for it).
-from .support.fixtures import mariadb_globals, mariadb_server  # noqa: E402,F401
+# The shared fixtures (tests/support/fixtures.py), available to every test module: the MariaDB
+# server (one session server for every test that asks for it) and its globals, moto's S3
+# server, the SparkSession, the net-changes workload.
+from .support.fixtures import mariadb_globals, mariadb_server, net_workload, s3, spark  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session", autouse=True)

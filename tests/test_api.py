@@ -58,7 +58,7 @@ def test_reading_does_not_load_pandas(corpus):
     """read_all, events, tables and layouts (and info) never call what makes pyarrow import
     pandas (0.3 s: pa.array, pa.scalar, to_numpy, compute functions given Python values), and
     give what the servers wrote: the sample's events, rows and GTIDs as mariadb-binlog lists
-    them, the MySQL files' GTIDs as tests/test_transactions.py knows them."""
+    them, the MySQL files' GTIDs as tests/binlog/test_transactions.py knows them."""
     paths = [SAMPLE, corpus(GTID_FILES["payload"]), corpus(GTID_FILES["tagged"])]
     done = subprocess.run([sys.executable, "-c", _READ_EVERYTHING, *map(str, paths)], capture_output=True,
                           text=True, check=True)

@@ -1,18 +1,18 @@
 """Binlogs where archives live: an S3-compatible server, and compressed files.
 
-The S3 server is moto's (``ThreadedMotoServer``), started by these tests on 127.0.0.1; the
-binlogs are written by a real MariaDB server (a workload over three files) and taken from
-the shared corpus. Everything read through a URI, a ``filesystem=``, a glob or a
-``mysql-bin.index`` in the bucket, or from a gzip/zstd/bz2/lz4 copy, must equal the local,
-plain read of the same file table by table (``read_table``/``read_all`` of the local file
-is the decoder the corpus and round-trip tests check against the servers).
+The S3 server is moto's (``ThreadedMotoServer``), started on 127.0.0.1 by the ``s3`` fixture
+(tests/support/fixtures.py); the binlogs are written by a real MariaDB server (a workload over
+three files) and taken from the shared corpus. Everything read through a URI, a
+``filesystem=``, a glob or a ``mysql-bin.index`` in the bucket, or from a gzip/zstd/bz2/lz4
+copy, must equal the local, plain read of the same file table by table
+(``read_table``/``read_all`` of the local file is the decoder the corpus and round-trip tests
+check against the servers).
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-import logging
 import os
 import shutil
 import subprocess
@@ -42,32 +42,6 @@ CORPUS = [
     "osheroff__mysql-binlog-connector-java/mysql-bin.sakila",
     "zalora__binlog-parser/fixtures/mysql-bin.01",
 ]
-CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1",
-               "AWS_EC2_METADATA_DISABLED": "true"}
-
-
-@pytest.fixture(scope="module")
-def s3():
-    """moto's S3 server on 127.0.0.1 (a free port), a bucket ``binlogs``, credentials in the
-    environment (as a deployment gives them); yields (boto3 client, URI query, endpoint)."""
-    pytest.importorskip("moto.server")
-    import boto3
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    with pytest.MonkeyPatch.context() as env:
-        for k, v in CREDENTIALS.items():
-            env.setenv(k, v)
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-        server.start()
-        try:
-            host, port = server.get_host_and_port()
-            endpoint = f"{host}:{port}"
-            client = boto3.client("s3", endpoint_url=f"http://{endpoint}")
-            client.create_bucket(Bucket="binlogs")
-            yield client, f"?endpoint_override={endpoint}&scheme=http&region=us-east-1", endpoint
-        finally:
-            server.stop()
 
 
 @pytest.fixture(scope="module")
@@ -233,7 +207,7 @@ def test_truncated_and_corrupt_gzip(tmp_path, workload):
     cut = tmp_path / "cut" / (files[0].name + ".gz")
     cut.parent.mkdir()
     cut.write_bytes(data[: len(data) // 2])
-    # read as a cut plain file is: every complete event, a TruncatedWarning (tests/test_cut_files.py)
+    # read as a cut plain file is: every complete event, a TruncatedWarning (tests/binlog/test_cut_files.py)
     with pytest.warns(vecbinlog.TruncatedWarning, match="gzip stream is truncated"):
         with vecbinlog.open(cut) as log:
             some = log.read_table("arch.t")
@@ -290,7 +264,7 @@ def test_spark_reads_s3(uploaded, workload):
 
 
 def _session():
-    """The tests' SparkSession (tests/test_spark.py's settings), made here if not yet made."""
+    """The tests' SparkSession (the ``spark`` fixture's settings, tests/support/fixtures.py), made here if not yet made."""
     from pyspark.sql import SparkSession
 
     from vecbinlog import spark as vspark

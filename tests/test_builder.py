@@ -16,7 +16,7 @@ import vecbinlog
 from .conftest import DATA, corpus_files
 from .support import builder as b
 from .support import reference as ref
-from .test_table_map import DARREN, PERSON
+from .support.vectors import DARREN, PERSON
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 

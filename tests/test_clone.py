@@ -42,7 +42,7 @@ def _pytest(*files: str, **env: str) -> subprocess.CompletedProcess:
                           cwd=ROOT, env=child, capture_output=True, text=True, timeout=900)
 
 
-NEEDS_SHARED = ["tests/test_table_map.py", "tests/test_corpus.py", "tests/test_reference.py"]
+NEEDS_SHARED = ["tests/tables/test_table_map.py", "tests/test_corpus.py", "tests/test_reference.py"]
 
 
 def test_without_the_corpus_and_seeds_they_skip_naming_the_variable():

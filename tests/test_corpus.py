@@ -17,8 +17,7 @@ from vecbinlog.collations import decode_text
 
 from .conftest import CORPUS, CORPUS_ENV, corpus_files, corpus_path, shared_missing
 from .support import reference as ref
-from .test_json import JsonText, loads, parse_binary, same_json
-from .test_partial_json import apply_json_diffs
+from .support.jsontext import JsonText, apply_json_diffs, loads, parse_binary, same_json
 
 #: Files that must fail, and how (the reason is documented in the README).
 EXPECTED_ERRORS: dict[str, type[Exception]] = {
@@ -44,7 +43,7 @@ TRUNCATED = {
 CORRUPT_QUERY = {"blackbeam__rust_mysql_common/corrupt-relay-bin.000624"}
 #: Files whose decoding warns (DecodeWarning), and what the warning must say.
 EXPECTED_WARNINGS = {
-    # MINIMAL before images: the partial JSON updates cannot be applied (test_partial_json.py)
+    # MINIMAL before images: the partial JSON updates cannot be applied (tests/decode/test_partial_json.py)
     "blackbeam__rust_mysql_common/json.binlog.000001": r"6 partial JSON update\(s\) of column '@2' could not be applied",
 }
 

@@ -224,6 +224,23 @@ def alarm(seconds: float):
         signal.signal(signal.SIGALRM, old)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compiled_kernels():
+    """Compile the kernels once, outside any alarm: CI runs this module with numba's bounds checks
+    on and a fresh cache, and the first read's compile (well over a minute on a loaded 2-core VM)
+    is not a hang (CI, 2026-11-27)."""
+    for name in SEEDS:
+        for op in OPERATIONS:
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    with vecbinlog.open(corpus_path(name)) as log:
+                        OPERATIONS[op](log)
+            except vecbinlog.BinlogError:
+                pass
+    yield
+
+
 def vecbinlog_frame(exc: BaseException) -> str:
     """``module.function`` of the innermost vecbinlog frame of the traceback."""
     last = "?"

@@ -151,7 +151,7 @@ def decoded(mariadb_server):
 
 def _read(path, metadata: str) -> dict[str, pa.Table]:
     sign, cs = _overrides(metadata)
-    # ddl=False: what the binlog's metadata and the explicit overrides give (tests/test_ddl.py
+    # ddl=False: what the binlog's metadata and the explicit overrides give (tests/tables/test_ddl.py
     # checks what the CREATE TABLE statements in the same files give)
     with vecbinlog.open(path, signedness=sign, charsets=cs, ddl=False) as log:
         return log.read_all()

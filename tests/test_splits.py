@@ -2,7 +2,7 @@
 splits one by one gives exactly the rows of reading the whole file.
 
 The transaction starts are checked against an independent walk: ``Binlog.events()`` (whose
-types and QUERY texts tests/test_events.py checks against the server's SHOW BINLOG EVENTS),
+types and QUERY texts tests/binlog/test_events.py checks against the server's SHOW BINLOG EVENTS),
 not against the planner's own vectorised look at the QUERY events.
 """
 

@@ -15,7 +15,7 @@ MariaDB (10.x, 11.x)
     information_schema.COLLATION_CHARACTER_SET_APPLICABILITY`` (10.10+; 920 ``*_uca1400_*``
     ids 2048-3271).  The ``utf8mb4_*_0900_*`` aliases of MariaDB 11.4.5+ (MDEV-20912) come from
     MariaDB's ``strings/ctype-uca0900.c`` (``mysql_0900_mapping``, ids counted from 255) and
-    ``mysql-test/main/ctype_utf8mb4_0900.result``.  ``tests/test_collations.py`` re-checks every
+    ``mysql-test/main/ctype_utf8mb4_0900.result``.  ``tests/tables/test_collations.py`` re-checks every
     id against a live server.
 MySQL (5.x, 8.0, 8.4, 9.x)
     mysql-server ``share/charsets/Index.xml`` and ``strings/ctype-*.cc`` as listed by MySQL

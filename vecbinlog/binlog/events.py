@@ -33,7 +33,7 @@ the QUERY post-header's two lengths at the offsets layout.py names.)
 ``info`` texts follow the servers' ``pack_info()`` (MariaDB sql/log_event_server.cc, MySQL
 sql/log_event.cc: Query_log_event::pack_info, Gtid_log_event::pack_info,
 User_var_log_event::pack_info...) so that they can be compared with ``SHOW BINLOG EVENTS``
-(tests/test_events.py compares every event of a MariaDB workload with the server's own
+(tests/binlog/test_events.py compares every event of a MariaDB workload with the server's own
 listing). Types without a ``pack_info`` of their own (STOP_EVENT) give ``""``, as the server
 does; types this module does not describe (vendor types, LOAD DATA events, INCIDENT...) None.
 """

@@ -14,6 +14,7 @@ import re
 from typing import Any, NoReturn
 
 from .. import __version__
+from .sync import add_parser as add_sync_parser
 
 
 class UsageError(Exception):
@@ -286,6 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
             "whose checksum does not match is an error (exit 1) naming the file, its offset and type.",
             parents=[_common(argparse.SUPPRESS), _files()])
     _strict(p)
+
+    add_sync_parser(sub, [_common(argparse.SUPPRESS)], EPILOG)  # vecbinlog/cli/sync.py
     return parser
 
 

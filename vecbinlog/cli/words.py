@@ -35,7 +35,7 @@ def _charsets_flag(match: re.Match[str]) -> str:
 
 
 #: (a pattern of the API's words, the command line's words for it), applied in order: the
-#: options named by the messages that reach the command line (``tests/test_cli_outputs.py``
+#: options named by the messages that reach the command line (``tests/cli/test_cli_outputs.py``
 #: makes each but the last from real binlogs).
 API_WORDS: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...] = tuple(
     (re.compile(pattern), words) for pattern, words in (

@@ -33,8 +33,8 @@ from ..collations import collation_id
 from ..constants import ColumnType as T
 from ..constants import EventType
 from ..errors import SchemaWarning, warn
-from .columndef import TYPE_WORDS
 from .ddl import Catalog, ColumnInfo, DdlError, TableDef, split_name
+from .ddl.columns import TYPE_WORDS
 from .table_map import ColumnSpec, TableMap
 from .types import CHARSET_TYPES, ENUM_SET_TYPES, LOGGED_AS, NUMERIC_TYPES
 

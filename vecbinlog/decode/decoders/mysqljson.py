@@ -571,5 +571,5 @@ def decode(col: ColumnData) -> pa.Array:
                 d.decode("utf-8")
             except UnicodeDecodeError:
                 raise col.error("malformed JSON value: a string or key is not valid utf8mb4", i) from None
-        # not reached: the check and Python's codec agree (tests/test_utf8.py)
+        # not reached: the check and Python's codec agree (tests/decode/test_utf8.py)
     return binary_like(pa.string(), n, out_offsets, data, col.valid)

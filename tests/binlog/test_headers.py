@@ -1,0 +1,144 @@
+"""The header walk and its EventIndex (vecbinlog/binlog/headers.py, and the file's segments over it)
+against the reference decoder: on every corpus file the offsets, types, sizes and header
+fields are the reference's, the walk stops where and why the reference's does, the events'
+formats and body ends are those the reference's FORMAT_DESCRIPTIONs give, and walking in
+pieces gives what walking whole gives."""
+
+from __future__ import annotations
+
+import warnings
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+import vecbinlog
+from vecbinlog.binlog.file import BinlogFile
+from vecbinlog.binlog.headers import EventIndex, walk_headers
+
+from ..conftest import DATA, corpus_files
+from ..support import builder as b
+from ..support import reference as ref
+
+def _is_binlog(path) -> bool:
+    with open(path, "rb") as f:
+        return f.read(4) == b.MAGIC
+
+
+FILES = [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in corpus_files() if _is_binlog(p)]
+#: files that are not binlogs: the corpus's (if any) and the sample's SQL and JSON
+OTHERS = [pytest.param(p, id=f"{p.parent.name}/{p.name}")
+          for p in [*corpus_files(), DATA / "sample" / "workload.sql", DATA / "sample" / "expected.json"]
+          if not _is_binlog(p)]
+
+
+@lru_cache(maxsize=None)
+def reference(path) -> tuple[bytes, list[ref.EventBounds], int, str | None, ref.RefBinlog | None]:
+    data = path.read_bytes()
+    bounds, end, why = ref.walk_events(data)
+    try:
+        full = ref.decode_bytes(data, strict=False)
+    except ref.RefDecodeError:
+        full = None
+    return data, bounds, end, why, full
+
+
+def index_of(data: bytes, start: int = 4, stop: int | None = None) -> tuple[EventIndex, int, object]:
+    buf = np.frombuffer(data, np.uint8)
+    return walk_headers(buf, start, len(data) if stop is None else stop, len(data))
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_walk_headers_is_the_reference_walk(path):
+    data, bounds, end, why, full = reference(path)
+    index, nxt, stop = index_of(data)
+    assert index.offset.tolist() == [e.offset for e in bounds]
+    assert index.type_code.tolist() == [e.type for e in bounds]
+    assert index.event_size.tolist() == [e.size for e in bounds]
+    assert (index.body_end == index.offset + index.event_size).all()  # until the formats are known
+    assert index.pos.tolist() == index.offset.tolist() and (index.inner == -1).all()
+    assert nxt == end
+    assert (stop is None) == (why is None)
+    if stop is not None:
+        assert (stop.offset, stop.kind) == (end, why)
+    if full is not None:
+        assert [(e.timestamp, e.server_id, e.log_pos, e.flags) for e in full.events] == list(
+            zip(index.timestamp.tolist(), index.server_id.tolist(), index.log_pos.tolist(), index.flags.tolist()))
+
+
+@pytest.mark.parametrize("path", FILES[::7])
+def test_walking_in_pieces_is_walking_whole(path):
+    """Each piece ends at the first boundary at or after its stop; the pieces concatenated
+    are the whole walk (EventIndex.concat), and take() selects rows of every column."""
+    data, bounds, end, why, _ = reference(path)
+    if not bounds:
+        pytest.skip("no complete event after the magic")
+    whole, _, _ = index_of(data)
+    parts, pos = [], 4
+    while pos < end:
+        part, nxt, _ = index_of(data, pos, pos + 100)
+        assert len(part) and nxt >= min(pos + 100, end)
+        parts.append(part)
+        pos = nxt
+    joined = EventIndex.concat(parts)
+    for name in EventIndex.__dataclass_fields__:
+        assert getattr(joined, name).tolist() == getattr(whole, name).tolist(), name
+    odd = whole.take(np.arange(len(whole)) % 2 == 1)
+    assert odd.offset.tolist() == [e.offset for e in bounds[1::2]]
+    assert len(EventIndex.concat([])) == 0 == len(EventIndex.empty())
+
+
+@pytest.mark.parametrize("cut", [3, 19 + 7, -1])
+def test_stops_like_the_reference(cut):
+    """A file cut inside a header or an event, and an event_size under 19: where the walk
+    stops and why are the reference walk's."""
+    w = b.BinlogWriter()
+    w.add(2, b.query_body("BEGIN"))
+    at = w.add(16, b.xid_body(1))
+    data = bytearray(w.bytes())
+    if cut == -1:
+        data[at + 9:at + 13] = (18).to_bytes(4, "little")
+    else:
+        data = data[:at + cut]
+    _, _, end, why, _ = reference_of(bytes(data))
+    index, nxt, stop = index_of(bytes(data))
+    assert len(index) == 2 and nxt == end == at
+    assert (stop.offset, stop.kind) == (at, why)
+
+
+def reference_of(data: bytes):
+    return (data, *ref.walk_events(data), None)
+
+
+@pytest.mark.parametrize("path", FILES)
+def test_segments_give_formats_and_body_ends(path):
+    """Through BinlogFile.segments (small segments): every complete event once, each under
+    the FORMAT_DESCRIPTION the reference finds before it, its body ending before the CRC32
+    when that format has checksums."""
+    data, bounds, end, why, full = reference(path)
+    if full is None or not full.formats or full.formats[0].pos != 4:
+        pytest.skip("the reference finds no FORMAT_DESCRIPTION_EVENT at offset 4 to compare formats with")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
+        try:
+            with BinlogFile(path) as f:
+                segments = list(f.segments(segment_bytes=512))
+        except vecbinlog.BinlogError as exc:  # the walk itself is checked above
+            pytest.skip(f"the file is refused with {type(exc).__name__} (tests/test_corpus.py checks which)")
+    index = EventIndex.concat([s.index for s in segments])
+    assert index.pos.tolist() == [e.offset for e in bounds]
+    fde_at = [fmt.pos for fmt in full.formats]
+    governing = [max(k for k, p in enumerate(fde_at) if p <= e.offset) for e in bounds]
+    assert index.fmt.tolist() == governing
+    crc = [full.formats[g].has_crc32 for g in governing]
+    # body_end is a position in the segment's buf (the file's, or a window's: a file read with
+    # pread, see docs/api.md "Which files are memory-mapped"): in file offsets, less offset plus pos
+    body_end = index.body_end - index.offset + index.pos
+    assert body_end.tolist() == [e.offset + e.size - 4 * c for e, c in zip(bounds, crc)]
+
+
+@pytest.mark.parametrize("path", OTHERS)
+def test_files_without_the_magic_are_refused(path):
+    """A file that does not start with the binlog magic is not walked: NotABinlogError."""
+    with pytest.raises(vecbinlog.NotABinlogError):
+        BinlogFile(path)

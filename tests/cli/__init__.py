@@ -1,0 +1,1 @@
+"""Tests of vecbinlog/cli/: the command line and the text it prints."""

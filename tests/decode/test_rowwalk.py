@@ -1,0 +1,276 @@
+"""The compiled walks of rows events (vecbinlog/decode/rowwalk.py) against the reference decoder:
+on the corpus files, the rows headers (where the bitmaps and the first image are, how many
+columns each image holds) and, image by image, every column's raw bytes (copied fixed-width
+values, positions and lengths of the length-prefixed ones), NULLs, absent columns and
+partial-JSON flags are the reference's; a walk in small steps (``cap``) gives the same images
+as one walk; a value running past its event is reported at the column the reference names."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from vecbinlog.decode import rowwalk as walk
+
+from ..conftest import DATA, corpus_files
+from ..support import builder as b
+from ..support import reference as ref
+
+PARTIAL = ref.PARTIAL_UPDATE_ROWS_EVENT
+
+
+@lru_cache(maxsize=None)
+def decoded(path) -> tuple[bytes, ref.RefBinlog | None]:
+    data = path.read_bytes()
+    try:
+        return data, ref.decode_bytes(data)
+    except ref.RefDecodeError:
+        return data, None
+
+
+def with_rows() -> list:
+    paths = [*corpus_files(), DATA / "sample" / "mariadb-bin.000001"]
+    return [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in paths
+            if p.read_bytes()[:4] == b.MAGIC and decoded(p)[1] is not None
+            and any(e.inner is None and e.version > 0 for e in decoded(p)[1].rows_events)]
+
+
+@dataclass
+class Plan:
+    """How the walk is asked to store each column (walk_row_images' per-column arrays),
+    written here from the docstring: fixed-width columns one after another in ``fixed``,
+    ``cap`` values each then PADDING bytes; prefixed ones one row each of the position arrays."""
+
+    how: np.ndarray
+    width: np.ndarray
+    at: np.ndarray
+    json_slot: np.ndarray
+    fixed_size: int
+    n_var: int
+    n_json: int
+
+
+def plan_of(tm: ref.RefTableMap, cap: int) -> Plan | None:
+    n = tm.ncols
+    how, width, at, json_slot = (np.zeros(n, np.int8), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                                 np.full(n, -1, np.int64))
+    fixed = n_var = n_json = 0
+    for c, (t, m) in enumerate(zip(tm.column_types, tm.column_meta)):
+        try:
+            kind, w = ref.value_storage(t, m)
+        except ref.RefDecodeError:
+            return None
+        width[c] = w
+        if kind == "fixed":
+            at[c], fixed = fixed, fixed + cap * w + walk.PADDING
+        else:
+            how[c], at[c], n_var = walk.PREFIXED, n_var, n_var + 1
+        if t == ref.T_JSON:
+            json_slot[c], n_json = n_json, n_json + 1
+    return Plan(how, width, at, json_slot, fixed, n_var, n_json)
+
+
+@dataclass
+class Run:
+    """Rows events of one table layout, as the walk takes them, with the reference's view."""
+
+    tm: ref.RefTableMap
+    events: list[ref.RefRowsEvent]
+    heads: list[ref.RefRowsHeader]
+    offset: np.ndarray
+    post_header: np.ndarray
+    end: np.ndarray
+    is_update: np.ndarray
+    partial: np.ndarray
+
+
+def runs(path) -> list[Run]:
+    """The file's rows events (v1, v2; not in payloads) grouped by the TABLE_MAP in force."""
+    data, r = decoded(path)
+    fmt = r.formats[0]
+    bounds = {e.offset: e for e in ref.walk_events(data)[0]}
+    in_force: dict[int, ref.RefTableMap] = {}
+    groups: dict[int, list[ref.RefRowsEvent]] = {}
+    maps = {pos: tm for pos, tm in r.table_maps.items() if isinstance(pos, int)}
+    rows = {e.pos: e for e in r.rows_events if e.inner is None and e.version > 0}
+    for e in r.events:
+        if e.pos in maps:
+            in_force[maps[e.pos].table_id] = maps[e.pos]
+        elif e.pos in rows:
+            groups.setdefault(in_force[rows[e.pos].table_id].pos, []).append(rows[e.pos])
+    out = []
+    for pos, events in groups.items():
+        heads = [ref.read_rows_header(data, fmt, bounds[e.pos]) for e in events]
+        out.append(Run(maps[pos], events, heads, np.array([e.pos for e in events], np.int64),
+                       np.array([fmt.post_header(e.type) for e in events], np.int64),
+                       np.array([h.body_end for h in heads], np.int64),
+                       np.array([e.kind == "update" for e in events], bool),
+                       np.array([e.type == PARTIAL for e in events], bool)))
+    return out
+
+
+def walk_headers(buf: np.ndarray, run: Run) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = len(run.offset)
+    first, bitmaps, present = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros((n, 2), np.int64)
+    code, _, _ = walk.walk_rows_headers(buf, run.offset, run.post_header, run.end, run.is_update, run.tm.ncols,
+                                        first, bitmaps, present)
+    assert code == 0, walk.ROWS_ERRORS[code]
+    return first, bitmaps, present
+
+
+def walk_images(buf: np.ndarray, run: Run, cap: int) -> list[tuple[int, int, list]]:
+    """Every image the walk finds, in calls of at most ``cap`` images: (event, image number,
+    per column ABSENT / None / the raw bytes / ("partial", raw bytes))."""
+    ncols = run.tm.ncols
+    plan = plan_of(run.tm, cap)
+    first, bitmaps, present = walk_headers(buf, run)
+    e, p, k, out = 0, int(first[0]), 0, []
+    while e < len(run.offset):
+        ev_, num, start = np.empty(cap, np.int64), np.empty(cap, np.int64), np.empty(cap, np.int64)
+        valid, absent = np.empty((ncols, cap), bool), np.empty((ncols, cap), bool)
+        fixed = np.empty(plan.fixed_size, np.uint8)
+        var_start, var_len = np.empty((plan.n_var, cap), np.int64), np.empty((plan.n_var, cap), np.int64)
+        partial = np.empty((plan.n_json if run.partial.any() else 0, cap), bool)
+        n, e, p, k, code, image, column = walk.walk_row_images(
+            buf, bitmaps, run.end, run.is_update, run.partial, present, ncols, plan.how, plan.width, plan.at,
+            plan.json_slot, e, p, k, cap, ev_, num, start, valid, absent, fixed, var_start, var_len, partial,
+            np.empty((0, cap), np.int64))
+        assert code == 0, walk.IMAGE_ERRORS[code]
+        for i in range(n):
+            values = []
+            for c in range(ncols):
+                a, w = int(plan.at[c]), int(plan.width[c])
+                if absent[c, i]:
+                    values.append(ref.ABSENT)
+                elif not valid[c, i]:
+                    values.append(None)
+                elif plan.how[c] == walk.FIXED:
+                    values.append(bytes(fixed[a + i * w: a + (i + 1) * w]))
+                else:
+                    raw = bytes(buf[var_start[a, i]: var_start[a, i] + var_len[a, i]])
+                    j = plan.json_slot[c]
+                    values.append(("partial", raw) if len(partial) and j >= 0 and partial[j, i] else raw)
+            out.append((int(ev_[i]), int(num[i]), values))
+    return out
+
+
+def expected_images(run: Run) -> list[tuple[int, int, list]]:
+    return [(e, k, [("partial", v.raw) if isinstance(v, ref.PartialJson) else v for v in image])
+            for e, ev in enumerate(run.events) for k, image in enumerate(ev.images)]
+
+
+@pytest.mark.parametrize("path", with_rows())
+def test_rows_headers_are_the_references(path):
+    data, _ = decoded(path)
+    buf = np.frombuffer(data, np.uint8)
+    for run in runs(path):
+        first, bitmaps, present = walk_headers(buf, run)
+        assert first.tolist() == [h.images_at for h in run.heads]
+        assert bitmaps.tolist() == [h.width_end for h in run.heads]
+        assert present[:, 0].tolist() == [sum(h.present_before) for h in run.heads]
+        for h, update, counts in zip(run.heads, run.is_update, present):
+            assert counts[1] == (sum(h.present_after) if update else counts[0])
+
+
+@pytest.mark.parametrize("path", with_rows())
+def test_row_images_are_the_references(path):
+    """Every image of every layout, once walked whole and once 3 images at a time (an
+    UPDATE's two images never split: the calls end between rows)."""
+    data, _ = decoded(path)
+    buf = np.frombuffer(data, np.uint8)
+    for run in runs(path):
+        if plan_of(run.tm, 1) is None:
+            continue
+        expected = expected_images(run)
+        assert walk_images(buf, run, max(len(expected), 2)) == expected, run.tm.table
+        assert walk_images(buf, run, 3) == expected, run.tm.table
+
+
+def test_value_past_its_event_is_reported_at_the_references_column():
+    """A VARCHAR's length made to run past the event: the walk stops at that image and
+    column, which is the column the reference's error names."""
+    w = b.BinlogWriter(checksum=False)
+    w.add(19, b.table_map_body(5, "d", "t", [3, 15, 3], [b"", (60).to_bytes(2, "little"), b""]))
+    good = b.row_image([(1).to_bytes(4, "little"), b.prefixed(b"abc", 1), (2).to_bytes(4, "little")])
+    bad = b.row_image([(3).to_bytes(4, "little"), bytes([200]) + b"xyz", (4).to_bytes(4, "little")])
+    w.add(30, b.rows_body(5, 3, good + bad, extra=b""))
+    data = w.bytes()
+    with pytest.raises(ref.RefDecodeError, match="value of column 2"):
+        ref.decode_bytes(data)
+    path_runs = runs_of(data)
+    buf = np.frombuffer(data, np.uint8)
+    run = path_runs[0]
+    first, bitmaps, present = walk_headers(buf, run)
+    plan = plan_of(run.tm, 4)
+    outs = [np.empty(4, np.int64) for _ in range(3)] + [np.empty((3, 4), bool), np.empty((3, 4), bool),
+                                                         np.empty(plan.fixed_size, np.uint8),
+                                                         np.empty((1, 4), np.int64), np.empty((1, 4), np.int64),
+                                                         np.empty((0, 4), bool), np.empty((0, 4), np.int64)]
+    n, e, p, k, code, image, column = walk.walk_row_images(
+        buf, bitmaps, run.end, run.is_update, run.partial, present, 3, plan.how, plan.width, plan.at, plan.json_slot,
+        0, int(first[0]), 0, 4, *outs)
+    assert n == 1 and code in (2, 3) and (image, column + 1) == (1, 2)
+
+
+def runs_of(data: bytes) -> list[Run]:
+    """``runs`` of a file in memory whose images the reference cannot all read: its rows
+    events' headers, no images."""
+    fmt = ref.format_of(data)
+    bounds = ref.walk_events(data)[0]
+    tm = ref.read_table_map(data, fmt, bounds[1])
+    heads = [ref.read_rows_header(data, fmt, e) for e in bounds[2:]]
+    return [Run(tm, [], heads, np.array([e.offset for e in bounds[2:]], np.int64),
+                np.array([fmt.post_header(e.type) for e in bounds[2:]], np.int64),
+                np.array([h.body_end for h in heads], np.int64), np.zeros(len(heads), bool),
+                np.zeros(len(heads), bool))]
+
+
+# -- loading the kernels --------------------------------------------------------------------------
+_LOAD_CHILD = r"""
+import json, sys
+import pyarrow as pa
+import vecbinlog
+from vecbinlog.binlog import checksum, headers
+from vecbinlog.decode import rowwalk
+with vecbinlog.open(sys.argv[1]) as log:
+    table = log.read_table("shop.orders")
+with pa.OSFile(sys.argv[2], "wb") as f, pa.ipc.new_file(f, table.schema) as w:
+    w.write_table(table)
+kernels = (headers.walk_event_headers, rowwalk.walk_rows_headers, rowwalk.walk_row_images, checksum._KERNEL)
+print(json.dumps({
+    "hits": sum(sum(k.stats.cache_hits.values()) for k in kernels),
+    "misses": sum(sum(k.stats.cache_misses.values()) for k in kernels),
+    "registries": [m for m in ("numba.cpython.unicode", "numba.np.arraymath", "numba.typed.typeddict") if m in sys.modules],
+}))
+"""
+
+
+def test_kernels_load_from_cache_without_numbas_registries(tmp_path):
+    """A process that finds its kernels in numba's cache loads them without numba's context
+    refresh (vecbinlog.jit: 0.10-0.16 s of every start): numba's implementation modules stay
+    unimported, and what it reads equals what this process (whose kernels were compiled or
+    loaded before) reads."""
+    import json
+    import subprocess
+    import sys
+
+    import pyarrow as pa
+    import vecbinlog
+
+    sample = DATA / "sample" / "mariadb-bin.000001"
+    out = tmp_path / "orders.arrow"
+    runs = []
+    for _ in range(2):  # the first may compile (an empty cache), the second loads
+        p = subprocess.run([sys.executable, "-c", _LOAD_CHILD, str(sample), str(out)], capture_output=True,
+                           text=True, timeout=600)
+        assert p.returncode == 0, p.stderr[-2000:]
+        runs.append(json.loads(p.stdout))
+    assert runs[1]["misses"] == 0 and runs[1]["hits"] >= 4, runs  # the CRC kernel: the self-check and the file
+    assert runs[1]["registries"] == []
+    with vecbinlog.open(sample) as log:
+        expected = log.read_table("shop.orders")
+    with pa.memory_map(str(out)) as f:
+        assert pa.ipc.open_file(f).read_all().equals(expected)

@@ -1,0 +1,1 @@
+"""Tests of vecbinlog/spark/: the Spark data source, batch and streaming."""

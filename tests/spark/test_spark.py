@@ -1,0 +1,328 @@
+"""The Spark data source and helpers (vecbinlog.spark) on a real local SparkSession.
+
+What Spark returns is compared value by value with ``vecbinlog.read_table`` on the same
+files (the decoder that tests/test_corpus.py and the MariaDB round trips check against the
+servers), after the documented type mapping; the MariaDB table's values are also checked
+against the SQL literals that made them. One SparkSession serves every test (the ``spark``
+fixture, tests/support/fixtures.py).
+
+Without pyspark these tests are skipped, except in CI (the ``CI`` environment variable),
+where a missing pyspark is a failure.
+"""
+
+from __future__ import annotations
+
+import shutil
+from decimal import Decimal
+
+import pyarrow as pa
+import pytest
+
+import vecbinlog
+from vecbinlog.splits import plan_splits
+
+from ..conftest import DATA, corpus_path
+from ..support.fixtures import require_pyspark
+from ..support.workloads import assert_phases, run_workload
+
+require_pyspark()  # before vecbinlog.spark, which imports pyspark
+from vecbinlog import spark as vspark  # noqa: E402
+
+SAMPLE = DATA / "sample" / "mariadb-bin.000001"
+#: pyspark 4.0's toArrow() leaves a socket to the JVM for the garbage collector
+pytestmark = pytest.mark.filterwarnings("ignore:unclosed <socket.socket:ResourceWarning")
+
+
+# -- comparing -------------------------------------------------------------------------------
+def same(expected, actual) -> bool:
+    """A read_table value and the Spark value of the documented mapping hold the same value:
+    uint64 -> decimal(20,0) (int == Decimal), decimal256 -> its decimal text, dictionary ->
+    its string, everything else equal as Python values."""
+    if isinstance(expected, dict):
+        return isinstance(actual, dict) and expected.keys() == actual.keys() and all(
+            same(v, actual[k]) for k, v in expected.items()
+        )
+    if isinstance(expected, list):
+        return isinstance(actual, list) and len(expected) == len(actual) and all(map(same, expected, actual))
+    if isinstance(expected, Decimal) and isinstance(actual, str):
+        return Decimal(actual) == expected
+    return expected == actual
+
+
+def assert_same_rows(expected: pa.Table, actual: pa.Table, *, ordered: bool = True) -> None:
+    assert actual.column_names == expected.column_names
+    assert actual.num_rows == expected.num_rows
+    exp, act = expected.to_pylist(), actual.to_pylist()
+    if not ordered:
+        key = lambda r: (r["_log_file"], r["_log_pos"], r["_event_row"], r["_change_type"])  # noqa: E731
+        exp, act = sorted(exp, key=key), sorted(act, key=key)
+    for i, (e, a) in enumerate(zip(exp, act)):
+        bad = {k: (e[k], a[k]) for k in e if not same(e[k], a[k])}
+        assert not bad, f"row {i}: (read_table, spark) differ: {bad}"
+
+
+def read(spark, paths, table, **options):
+    reader = spark.read.format("binlog")
+    if table is not None:
+        reader = reader.option("table", table)
+    for k, v in options.items():
+        reader = reader.option(k, v)
+    return reader.load(paths)
+
+
+# -- a MariaDB table of every type -----------------------------------------------------------
+TYPES_DDL = """CREATE TABLE t (
+  id INT PRIMARY KEY,
+  ti TINYINT, tiu TINYINT UNSIGNED, si SMALLINT, siu SMALLINT UNSIGNED, mi MEDIUMINT, miu MEDIUMINT UNSIGNED,
+  i INT, iu INT UNSIGNED, bi BIGINT, biu BIGINT UNSIGNED,
+  f FLOAT, d DOUBLE, dec10 DECIMAL(10,2), dec65 DECIMAL(65,30), bt BIT(64), y YEAR,
+  c CHAR(10), vc VARCHAR(50) CHARACTER SET utf8mb4, l1 VARCHAR(20) CHARACTER SET latin1, tx TEXT,
+  bl BLOB, bn BINARY(4), vb VARBINARY(10),
+  dt DATE, dtm DATETIME(6), ts TIMESTAMP(6) NULL, tm TIME(6),
+  e ENUM('small','medium','large'), st SET('a','b','c'), j JSON,
+  g GEOMETRY NULL, p POINT NULL, i6 INET6, u UUID
+)"""
+BIG_DEC = "12345678901234567890123456789012345.123456789012345678901234567890"
+TYPES_ROWS = [
+    "(1, 127, 255, 32767, 65535, 8388607, 16777215, 2147483647, 4294967295, 9223372036854775807, "
+    f"18446744073709551615, 1.5, 2.25, 12345678.90, '{BIG_DEC}', b'{'1' * 64}', 2155, "
+    "'abc', 'héllo 🎁', 'Søren', 'text', x'00ff', x'01020304', x'aabb', '2024-02-29', "
+    "'2024-02-29 23:59:59.123456', '2038-01-19 03:14:07.999999', '838:59:59', 'large', 'a,c', "
+    "'{\"k\": [1, 2]}', ST_GeomFromText('POINT(1 2)'), ST_GeomFromText('POINT(3 4)'), '::1', "
+    "'123e4567-e89b-12d3-a456-426614174000')",
+    "(2, -128, 0, -32768, 0, -8388608, 0, -2147483648, 0, -9223372036854775808, 0, -1.5, -2.25, "
+    "-12345678.90, '-0.000000000000000000000000000001', b'0', 1901, '', '', '', '', x'', x'00000000', x'', "
+    "'1000-01-01', '1000-01-01 00:00:00', '1970-01-02 00:00:00', '-838:59:59.000001', 'small', '', '[]', "
+    "NULL, NULL, '::', '00000000-0000-0000-0000-000000000000')",
+    "(3" + ", NULL" * 34 + ")",
+]
+SHARDS = ["CREATE TABLE orders (id INT PRIMARY KEY, v VARCHAR(10))"]
+#: the documented mapping, written out for this table
+EXPECTED_SPARK_TYPES = {
+    "ti": "tinyint", "tiu": "smallint", "si": "smallint", "siu": "int", "mi": "int", "miu": "bigint",
+    "i": "int", "iu": "bigint", "bi": "bigint", "biu": "decimal(20,0)", "f": "float", "d": "double",
+    "dec10": "decimal(10,2)", "dec65": "string", "bt": "decimal(20,0)", "y": "int", "c": "string",
+    "vc": "string", "l1": "string", "tx": "string", "bl": "binary", "bn": "binary", "vb": "binary",
+    "dt": "date", "dtm": "timestamp_ntz", "ts": "timestamp", "tm": "interval day to second",
+    "e": "string", "st": "array<string>", "j": "string", "g": "struct<srid:bigint,wkb:binary>",
+    "p": "struct<srid:bigint,wkb:binary>", "i6": "binary", "u": "binary",
+    "_change_type": "string", "_commit_timestamp": "timestamp", "_log_file": "string", "_log_pos": "bigint",
+    "_event_row": "int", "_absent": "array<string>", "_payload_offset": "bigint", "_gtid": "string",
+    "_transaction_pos": "bigint", "_xid": "decimal(20,0)", "_outcome": "string", "_schema_version": "int",
+    "_incarnation": "int",
+}
+
+
+@pytest.fixture(scope="module")
+def mariadb_files(mariadb_server):
+    """Two binlog files: every type, in many transactions, and two same-shaped shard tables."""
+    s = mariadb_server
+    first = s.capture_binlog(
+        "DROP DATABASE IF EXISTS spark_types", "CREATE DATABASE spark_types", "USE spark_types", TYPES_DDL,
+        *(f"INSERT INTO t VALUES {row}" for row in TYPES_ROWS),
+        "UPDATE t SET vc = 'changed', biu = biu - 1 WHERE id = 1",
+        "DROP DATABASE IF EXISTS shard_a", "CREATE DATABASE shard_a", "USE shard_a", *SHARDS,
+        "INSERT INTO orders VALUES (1, 'a1'), (2, 'a2')",
+        "DROP DATABASE IF EXISTS shard_b", "CREATE DATABASE shard_b", "USE shard_b", *SHARDS,
+        "INSERT INTO orders VALUES (1, 'b1')",
+    )
+    second = s.current_binlog()  # the file right after the first: they chain (ROTATE)
+    s.execute(
+        "USE spark_types",
+        "BEGIN", "INSERT INTO t (id, vc, biu) VALUES (4, 'four', 4)", "INSERT INTO t (id, vc) VALUES (5, 'five')", "COMMIT",
+        "DELETE FROM t WHERE id = 2",
+        "UPDATE shard_b.orders SET v = 'b1!'",
+        *(f"INSERT INTO t (id, i) VALUES ({k}, {k})" for k in range(10, 30)),
+    )
+    s.flush_binary_logs()
+    return [first, second]
+
+
+@pytest.mark.mariadb
+def test_every_type_equals_read_table(spark, mariadb_files):
+    paths = [str(p) for p in mariadb_files]
+    df = read(spark, ",".join(paths), "spark_types.t")
+    assert {f.name: f.dataType.simpleString() for f in df.schema.fields if f.name != "id"} == EXPECTED_SPARK_TYPES
+    got = df.toArrow()
+    expected = vecbinlog.read_table(paths, "spark_types.t")
+    assert expected.num_rows == 3 + 2 + 2 + 1 + 20
+    assert_same_rows(expected, got)
+    # the values the SQL wrote, where the mapping changes the type
+    first = got.slice(0, 1).to_pylist()[0]
+    assert first["biu"] == Decimal(18446744073709551615) and first["bt"] == Decimal(2**64 - 1)
+    assert first["dec65"] == BIG_DEC
+    assert first["tiu"] == 255 and first["iu"] == 4294967295 and first["y"] == 2155
+    assert first["e"] == "large" and first["st"] == ["a", "c"]
+    second = got.slice(1, 1).to_pylist()[0]
+    assert second["dec65"] == "-0.000000000000000000000000000001"
+    assert second["tm"] == -(pa.scalar(838 * 3600 + 59 * 60 + 59, pa.duration("s")).as_py()) - pa.scalar(
+        1, pa.duration("us")).as_py()
+
+
+@pytest.mark.mariadb
+def test_tiny_splits_give_the_same_rows_as_one(spark, tmp_path, mariadb_files):
+    for p in mariadb_files:
+        shutil.copy(p, tmp_path / p.name)
+    glob = str(tmp_path / "*-bin.*")
+    one = read(spark, glob, "spark_types.t", split_bytes="1g")
+    many = read(spark, glob, "spark_types.t", split_bytes="1", batch_rows="2")  # and batches of 2 rows
+    assert one.rdd.getNumPartitions() == 1
+    # the first file's transactions (DDL and INSERTs included) and the second's: over 20 splits
+    assert many.rdd.getNumPartitions() > 20
+    expected = vecbinlog.read_table([str(p) for p in mariadb_files], "spark_types.t")
+    assert_same_rows(expected, one.toArrow())
+    assert_same_rows(expected, many.toArrow())
+
+
+@pytest.mark.mariadb
+def test_shards_by_glob_get_a_table_column(spark, mariadb_files):
+    paths = [str(p) for p in mariadb_files]
+    got = read(spark, paths, "shard_*.orders").toArrow()
+    assert got.column_names[-1] == "_table"
+    for name in ("shard_a.orders", "shard_b.orders"):
+        mine = got.filter(pa.compute.equal(got.column("_table"), name)).drop_columns(["_table"])
+        assert_same_rows(vecbinlog.read_table(paths, name), mine)
+
+
+@pytest.mark.mariadb
+def test_without_table_option_the_tables_are_listed(spark, mariadb_files):
+    with pytest.raises(Exception, match=r"shard_a\.orders.*shard_b\.orders|choose with"):
+        read(spark, str(mariadb_files[0]), None).schema
+
+
+@pytest.mark.mariadb
+def test_helpers_map_and_apply_in_arrow(spark, mariadb_files):
+    paths = [str(p) for p in mariadb_files]
+    expected = vecbinlog.read_table(paths, "spark_types.t")
+    splits = vspark.splits_dataframe(spark, paths, split_bytes=4096)
+    planned = splits.toArrow().sort_by([("file", "ascending"), ("start", "ascending")]).to_pylist()
+    assert [(r["file"], r["start"], r["stop"]) for r in planned] == [
+        (s.path, s.start, s.stop) for s in plan_splits(paths, 4096)
+    ]
+    assert len(planned) > len(paths)
+    assert_same_rows(expected, vspark.map_splits(splits, "spark_types.t").toArrow(), ordered=False)
+    applied = vspark.apply_splits(splits, "spark_types.t").toArrow()
+    assert_same_rows(expected, applied, ordered=False)
+    # within a file, apply_splits keeps log order
+    for name in {r["_log_file"] for r in applied.to_pylist()}:
+        pos = [r["_log_pos"] for r in applied.to_pylist() if r["_log_file"] == name]
+        assert pos == sorted(pos)
+
+
+def test_sample_and_filters(spark):
+    expected = vecbinlog.read_table(SAMPLE, "shop.orders", change_types=["insert", "delete"])
+    got = read(spark, str(SAMPLE), "shop.orders", change_types="insert,delete").toArrow()
+    assert_same_rows(expected, got)
+    assert [r["_change_type"] for r in got.to_pylist()] == ["insert"] * 4 + ["delete"]
+
+
+def test_columns_and_metadata_options(spark):
+    """The columns option: the DataFrame has those columns, in that order, with the values of
+    mariadb-binlog's listing (as read_table gives them); metadata=false: the table's own only."""
+    expected = vecbinlog.read_table(SAMPLE, "shop.orders", columns=["note", "id", "_change_type"])
+    df = read(spark, str(SAMPLE), "shop.orders", columns="note,id,_change_type")
+    assert df.columns == ["note", "id", "_change_type"]
+    assert_same_rows(expected, df.toArrow())
+    assert read(spark, str(SAMPLE), "shop.orders", metadata="false").columns == [
+        "id", "customer_id", "quantity", "price", "note"]
+    with pytest.raises(Exception, match="option columns: shop.orders has no column 'nope'"):
+        read(spark, str(SAMPLE), "shop.orders", columns="id,nope").collect()
+
+
+def test_queries_and_rolled_back_options(spark):
+    """The statements (MariaDB ANNOTATE_ROWS, printed by mariadb-binlog as '#Q>') come through Spark."""
+    expected = vecbinlog.read_table(SAMPLE, "shop.orders", queries=True, rolled_back="keep")
+    got = read(spark, str(SAMPLE), "shop.orders", queries="true", rolled_back="keep").toArrow()
+    assert_same_rows(expected, got)
+    printed = [line[4:] for line in (SAMPLE.parent / "mariadb-binlog-vv.txt").read_text().splitlines()
+               if line.startswith("#Q> ")]
+    assert set(got.column("_query").to_pylist()) <= set(printed)
+    assert any("orders" in q for q in got.column("_query").to_pylist())
+
+
+def test_readme_apply_in_arrow_example(spark):
+    """The README's example: map_splits, then an Arrow function per file; counts and sums as read_table's."""
+    orders = vspark.map_splits(vspark.splits_dataframe(spark, str(SAMPLE), split_bytes=1024), "shop.orders")
+    assert orders.rdd.getNumPartitions() == 3
+
+    def summary(t: pa.Table) -> pa.Table:
+        return (t.group_by(["_log_file", "_change_type"])
+                 .aggregate([("_log_pos", "count"), ("quantity", "sum")])
+                 .rename_columns(["_log_file", "_change_type", "rows", "quantity"]))
+
+    got = orders.groupBy("_log_file").applyInArrow(
+        summary, "_log_file string, _change_type string, rows long, quantity long").toArrow().to_pylist()
+    expected = vecbinlog.read_table(SAMPLE, "shop.orders").to_pylist()
+    assert {r["_change_type"]: (r["rows"], r["quantity"]) for r in got} == {
+        c: (sum(1 for e in expected if e["_change_type"] == c), sum(e["quantity"] for e in expected if e["_change_type"] == c))
+        for c in {e["_change_type"] for e in expected}
+    }
+
+
+# -- corpus files: the types other servers write ----------------------------------------------
+CORPUS_FILES = [
+    "osheroff__mysql-binlog-connector-java/mysql-bin.sakila",  # 5.5: old temporals, YEAR, ENUM/SET without labels
+    "osheroff__mysql-binlog-connector-java/mysql-bin.checksum-crc32",  # FLOAT/DOUBLE, DATETIME2, DECIMAL
+    "rusuly__MySqlCdc/mysql-bin.000001",  # BIT, YEAR, JSON, FLOAT
+    "blackbeam__rust_mysql_common/json-opaque.binlog",  # MySQL binary JSON
+    "blackbeam__rust_mysql_common/vector.binlog",  # VECTOR: list<float32>
+    "blackbeam__rust_mysql_common/mysql_type_bit.000001",
+    "blackbeam__rust_mysql_common/mysql-enum-string-set.000001",  # ENUM/SET with labels
+    "blackbeam__rust_mysql_common/minimal_row_metadata.000001",  # UNSIGNED from SIGNEDNESS
+    "blackbeam__rust_mysql_common/time_issue.000001",  # TIME
+    "blackbeam__rust_mysql_common/binlog_transaction_with_GTID_TAG.000001",
+    "blackbeam__rust_mysql_common/update-partial-row.binlog",  # partial images: _absent
+    "blackbeam__rust_mysql_common/mariadb-bin.000001",
+]
+
+
+@pytest.mark.parametrize("name", CORPUS_FILES)
+def test_corpus_tables_equal_read_table(spark, name):
+    path = str(corpus_path(name))
+    with vecbinlog.open(path) as log:
+        tables = log.tables
+    assert tables
+    for table in tables:
+        expected = vecbinlog.read_table(path, table)
+        assert_same_rows(expected, read(spark, path, table).toArrow())
+
+
+@pytest.mark.mariadb
+def test_no_log_binlog_named_by_its_ddl(spark, mariadb_server, mariadb_globals):
+    """A NO_LOG binlog, split in tiny splits: every task knows the DDL before its split, so the
+    names and the UNSIGNED type come from the CREATE TABLE as in read_table."""
+    mariadb_globals(binlog_row_metadata="NO_LOG")
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS spark_nolog", "CREATE DATABASE spark_nolog")
+    path = s.capture_binlog(
+        "CREATE TABLE t (id INT UNSIGNED PRIMARY KEY, v VARCHAR(10) CHARACTER SET utf8mb4)",
+        *(f"INSERT INTO t VALUES ({4000000000 + k}, 'v{k}')" for k in range(5)), database="spark_nolog")
+    expected = vecbinlog.read_table(path, "spark_nolog.t").drop_columns(["_schema_version"])
+    got = read(spark, str(path), "spark_nolog.t", split_bytes="1").drop("_schema_version").toArrow()
+    assert got.column_names[:2] == ["id", "v"]
+    assert got.column("id").to_pylist() == [4000000000 + k for k in range(5)]
+    assert_same_rows(expected.cast(pa.schema([f.with_type(got.schema.field(f.name).type) for f in expected.schema])), got)
+
+
+@pytest.mark.mariadb
+def test_recreated_and_altered_table_equals_read_table(spark, mariadb_server):
+    """A table dropped and created again with other types, CREATE OR REPLACE, an ALTER ... MODIFY
+    no Arrow type widens, ADD/DROP/CHANGE/RENAME COLUMN (tests/test_table_changes.py): Spark's
+    schema is read_table's over every layout, and its rows are read_table's, in one split or in
+    splits of every transaction (each told where the DDL and the layouts stand at its start);
+    replayed, they are the server's SELECT after every phase."""
+    run = run_workload(mariadb_server, "NO_LOG")
+    paths = [str(p) for p in run["files"]]
+    with vecbinlog.open(paths) as log:
+        expected = log.read_table(run["table"])
+        plan = log.plans()[run["table"]]
+    assert expected.column_names[:3] == ["id", "d2", "a2"] and "a@0" in expected.column_names
+    for split_bytes in ("1g", "1"):
+        df = read(spark, ",".join(paths), run["table"], split_bytes=split_bytes)
+        assert df.columns == expected.column_names
+        got = df.toArrow()
+        assert_same_rows(expected, got)
+    assert_phases(got.to_pylist(), plan, run)
+    splits = vspark.splits_dataframe(spark, paths, split_bytes=1)
+    assert_same_rows(expected, vspark.map_splits(splits, run["table"]).toArrow(), ordered=False)
+    assert_same_rows(expected, vspark.apply_splits(splits, run["table"]).toArrow(), ordered=False)
