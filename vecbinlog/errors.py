@@ -33,11 +33,13 @@ __all__ = [
     "SourceUnreachableError",
     "TableNotFoundError",
     "SchemaChangedError",
+    "ArchiveIndexError",
     "TruncatedWarning",
     "MalformedEventWarning",
     "BinlogSetWarning",
     "SchemaWarning",
     "DecodeWarning",
+    "ArchiveIndexWarning",
     "warn",
 ]
 
@@ -239,6 +241,17 @@ class SchemaChangedError(BinlogError):
     """A table's layout changed within a stream in a way its fixed schema cannot hold (a new
     column, a type no Arrow type widens...): the stream stops before the first change in the
     new layout; restarting the query (from its checkpoint) reads on with a schema that has it."""
+
+
+class ArchiveIndexError(ValueError):
+    """The archive index (:mod:`vecbinlog.index`) cannot stand for the files given: a file is
+    not indexed, or changed since it was (other size or time), or its index file is of a
+    format version this vecbinlog does not read. ``build_index`` brings it up to date."""
+
+
+class ArchiveIndexWarning(UserWarning):
+    """A file already in the archive index changed (it is not the file that was indexed, nor
+    that file grown): it is indexed again."""
 
 
 #: the package's folder: frames of files under it are vecbinlog's, not the user's

@@ -34,6 +34,7 @@ from .binlog.sources import is_uri
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import scan_transactions
 from .errors import SchemaWarning, SourceNotFoundError
+from .index import IndexedFile, load_index, replay_index
 from .log.config import ReadConfig, RowsFilter
 from .log.logset import binlog_files
 from .log.logwalk import unpacked
@@ -92,6 +93,8 @@ def plan_splits(
     verify_checksums: bool = True,
     filesystem: Any = None,
     tables: str | Iterable[str] | None = None,
+    index: Any = None,
+    index_filesystem: Any = None,
 ) -> list[Split]:
     """Cut binlog files into splits of about ``split_bytes`` that start at transactions.
 
@@ -106,7 +109,14 @@ def plan_splits(
     verify_checksums : check the CRC32 of the FORMAT_DESCRIPTION_EVENT of each file.
     filesystem : the filesystem ``paths`` are in (see :class:`vecbinlog.Binlog`).
     tables : ``db.table`` glob patterns of the tables to be read: DDL about other tables that
-        is not understood is passed over without a SchemaWarning.
+        is not understood is passed over without a SchemaWarning. With ``index``, the plan
+        holds only the ranges where these tables have rows events (files without any left out).
+    index : an archive index location (:func:`vecbinlog.build_index`): the plan is made from
+        it alone, no binlog byte read (only each file's size and time, to check the index is
+        of it); each split also gets ``versions``, where its tables' ``_schema_version`` and
+        ``_incarnation`` stand (as a read with the default options numbers them). A file that
+        grew since it was indexed is planned to where it was indexed.
+    index_filesystem : the filesystem ``index`` is a path in (default: from ``index``).
 
     Returns
     -------
@@ -129,6 +139,8 @@ def plan_splits(
     if split_bytes < 1:
         raise ValueError(f"split_bytes must be at least 1, not {split_bytes}")
     files = binlog_files(paths, filesystem)
+    if index is not None:
+        return _plan_from_index(files, split_bytes, start, stop, filesystem, tables, index, index_filesystem)
     out: list[Split] = []
     tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
     for k, path in enumerate(files):
@@ -154,6 +166,62 @@ def plan_splits(
                 cuts = cuts[cuts < f.formats[1].offset]
             bounds = cut_bounds(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
         out.extend(Split(path, int(a), int(b), _state_at(ddl, int(a))) for a, b in zip(bounds[:-1], bounds[1:]))
+    return out
+
+
+def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop: int | None, filesystem: Any,
+                     tables: str | Iterable[str] | None, location: Any, index_filesystem: Any) -> list[Split]:
+    """:func:`plan_splits` from an archive index: its transaction starts, its DDL replayed, its
+    layouts numbered (:func:`vecbinlog.index.replay_index`); with ``tables``, only the ranges
+    of their rows events."""
+    indexed = load_index(files, location, filesystem=filesystem, index_filesystem=index_filesystem)
+    wanted = RowsFilter.make(tables).table
+    ddl, history = replay_index(indexed, wanted)
+    out: list[Split] = []
+    for k, (path, ix) in enumerate(zip(files, indexed)):
+        last = k == len(files) - 1
+        lo = start if k == 0 and start is not None else MAGIC_LEN
+        if not ix.row["seekable"]:  # a compressed file: one split, from its start
+            if k == 0 and start is not None and start > MAGIC_LEN:
+                raise ValueError(f"{path}: a compressed file cannot be read from start={start}")
+            pieces = [(MAGIC_LEN, stop if last else None)]
+        else:
+            hi = ix.end if not last or stop is None else min(stop, ix.end)
+            cuts = ix.starts
+            if k == 0 and start is not None and start > MAGIC_LEN and start not in set(cuts.tolist()):
+                raise ValueError(
+                    f"{path}: start={start} is not where a transaction starts (a GTID event, or a BEGIN "
+                    "query without one): a split must hold its transactions' TABLE_MAP events"
+                )
+            if ix.row["second_format"] is not None:  # a relay log: no cut after its second FDE
+                cuts = cuts[cuts < ix.row["second_format"]]
+            ranges = [(lo, hi)] if tables is None else _wanted_ranges(ix, wanted, lo, hi)
+            pieces = []
+            for a, b in ranges:
+                bounds = cut_bounds(cuts[(cuts > a) & (cuts < b)], a, b, split_bytes)
+                pieces += list(zip(bounds[:-1], bounds[1:]))
+        if tables is not None and not any(wanted(t["name"]) for t in ix.row["tables"]):
+            continue
+        for a, b in pieces:
+            if b is not None and a >= b:
+                continue
+            _, states = history.start_state(path, int(a))
+            out.append(Split(path, int(a), None if b is None else int(b), _state_at(ddl[k], int(a)), states))
+    return out
+
+
+def _wanted_ranges(ix: IndexedFile, wanted: Any, lo: int, hi: int) -> list[tuple[int, int]]:
+    """The ranges of ``[lo, hi)`` where tables ``wanted`` accepts have rows events, merged."""
+    found = sorted((r["start"], r["stop"]) for t in ix.row["tables"] if wanted(t["name"]) for r in t["ranges"])
+    out: list[tuple[int, int]] = []
+    for a, b in found:
+        a, b = max(a, lo), min(b, hi)
+        if a >= b:
+            continue
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
     return out
 
 

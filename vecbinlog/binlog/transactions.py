@@ -42,7 +42,7 @@ from .sources import EventSource
 from .spec import MAGIC_LEN
 
 __all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify", "starts_transaction", "FileScan",
-           "scan_transactions"]
+           "StartScan", "scan_transactions"]
 
 
 #: ``_outcome`` values, in the order of their codes.
@@ -443,6 +443,53 @@ class FileScan:
         return self.walked if self.open_start is None else self.open_start
 
 
+class StartScan:
+    """The transaction starts of a file, segment by segment in order (each segment's events
+    unpacked): what :func:`scan_transactions` and the archive index's walk
+    (:mod:`vecbinlog.log.summary`) both follow, by the one rule (:func:`starts_transaction`)."""
+
+    def __init__(self, start: int = MAGIC_LEN) -> None:
+        self.start = self.walked = start
+        self.open_start: int | None = None
+        self.begun = False  # the open transaction was opened by BEGIN (or a MariaDB GTID that stands for one)
+        self.prev_gtid = False  # the last event walked is a GTID event (a BEGIN after it starts nothing)
+        self._starts: list[np.ndarray] = []
+        self._stamps: list[np.ndarray] = []
+
+    def feed(self, src: EventSource, index: EventIndex, end: int) -> np.ndarray:
+        """Follow the events of one segment (unpacked) that ends at file offset ``end``;
+        returns the positions in ``index`` of the events that start a transaction."""
+        kind = classify(src, index)
+        here = np.flatnonzero(starts_transaction(kind, self.prev_gtid))
+        self._starts.append(index.pos[here])
+        self._stamps.append(index.timestamp[here])
+        rest = kind
+        if len(here):  # the last transaction that starts in the segment: does it end in it?
+            last = int(here[-1])
+            self.open_start = int(index.pos[last])
+            self.begun = bool(kind[last] == BEGIN)
+            if index.type_code[last] == EventType.GTID_EVENT:
+                flags = mariadb_gtid_flags(src, index, np.array([last]))
+                self.begun = bool((flags[0] & FL_STANDALONE) == 0)
+            rest = kind[last + 1:]
+        if self.open_start is not None and len(rest):
+            opened = self.begun | (np.cumsum(rest == BEGIN) > 0)
+            if (_ENDS[rest] | ((rest == OTHER) & ~opened)).any():
+                self.open_start, self.begun = None, False
+            else:
+                self.begun = bool(opened[-1])
+        if len(kind):
+            self.prev_gtid = bool(kind[-1] == GTID)
+        self.walked = end
+        return here
+
+    def result(self, size: int | None) -> FileScan:
+        """What the walk found (``size``: the file's size when it was walked)."""
+        found = np.concatenate(self._starts) if self._starts else np.zeros(0, np.int64)
+        stamps = np.concatenate(self._stamps) if self._stamps else np.zeros(0, np.uint32)
+        return FileScan(self.start, self.walked, self.open_start, found.astype(np.int64), stamps.astype(np.uint32), size)
+
+
 def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int = DEFAULT_SEGMENT_BYTES,
                       stop: int | None = None) -> FileScan:
     """Walk the headers of ``f`` from ``start`` (an offset outside any transaction) to its end
@@ -455,37 +502,11 @@ def scan_transactions(f: BinlogFile, start: int = MAGIC_LEN, segment_bytes: int 
     bytes of QUERY events (``BEGIN``, ``COMMIT``...) and the flags of MariaDB GTID events;
     compressed events are unpacked (their BEGIN/XID count).
     """
-    open_start: int | None = None
-    begun = False  # the open transaction was opened by BEGIN (or a MariaDB GTID that stands for one)
-    prev_gtid = False  # the last event walked is a GTID event (a BEGIN after it starts nothing)
-    starts, stamps = [], []
-    walked = start
+    scan = StartScan(start)
     with warnings.catch_warnings(), contextlib.suppress(FileChangedError):
         warnings.simplefilter("ignore", TruncatedWarning)
         for seg in f.segments(segment_bytes, start=start, stop=stop):
             unpacked = unpack_segment(seg.src, seg.index)
             src, index = unpacked if unpacked is not None else (seg.src, seg.index)
-            kind = classify(src, index)
-            here = np.flatnonzero(starts_transaction(kind, prev_gtid))
-            starts.append(index.pos[here])
-            stamps.append(index.timestamp[here])
-            rest = kind
-            if len(here):  # the last transaction that starts in the segment: does it end in it?
-                last = int(here[-1])
-                open_start = int(index.pos[last])
-                begun = bool(kind[last] == BEGIN)
-                if index.type_code[last] == EventType.GTID_EVENT:
-                    flags = mariadb_gtid_flags(src, index, np.array([last]))
-                    begun = bool((flags[0] & FL_STANDALONE) == 0)
-                rest = kind[last + 1:]
-            if open_start is not None and len(rest):
-                opened = begun | (np.cumsum(rest == BEGIN) > 0)
-                if (_ENDS[rest] | ((rest == OTHER) & ~opened)).any():
-                    open_start, begun = None, False
-                else:
-                    begun = bool(opened[-1])
-            prev_gtid = bool(kind[-1] == GTID)
-            walked = seg.end
-    found = np.concatenate(starts) if starts else np.zeros(0, np.int64)
-    return FileScan(start, walked, open_start, found.astype(np.int64),
-                    (np.concatenate(stamps) if stamps else np.zeros(0, np.uint32)).astype(np.uint32), f.size)
+            scan.feed(src, index, seg.end)
+    return scan.result(f.size)

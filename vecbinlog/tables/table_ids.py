@@ -63,6 +63,8 @@ class TableMaps:
     def __init__(self, file: EventSource, parsed: ParsedMaps | None = None):
         self.file = file  #: what the events are read from (the last segment's source: :meth:`resolve`)
         self.layouts: list[TableMap] = []  #: layout id -> TableMap
+        #: layout id -> the TABLE_MAP's bytes after its table id (post-header rest and body)
+        self.keys: list[bytes] = []
         self._by_bytes: dict[bytes, int] = {}
         self._parsed = parsed if parsed is not None else ParsedMaps()
         self.current: dict[int, int] = {}  #: table id -> layout id, as of the end of the last segment
@@ -138,6 +140,7 @@ class TableMaps:
     def _new_layout(self, key: bytes, tm: TableMap) -> int:
         lid = len(self.layouts)
         self.layouts.append(tm)
+        self.keys.append(key)
         self._by_bytes[key] = lid
         return lid
 

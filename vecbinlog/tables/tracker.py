@@ -268,12 +268,19 @@ class SchemaTracker:
 
     def _replay(self, src: Any, index: EventIndex, i: int) -> bool:
         q = query_at(src, index, i)
-        sql = q.query.decode("utf-8", "replace")
+        where = f"{src.path}: offset {int(index.pos[i])}"
+        return self.replay_statement(q.query.decode("utf-8", "replace"), q.database, q.error_code, where)
+
+    def replay_statement(self, sql: str, database: str | None, error_code: int, where: str) -> bool:
+        """Replay one DDL statement (a QUERY_EVENT's text, default database and error code;
+        ``where``: its file and offset, for warnings), as :meth:`scan` does for those of a
+        segment, and the archive index's planning for those it kept; True when it changed a
+        table (the generation went up)."""
         try:
-            if q.error_code:  # failed on the server, logged for what it did first (CREATE OR REPLACE's drop)
-                changed = self.catalog.apply_failed(sql, q.database or None)
+            if error_code:  # failed on the server, logged for what it did first (CREATE OR REPLACE's drop)
+                changed = self.catalog.apply_failed(sql, database or None)
             else:
-                changed, _ = self.catalog.apply(sql, q.database or None)
+                changed, _ = self.catalog.apply(sql, database or None)
         except DdlError as exc:
             changed = [exc.table] if exc.table else []
             for name in changed:
@@ -281,12 +288,12 @@ class SchemaTracker:
             what = f"{exc.table} is no longer tracked from here on" if exc.table else "no table could be told from it"
             if exc.table is None or self.wanted is None or self.wanted(exc.table):
                 warn(
-                    f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: DDL not understood ({exc}): "
+                    f"{where}: QUERY_EVENT: DDL not understood ({exc}): "
                     f"{sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
                     SchemaWarning,
                 )
         for note in self.catalog.notes:
-            warn(f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {note} (in {sql[:120]!r})",
+            warn(f"{where}: QUERY_EVENT: {note} (in {sql[:120]!r})",
                  SchemaWarning)
         if not changed:
             return False

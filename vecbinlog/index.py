@@ -1,0 +1,331 @@
+"""The archive index: a small summary of each binlog file, built where the files are, so that
+planning a read (:func:`vecbinlog.splits.plan_splits` with ``index=``) reads no binlog.
+
+Layout of an index location (a local folder, or any ``pyarrow.fs`` URI: ``s3://bucket/idx``)::
+
+    LOCATION/
+      mysql-bin.000001.parquet     one Parquet file per binlog, named for it: one row of
+      mysql-bin.000002.parquet     vecbinlog.log.summary.INDEX_SCHEMA (the schema, a comment
+      ...                          per field), the format version in the key-value metadata
+                                   (b"vecbinlog.index.version": b"1")
+
+Each summary comes from one walk of its file's headers (:func:`vecbinlog.log.summary.summarize_file`,
+the walk every read takes; no row decoded) and holds facts of that file alone: the DDL as text
+and the TABLE_MAPs as bytes, replayed in log order when a plan needs the DDL and layout states
+where its splits start (:func:`replay_index`). An archive is indexed incrementally: a file whose
+size and modification time are those indexed is skipped; a file that grew (a binlog still being
+written, indexed up to its last complete transaction) is indexed again to its new end; any other
+change is indexed again with an :class:`~vecbinlog.errors.ArchiveIndexWarning`.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from typing import Any, Callable, Iterable, Mapping
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.fs as pafs
+import pyarrow.parquet as pq
+
+from .binlog.locations import is_uri, name_of, redact, resolve
+from .binlog.spec import table_id_width, version_tuple
+from .errors import ArchiveIndexError, ArchiveIndexWarning, SchemaWarning, SourceNotFoundError, warn
+from .log.logset import binlog_files
+from .log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, summarize_file
+from .log.versions import SchemaHistory, SchemaVersions
+from .tables.ddl import Catalog
+from .tables.table_map import TableMap, parse_table_map
+from .tables.tracker import SchemaTracker
+
+__all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "archive_paths",
+           "INDEX_SUFFIX", "VERSION_KEY"]
+
+#: an index file's name is its binlog's name and this
+INDEX_SUFFIX = ".parquet"
+#: the key of the format version in an index file's Parquet key-value metadata
+VERSION_KEY = b"vecbinlog.index.version"
+#: the columns that say which file was indexed (read alone to decide what to index again)
+_IDENTITY = ("name", "path", "size", "mtime_ns", "etag", "indexed_to", "complete_to")
+
+
+@dataclass(frozen=True)
+class IndexResult:
+    """What :func:`build_index` did."""
+
+    indexed: int  #: files indexed (new, grown or changed)
+    skipped: int  #: files whose index was up to date
+    bytes: int  #: binlog bytes walked (the files indexed)
+    files: tuple[str, ...] = ()  #: the names of the files indexed
+
+    def summary(self) -> str:
+        """One line: what the command line prints."""
+        return f"{self.indexed} file(s) indexed ({self.bytes:,} bytes), {self.skipped} up to date"
+
+
+# -- where things are ------------------------------------------------------------------------
+def archive_paths(archive: Any, filesystem: Any = None) -> list[str]:
+    """The binlog files of ``archive`` (a file, a glob, a folder, a ``mysql-bin.index`` or a
+    list of them, as :func:`vecbinlog.open` takes paths), in log order; local ones absolute."""
+    files = binlog_files(archive, filesystem)
+    if filesystem is None:
+        files = [f if is_uri(f) else type(f)(os.path.abspath(f)) for f in files]
+    return files
+
+
+def _location(location: Any, filesystem: Any = None) -> tuple[pafs.FileSystem, str]:
+    """(filesystem, folder) of an index location: a local folder, a URI, or a path in ``filesystem``."""
+    text = os.fspath(location)
+    if filesystem is not None:
+        return resolve(text, filesystem)[0], text.rstrip("/")
+    if is_uri(text) and not text.startswith("file://"):
+        fs, inner = pafs.FileSystem.from_uri(text)
+        return fs, inner.rstrip("/")
+    fs, inner, _ = resolve(text)
+    return pafs.LocalFileSystem(), os.path.abspath(inner)
+
+
+def file_identity(path: str, filesystem: Any = None) -> dict[str, Any]:
+    """The name, path, size and modification time of a binlog file, from its filesystem's
+    metadata (no byte of it read)."""
+    fs, inner, shown = resolve(path, filesystem)
+    if fs is None:
+        try:
+            st = os.stat(inner)
+        except FileNotFoundError:
+            raise SourceNotFoundError("no such binlog file", uri=shown) from None
+        size, mtime = st.st_size, st.st_mtime_ns
+    else:
+        info = fs.get_file_info(inner)
+        if info.type == pafs.FileType.NotFound:
+            raise SourceNotFoundError("no such binlog file", uri=shown)
+        size, mtime = info.size, info.mtime_ns
+    return {"name": name_of(shown), "path": redact(shown) if is_uri(shown) else shown, "size": int(size),
+            "mtime_ns": None if mtime is None else int(mtime), "etag": None}
+
+
+def _index_path(folder: str, name: str) -> str:
+    return f"{folder}/{name}{INDEX_SUFFIX}"
+
+
+def _read(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None) -> pa.Table | None:
+    """An index file (its ``columns``), or None when there is none; another format version is
+    an ArchiveIndexError."""
+    try:
+        with fs.open_input_file(path) as fh:
+            pf = pq.ParquetFile(fh)
+            version = (pf.schema_arrow.metadata or {}).get(VERSION_KEY)
+            if version != str(INDEX_FORMAT_VERSION).encode():
+                raise ArchiveIndexError(f"{path}: index format version {version!r}; this vecbinlog reads "
+                                        f"{INDEX_FORMAT_VERSION} (build the index again)")
+            return pf.read(columns=list(columns) if columns is not None else None)
+    except FileNotFoundError:
+        return None
+
+
+# -- building ------------------------------------------------------------------------------
+def _index_one(path: str, identity: dict[str, Any], filesystem: Any, folder: str, index_fs: pafs.FileSystem,
+               verify_checksums: bool) -> tuple[str, int]:
+    """Index one binlog file: its summary written (to a temporary name, then moved into place);
+    returns (name, bytes walked). Runs in a pool's process."""
+    table = summarize_file(path, identity, filesystem=filesystem, verify_checksums=verify_checksums)
+    table = table.replace_schema_metadata({VERSION_KEY: str(INDEX_FORMAT_VERSION).encode()})
+    final = _index_path(folder, identity["name"])
+    tmp = f"{final}.{os.getpid()}.tmp"
+    pq.write_table(table, tmp, filesystem=index_fs, compression="zstd",
+                   column_encoding={"transaction_starts.list.element": "DELTA_BINARY_PACKED"}, use_dictionary=False)
+    index_fs.move(tmp, final)
+    return identity["name"], int(table.column("indexed_to")[0].as_py())  # (the bytes walked)
+
+
+def _todo(path: str, identity: dict[str, Any], fs: pafs.FileSystem, folder: str) -> bool:
+    """Whether ``path`` must be indexed (again): not indexed, grown, or changed (with a warning)."""
+    old = _read(fs, _index_path(folder, identity["name"]), _IDENTITY)
+    if old is None or old.num_rows != 1:
+        return True
+    was = old.to_pylist()[0]
+    if was["size"] == identity["size"] and was["mtime_ns"] == identity["mtime_ns"] and was["etag"] == identity["etag"]:
+        return False
+    if identity["size"] <= was["size"]:  # not the file indexed grown: another one
+        warn(f"{identity['path']}: changed since it was indexed (size {was['size']:,} -> {identity['size']:,}, "
+             f"modification time {was['mtime_ns']} -> {identity['mtime_ns']}): indexed again", ArchiveIndexWarning)
+    return True
+
+
+def build_index(archive: Any, location: Any, *, filesystem: Any = None, processes: int | None = None,
+                index_filesystem: Any = None, verify_checksums: bool = True,
+                progress: Callable[[int, int, str], None] | None = None) -> IndexResult:
+    """Index the binlog files of ``archive`` at ``location``: one small Parquet file per binlog.
+
+    Parameters
+    ----------
+    archive : binlog files as :func:`vecbinlog.open` takes paths: a file, a glob, a folder,
+        a ``mysql-bin.index``, or a list of them; local paths or URIs.
+    location : where the index goes: a local folder (created) or a URI (``s3://bucket/idx``).
+    filesystem : the ``pyarrow.fs`` (or fsspec) filesystem ``archive``'s paths are in.
+    processes : files indexed at once, each in a process of its own (default: the CPUs this
+        process may use, at most the files to index; 1: in this process).
+    index_filesystem : the filesystem ``location`` is a path in (default: from ``location``).
+    verify_checksums : check the CRC32 of the FORMAT_DESCRIPTION_EVENT of each file.
+    progress : called as ``progress(done, total, name)`` after each file indexed.
+
+    Returns
+    -------
+    :class:`IndexResult`: files indexed, files up to date (skipped), binlog bytes walked.
+
+    Examples
+    --------
+    >>> import vecbinlog
+    >>> vecbinlog.build_index("archive/mysql-bin.*", "archive-index/")      # doctest: +SKIP
+    IndexResult(indexed=193, skipped=0, bytes=..., files=(...))
+    """
+    fs, folder = _location(location, index_filesystem)
+    fs.create_dir(folder, recursive=True)
+    paths = archive_paths(archive, filesystem)
+    todo = []
+    for path in paths:
+        identity = file_identity(path, filesystem)
+        if _todo(path, identity, fs, folder):
+            todo.append((path, identity))
+    if processes is None:
+        processes = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    processes = max(1, min(processes, len(todo)))
+    done: list[tuple[str, int]] = []
+    args = [(p, ident, filesystem, folder, fs, verify_checksums) for p, ident in todo]
+    if processes == 1:
+        for a in args:
+            done.append(_index_one(*a))
+            if progress is not None:
+                progress(len(done), len(todo), done[-1][0])
+    else:  # spawned: a fork of a process with threads (numba's, Arrow's) may deadlock
+        with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+            for result in pool.map(_index_one, *zip(*args)):
+                done.append(result)
+                if progress is not None:
+                    progress(len(done), len(todo), result[0])
+    return IndexResult(len(done), len(paths) - len(todo), sum(b for _, b in done), tuple(n for n, _ in done))
+
+
+# -- reading ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class IndexedFile:
+    """The index of one binlog file of an archive, as a plan reads it."""
+
+    path: str  #: the binlog, as the plan names it
+    row: dict[str, Any]  #: the summary, but its transaction starts (INDEX_SCHEMA's fields)
+    starts: np.ndarray  #: int64: the transaction starts
+    #: where a plan of the file ends: its size when it is the file indexed; the end of its last
+    #: complete transaction when it grew since (what follows was not whole when indexed)
+    end: int
+
+
+def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
+               index_filesystem: Any = None) -> list[IndexedFile]:
+    """The index of each of ``paths`` (binlog files in log order) at ``location``; each file's
+    size and time are checked against its filesystem's metadata (no byte of it read): a file
+    not indexed, smaller than indexed or of the same size but another time is an
+    :class:`~vecbinlog.errors.ArchiveIndexError`; one that grew is planned to the end of its
+    last transaction complete when it was indexed (``complete_to``)."""
+    fs, folder = _location(location, index_filesystem)
+    out = []
+    for path in paths:
+        identity = file_identity(path, filesystem)
+        table = _read(fs, _index_path(folder, identity["name"]))
+        if table is None or table.num_rows != 1:
+            raise ArchiveIndexError(f"{identity['path']} is not in the index at {location} "
+                                    "(vecbinlog.build_index / `vecbinlog index` adds it)")
+        starts = table.column("transaction_starts").chunk(0).values.to_numpy(zero_copy_only=False)
+        row = table.drop_columns(["transaction_starts"]).to_pylist()[0]
+        grown = identity["size"] > row["size"]
+        if not grown and (identity["size"], identity["mtime_ns"]) != (row["size"], row["mtime_ns"]):
+            raise ArchiveIndexError(f"{identity['path']} changed since it was indexed (size {row['size']:,} -> "
+                                    f"{identity['size']:,}): build the index again")
+        end = row["complete_to"] if grown else row["size"]
+        out.append(IndexedFile(path, row, starts.astype(np.int64), int(end)))
+    return out
+
+
+def _table_maps(f: IndexedFile, parsed: dict[tuple[bytes, int, str], TableMap]) -> list[TableMap]:
+    """The TABLE_MAPs of an indexed file, parsed from their bytes (once per archive)."""
+    version = f.row["server_version"]
+    flavor = "mariadb" if "mariadb" in version.lower() else "mysql"
+    out = []
+    for lay in f.row["layouts"]:
+        key = (lay["body"], lay["post_header_len"], version)
+        tm = parsed.get(key)
+        if tm is None:
+            ph = lay["post_header_len"]
+            buf = np.frombuffer(bytes(int(table_id_width(ph))) + lay["body"], np.uint8)  # a table id of 0
+            _, tm = parse_table_map(buf, 0, 0, len(buf), ph, path=f.path, flavor=flavor,
+                                    server_major=version_tuple(version)[0], server_version=version)
+            parsed[key] = tm
+        out.append(tm)
+    return out
+
+
+def replay_index(files: list[IndexedFile], wanted: Callable[[str], bool] | None = None
+                 ) -> tuple[list[list[tuple[int, Catalog | None]]], SchemaHistory]:
+    """The DDL and layout states of an indexed archive, without reading a binlog: its DDL
+    statements replayed in log order through a :class:`~vecbinlog.tables.tracker.SchemaTracker`
+    (as a walk replays them), and each table's effective layouts numbered as a read numbers
+    ``_schema_version`` and ``_incarnation`` (:class:`~vecbinlog.log.versions.SchemaVersions`)
+    at the rows events where they may change (tables ``wanted`` accepts).
+
+    Returns, per file, ``[(offset, DDL state from there on)]`` (offset -1: the state where the
+    file starts, None when no table is defined yet; then the state after each statement that
+    changed one, as :func:`vecbinlog.splits.plan_splits` gives its splits), and the
+    :class:`~vecbinlog.log.versions.SchemaHistory` of the files (no plans), for
+    :func:`vecbinlog.splits.with_history`.
+    """
+    wanted = wanted or (lambda name: True)
+    tracker = SchemaTracker(wanted=wanted)
+    versions = SchemaVersions(history=True)
+    parsed: dict[tuple[bytes, int, str], TableMap] = {}
+    per_file: list[list[tuple[int, Catalog | None]]] = []
+    every: list[tuple[tuple[int, int], Any]] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SchemaWarning)  # the readers of the splits warn, once each
+        for k, f in enumerate(files):
+            before = tracker.catalog.tables or tracker.catalog.lifetimes
+            states: list[tuple[int, Catalog | None]] = [(-1, tracker.state() if before else None)]
+            maps = _table_maps(f, parsed)
+            flavor = "mariadb" if "mariadb" in f.row["server_version"].lower() else "mysql"
+            ddl, done = f.row["ddl"], 0
+
+            def upto(n: int) -> None:
+                nonlocal done
+                for d in ddl[done:n]:
+                    databases = dict(tracker.catalog.databases)
+                    if tracker.replay_statement(d["statement"], d["database"], d["error_code"],
+                                                f"{f.path}: offset {d['offset']}") or tracker.catalog.databases != databases:
+                        state = tracker.state()
+                        states.append((d["offset"], state))
+                        every.append(((k, d["offset"]), state))
+                done = max(done, n)
+
+            for change in f.row["layout_changes"]:
+                upto(change["ddl_before"])
+                tm = maps[change["layout"]]
+                if not wanted(tm.name):
+                    continue
+                _, definition, lifetime = tracker.tracked(tm.name, tracker.generation)
+                resolved = tracker.resolve(tm, definition, flavor, f"{f.path}: offset {change['offset']}")
+                versions.assign([tm.name], np.zeros(1, np.int64), np.zeros(1, np.int64), [resolved], [lifetime],
+                                flavor, (k, np.array([change["offset"]], np.int64)))
+            upto(len(ddl))
+            per_file.append(states)
+    return per_file, SchemaHistory([f.path for f in files], {}, versions.history or {}, every)
+
+
+def indexed_tables(files: list[IndexedFile]) -> Mapping[str, int]:
+    """Every table with rows events in the indexed files, in order of first appearance, with
+    its rows events."""
+    out: dict[str, int] = {}
+    for f in files:
+        for t in f.row["tables"]:
+            out[t["name"]] = out.get(t["name"], 0) + t["rows_events"]
+    return out

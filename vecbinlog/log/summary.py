@@ -1,0 +1,257 @@
+"""The summary of one binlog file that the archive index keeps (:mod:`vecbinlog.index`), from one
+walk of its headers (:class:`~.logwalk.LogWalk`, the walk every reader takes; no row decoded).
+
+A summary is one row of :data:`INDEX_SCHEMA`: what split planning and the schema of a read
+need, so that a driver plans from the index alone. It holds facts of the file only (nothing
+that depends on the files before it): the DDL statements are kept as text, to be replayed in
+log order with those of the other files (:meth:`~vecbinlog.tables.tracker.SchemaTracker.replay_statement`),
+and the TABLE_MAPs as their bytes. A file still being written is summarised up to its last
+whole event (``indexed_to``), and says where its last complete transaction ends (``complete_to``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..binlog.events import query_at
+from ..binlog.file import BinlogFile
+from ..binlog.spec import COMMON_HEADER_LEN, MAGIC_LEN, table_id_width
+from ..binlog.transactions import FileScan, StartScan
+from ..constants import ROWS_EVENTS, EventType
+from ..errors import TruncatedWarning
+from ..tables.tracker import ddl_candidates
+from .config import ReadConfig
+from .logwalk import LogWalk, Step
+
+__all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "summarize_file"]
+
+#: the version of :data:`INDEX_SCHEMA`, in each index file's key-value metadata (``vecbinlog.index``):
+#: a reader refuses a version it does not know
+INDEX_FORMAT_VERSION = 1
+
+#: a table's rows events in transactions less than this far apart are one range: a range per
+#: transaction would make the index as large as the log's transaction count for a table
+#: written every other transaction, for ranges a split reads anyway
+RANGE_GAP_BYTES = 1 << 20
+
+_RANGE = pa.struct([
+    ("start", pa.int64()),  # where the first transaction of the range starts
+    ("stop", pa.int64()),  # where the transaction after its last one starts (or indexed_to)
+])
+
+#: One row per binlog file. Offsets are absolute file offsets; for a compressed file
+#: (``seekable`` false), offsets in its decompressed bytes.
+INDEX_SCHEMA = pa.schema([
+    # -- identity: a file indexed again only when these change (vecbinlog.index.build_index)
+    ("name", pa.string()),  # the file's name (an archive's files have distinct names)
+    ("path", pa.string()),  # where it was indexed from (a local path, or a URI without credentials)
+    ("size", pa.int64()),  # its bytes then (a compressed file: its compressed bytes)
+    ("mtime_ns", pa.int64()),  # its modification time then, ns since the epoch (null: not known)
+    ("etag", pa.string()),  # its ETag, when the filesystem gives one (pyarrow's do not yet: null)
+    # -- what was indexed
+    ("indexed_to", pa.int64()),  # the end of the last whole event: what is summarised here
+    ("complete_to", pa.int64()),  # the end of the last complete transaction (a file being written: where it
+    #                               is planned to once it grew, the transaction after it may not be whole yet)
+    ("seekable", pa.bool_()),  # false: a compressed file, which is read from its start only (one split)
+    ("second_format", pa.int64()),  # offset of a second FORMAT_DESCRIPTION_EVENT (a relay log: no cut after it)
+    # -- FORMAT_DESCRIPTION_EVENT facts
+    ("server_version", pa.string()),
+    ("binlog_version", pa.int16()),
+    ("checksum", pa.string()),  # "CRC32" or "NONE..."
+    # -- time: the first and last header timestamps (not 0) of the events indexed
+    ("first_time", pa.timestamp("s", tz="UTC")),
+    ("last_time", pa.timestamp("s", tz="UTC")),
+    # -- every transaction start, in file order (binlog/transactions.py's rule)
+    ("transaction_starts", pa.list_(pa.int64())),
+    # -- the distinct TABLE_MAPs that rows events use, each once, in order of first use
+    ("layouts", pa.list_(pa.struct([
+        ("table", pa.string()),  # db.table
+        ("offset", pa.int64()),  # the TABLE_MAP_EVENT where it is first used (or its first rows event)
+        ("post_header_len", pa.int16()),  # the TABLE_MAP post-header length (gives the table id's width)
+        ("body", pa.binary()),  # the event's bytes after the table id, to its checksum: parse_table_map's input
+    ]))),
+    # -- each table with rows events, in order of first rows event
+    ("tables", pa.list_(pa.struct([
+        ("name", pa.string()),  # db.table
+        ("rows_events", pa.int64()),
+        ("write_events", pa.int64()),  # rows events by change type (WRITE/UPDATE/DELETE_ROWS)
+        ("update_events", pa.int64()),
+        ("delete_events", pa.int64()),
+        ("ranges", pa.list_(_RANGE)),  # transaction-aligned ranges holding all its rows events
+    ]))),
+    # -- rows events where a table's (TABLE_MAP, DDL statements before it) changes from its last
+    #    rows event in the file (and each table's first): where a read's versions may change
+    ("layout_changes", pa.list_(pa.struct([
+        ("offset", pa.int64()),  # the rows event
+        ("layout", pa.int32()),  # its TABLE_MAP: a position in layouts
+        ("ddl_before", pa.int32()),  # how many entries of ddl come before it
+    ]))),
+    # -- the QUERY events that may be DDL (CREATE/ALTER/RENAME/DROP/TRUNCATE, tracker.py), in order
+    ("ddl", pa.list_(pa.struct([
+        ("offset", pa.int64()),
+        ("database", pa.string()),  # the default database it ran in
+        ("statement", pa.string()),  # its text (UTF-8, undecodable bytes replaced, as the tracker reads it)
+        ("error_code", pa.int32()),  # non-zero: failed on the server, logged for what it did first
+    ]))),
+])
+
+#: rows event type -> change type (0 write, 1 update, 2 delete; -1 not a rows event)
+_KIND = np.full(256, -1, np.int8)
+for _code, (_kind, _) in ROWS_EVENTS.items():
+    _KIND[_code] = int(_kind)
+
+
+@dataclass
+class _Table:
+    """What the walk found of one table so far."""
+
+    counts: np.ndarray = field(default_factory=lambda: np.zeros(3, np.int64))
+    txns: list[np.ndarray] = field(default_factory=list)  #: starts of its transactions, per segment
+    last_key: tuple[int, int] | None = None  #: (layout, ddl_before) of its last rows event
+
+
+class _Summary:
+    """The facts of one file, gathered step by step of the walk."""
+
+    def __init__(self, f: BinlogFile) -> None:
+        self.f = f
+        self.tables: dict[str, _Table] = {}
+        self.layouts: dict[int, int] = {}  #: layout id of the walk -> position in self.layout_rows
+        self.layout_rows: list[dict[str, Any]] = []
+        self.changes: list[tuple[int, int, int]] = []  #: (offset, layout, ddl_before)
+        self.ddl: list[dict[str, Any]] = []
+        self.times: list[tuple[int, int]] = []  #: (offset, timestamp) of the first and last stamped events of each step
+        self.last_start = MAGIC_LEN  #: the last transaction start before the current step
+
+    def add(self, step: Step, starts: np.ndarray) -> None:
+        """One step of the walk; ``starts``: positions in its index of the transaction starts."""
+        src, index = step.src, step.index
+        stamped = np.flatnonzero(index.timestamp > 0)
+        if len(stamped):
+            for i in (int(stamped[0]), int(stamped[-1])):
+                self.times.append((int(index.pos[i]), int(index.timestamp[i])))
+        cand = ddl_candidates(src, index)
+        for i in cand.tolist():
+            q = query_at(src, index, i)
+            self.ddl.append({"offset": int(index.pos[i]), "database": q.database or None,
+                             "statement": q.query.decode("utf-8", "replace"), "error_code": int(q.error_code)})
+        start_pos = index.pos[starts].astype(np.int64)
+        if len(step.rows_pos):
+            self._rows(step, cand, start_pos)
+        if len(start_pos):
+            self.last_start = int(start_pos[-1])
+
+    def _rows(self, step: Step, cand: np.ndarray, start_pos: np.ndarray) -> None:
+        index, rows_pos, layout = step.index, step.rows_pos, step.layout
+        pos = index.pos[rows_pos].astype(np.int64)
+        kind = _KIND[index.type_code[rows_pos]]
+        ddl_before = (len(self.ddl) - len(cand)) + np.searchsorted(cand, rows_pos, side="left")
+        k = np.searchsorted(start_pos, pos, side="right") - 1
+        txn = np.where(k >= 0, start_pos[np.maximum(k, 0)], self.last_start)
+        names = [tm.name for tm in step.maps.layouts]
+        for lid in dict.fromkeys(layout.tolist()):
+            self._layout(step, lid)
+        table_of = np.array([list(dict.fromkeys(names)).index(n) for n in names], np.int64)[layout]
+        order = list(dict.fromkeys(names))
+        for code in dict.fromkeys(table_of.tolist()):
+            name = order[code]
+            mine = np.flatnonzero(table_of == code)
+            t = self.tables.setdefault(name, _Table())
+            t.counts += np.bincount(kind[mine][kind[mine] >= 0], minlength=3)[:3]
+            t.txns.append(np.unique(txn[mine]))
+            keys = np.stack([np.array([self.layouts[lid] for lid in layout[mine].tolist()], np.int64),
+                             ddl_before[mine]], axis=1)
+            prev = np.array([t.last_key if t.last_key is not None else (-1, -1)], np.int64)
+            changed = np.flatnonzero((np.concatenate([prev, keys[:-1]]) != keys).any(axis=1))
+            self.changes += [(int(pos[mine[c]]), int(keys[c, 0]), int(keys[c, 1])) for c in changed.tolist()]
+            t.last_key = (int(keys[-1, 0]), int(keys[-1, 1]))
+
+    def _layout(self, step: Step, lid: int) -> None:
+        """Keep the TABLE_MAP of layout ``lid`` (the walk's id in this file), the first time."""
+        if lid in self.layouts:
+            return
+        index, maps = step.index, step.maps
+        key = maps.keys[lid]
+        first_rows = int(step.rows_pos[np.flatnonzero(step.layout == lid)[0]])
+        tms = np.flatnonzero(index.type_code[:first_rows] == EventType.TABLE_MAP_EVENT)
+        offset, ph = int(index.pos[first_rows]), None
+        buf = step.src.buf
+        for j in tms[::-1].tolist():  # the TABLE_MAP it follows is just before it, in its transaction
+            p = int(index.post_header_len[j])
+            at = int(index.offset[j]) + COMMON_HEADER_LEN + int(table_id_width(p))
+            if bytes(buf[at:int(index.body_end[j])]) == key:
+                offset, ph = int(index.pos[j]), p
+                break
+        if ph is None:  # in an earlier segment: the format says the post-header's length
+            fmt = step.file.formats[0]
+            ph = fmt.post_header_lengths[EventType.TABLE_MAP_EVENT - 1]
+        self.layouts[lid] = len(self.layout_rows)
+        self.layout_rows.append({"table": maps.layouts[lid].name, "offset": offset, "post_header_len": ph, "body": key})
+
+    def row(self, scan: FileScan, identity: dict[str, Any]) -> dict[str, Any]:
+        """The summary as a row of :data:`INDEX_SCHEMA`."""
+        f, end, starts = self.f, scan.walked, scan.starts
+        tables = []
+        for name, t in self.tables.items():
+            counts = t.counts
+            txns = np.unique(np.concatenate(t.txns))
+            tables.append({"name": name, "rows_events": int(counts.sum()), "write_events": int(counts[0]),
+                           "update_events": int(counts[1]), "delete_events": int(counts[2]),
+                           "ranges": _ranges(txns, starts, end)})
+        times = [ts for _, ts in self.times]
+        fmt = f.formats[0]
+        return {
+            **identity,
+            "indexed_to": int(end),
+            "complete_to": int(scan.complete),
+            "seekable": bool(f.source.seekable),
+            "second_format": f.formats[1].offset if len(f.formats) > 1 else None,
+            "server_version": fmt.server_version,
+            "binlog_version": fmt.binlog_version,
+            "checksum": fmt.checksum_name,
+            "first_time": times[0] if times else None,
+            "last_time": times[-1] if times else None,
+            "transaction_starts": starts.tolist(),
+            "layouts": self.layout_rows,
+            "tables": tables,
+            "layout_changes": [{"offset": o, "layout": lay, "ddl_before": d} for o, lay, d in self.changes],
+            "ddl": self.ddl,
+        }
+
+
+def _ranges(txns: np.ndarray, starts: np.ndarray, end: int) -> list[dict[str, int]]:
+    """The byte ranges of the transactions starting at ``txns`` (sorted, among ``starts``), each
+    to the next transaction start (or ``end``), those less than :data:`RANGE_GAP_BYTES` apart
+    merged."""
+    k = np.searchsorted(starts, txns, side="right")
+    stops = np.where(k < len(starts), starts[np.minimum(k, len(starts) - 1)] if len(starts) else end, end)
+    out: list[dict[str, int]] = []
+    for a, b in zip(txns.tolist(), stops.tolist()):
+        if out and a - out[-1]["stop"] < RANGE_GAP_BYTES:
+            out[-1]["stop"] = max(out[-1]["stop"], b)
+        else:
+            out.append({"start": a, "stop": b})
+    return out
+
+
+def summarize_file(path: str, identity: dict[str, Any], *, filesystem: Any = None,
+                   verify_checksums: bool = True, segment_bytes: int | None = None) -> pa.Table:
+    """The one-row :data:`INDEX_SCHEMA` table of the binlog file at ``path``, from one walk of
+    its headers; ``identity``: its name, path, size, mtime_ns and etag (taken before the walk)."""
+    options: dict[str, Any] = {"ddl": False, "filesystem": filesystem, "verify_checksums": verify_checksums}
+    if segment_bytes is not None:
+        options["segment_bytes"] = segment_bytes
+    config = ReadConfig.build(**options)  # ddl=False: the statements are kept, replayed when planning
+    with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:
+        summary, scan = _Summary(f), StartScan()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", TruncatedWarning)  # a file being written: indexed to its last transaction
+            for step in LogWalk([f], config).steps():
+                summary.add(step, scan.feed(step.src, step.index, step.segment.end))
+        row = summary.row(scan.result(f.size), identity)
+    return pa.Table.from_pylist([row], schema=INDEX_SCHEMA)
