@@ -13,6 +13,8 @@ from .errors import (
     MalformedEventWarning,
     NotABinlogError,
     SchemaChangedError,
+    ArchiveIndexError,
+    ArchiveIndexWarning,
     SchemaWarning,
     SourceError,
     SourceNotFoundError,
@@ -29,7 +31,8 @@ __version__ = "0.1.0"
 
 #: the API, imported when first used (``vecbinlog.open``...): ``import vecbinlog`` alone, and
 #: the command line before it knows its command, load none of NumPy, pyarrow and numba
-_LAZY = {"Binlog": "reader", "open": "reader", "read_pandas": "reader", "read_table": "reader"}
+_LAZY = {"Binlog": "reader", "open": "reader", "read_pandas": "reader", "read_table": "reader",
+         "build_index": "index"}
 
 
 def __getattr__(name: str):
@@ -50,6 +53,7 @@ __all__ = [
     "open",
     "read_table",
     "read_pandas",
+    "build_index",
     "BinlogError",
     "NotABinlogError",
     "UnsupportedVersionError",
@@ -71,4 +75,6 @@ __all__ = [
     "TableNotFoundError",
     "SchemaChangedError",
     "DecodeWarning",
+    "ArchiveIndexError",
+    "ArchiveIndexWarning",
 ]

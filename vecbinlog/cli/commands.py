@@ -30,6 +30,7 @@ from ..log.config import default_threads
 from ..log.logset import binlog_files
 from . import progress
 from .parser import UsageError
+from .index import cmd_index
 from .sync import cmd_sync
 
 # The writers of cat, events, snapshot and to-parquet (lines, writers: their compiled kernels)
@@ -557,5 +558,5 @@ def cmd_verify(args: argparse.Namespace) -> int:
 COMMANDS: dict[str, Callable[[argparse.Namespace], int]] = {
     "info": cmd_info, "tables": cmd_tables, "cat": cmd_cat, "snapshot": cmd_snapshot,
     "to-parquet": cmd_to_parquet, "events": cmd_events, "verify": cmd_verify,
-    "sync": cmd_sync,
+    "sync": cmd_sync, "index": cmd_index,
 }

@@ -14,6 +14,7 @@ import re
 from typing import Any, NoReturn
 
 from .. import __version__
+from .index import add_parser as add_index_parser
 from .sync import add_parser as add_sync_parser
 
 
@@ -289,6 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
     _strict(p)
 
     add_sync_parser(sub, [_common(argparse.SUPPRESS)], EPILOG)  # vecbinlog/cli/sync.py
+    add_index_parser(sub, [_common(argparse.SUPPRESS)], EPILOG)  # vecbinlog/cli/index.py
     return parser
 
 
