@@ -64,8 +64,8 @@ INDEX_SCHEMA = pa.schema([
     ("binlog_version", pa.int16()),
     ("checksum", pa.string()),  # "CRC32" or "NONE..."
     # -- time: the first and last header timestamps (not 0) of the events indexed
-    ("first_time", pa.timestamp("s", tz="UTC")),
-    ("last_time", pa.timestamp("s", tz="UTC")),
+    ("first_time", pa.timestamp("ms", tz="UTC")),  # (whole seconds: Parquet has no seconds unit)
+    ("last_time", pa.timestamp("ms", tz="UTC")),
     # -- every transaction start, in file order (binlog/transactions.py's rule)
     ("transaction_starts", pa.list_(pa.int64())),
     # -- the distinct TABLE_MAPs that rows events use, each once, in order of first use
@@ -203,7 +203,7 @@ class _Summary:
             tables.append({"name": name, "rows_events": int(counts.sum()), "write_events": int(counts[0]),
                            "update_events": int(counts[1]), "delete_events": int(counts[2]),
                            "ranges": _ranges(txns, starts, end)})
-        times = [ts for _, ts in self.times]
+        times = [ts * 1000 for _, ts in self.times]  # ms
         fmt = f.formats[0]
         return {
             **identity,
