@@ -1,0 +1,32 @@
+"""``vecbinlog index ARCHIVE LOCATION`` run as a process (``python -m vecbinlog`` from this
+checkout): exit 0, one index file per binlog, the counts printed; a second run skips them all.
+What is in the index files is tests/test_index.py's."""
+
+from __future__ import annotations
+
+import shutil
+
+import pyarrow.parquet as pq
+
+from vecbinlog.index import INDEX_SUFFIX
+
+from ..support.clirun import SAMPLE, run
+
+
+def test_index_command(tmp_path):
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    names = [f"mariadb-bin.00000{k}" for k in (1, 2, 3)]
+    for n in names:
+        shutil.copy(SAMPLE, folder / n)
+    location = tmp_path / "index"
+    p = run("index", str(folder / "mariadb-bin.*"), str(location), module=True)
+    size = SAMPLE.stat().st_size
+    assert p.stdout == f"3 file(s) indexed ({3 * size:,} bytes), 0 up to date\n"
+    assert p.stderr == ""  # not a terminal: no progress bar
+    assert sorted(f.name for f in location.iterdir()) == [n + INDEX_SUFFIX for n in names]
+    assert [pq.read_table(location / (n + INDEX_SUFFIX)).column("name")[0].as_py() for n in names] == names
+    p = run("index", "-q", "--processes", "1", *(str(folder / n) for n in names), str(location), module=True)
+    assert p.stdout == "0 file(s) indexed (0 bytes), 3 up to date\n"
+    p = run("index", "--processes", "0", str(folder), str(location), module=True, check=2)
+    assert "--processes must be at least 1" in p.stderr
