@@ -156,6 +156,34 @@ def test_split_reads_from_the_index_equal_read_table(changes, split_bytes):
     assert set(expected.column("_incarnation").to_pylist()) == {0, 1, 2}
 
 
+@pytest.mark.mariadb
+def test_open_with_an_index_answers_tables_and_schemas_from_it(changes):
+    """open(..., index=): tables, plans, schema and history are those of the walk of the files
+    (the history's DDL and layout states alike at every transaction start), while reading at
+    most the first 64 KiB of each binlog (each file is opened)."""
+    run, files, location = changes
+    table = run["table"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
+        with vecbinlog.open(files) as log:
+            tables, plans, history = log.tables, log.plans(), log.history()
+        fs, counted = counting_filesystem()
+        with vecbinlog.open(files, index=location, filesystem=fs) as log:
+            assert log.tables == tables
+            assert {n: p.schema for n, p in log.plans().items()} == {n: p.schema for n, p in plans.items()}
+            assert log.schema(table) == plans[table].schema
+            got = log.history()
+        assert counted.read <= 64 * 1024 * len(files)
+        with vecbinlog.open(files, index=location, tables="nothing.*") as log:
+            assert log.tables == []
+    assert got.plans[table].versions == plans[table].versions
+    for s in plan_splits(files, 1):
+        want_ddl, want_states = history.start_state(s.path, s.start)
+        got_ddl, got_states = got.start_state(s.path, s.start)
+        assert got_states == want_states
+        assert _same_ddl(got_ddl, want_ddl)
+
+
 # -- incremental builds ----------------------------------------------------------------------------
 def test_second_build_skips_and_a_changed_file_is_indexed_again(tmp_path):
     """A second build skips every file; a file whose bytes changed (same size, a later time) is

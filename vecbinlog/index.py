@@ -22,19 +22,18 @@ from __future__ import annotations
 
 import os
 import warnings
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
-from multiprocessing import get_context
 from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.fs as pafs
-import pyarrow.parquet as pq
 
 from .binlog.locations import is_uri, name_of, redact, resolve
 from .binlog.spec import table_id_width, version_tuple
 from .errors import ArchiveIndexError, ArchiveIndexWarning, SchemaWarning, SourceNotFoundError, warn
+from .decode.batch import table_schema
+from .log.config import ReadConfig
 from .log.logset import binlog_files
 from .log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, summarize_file
 from .log.versions import SchemaHistory, SchemaVersions
@@ -42,7 +41,7 @@ from .tables.ddl import Catalog
 from .tables.table_map import TableMap, parse_table_map
 from .tables.tracker import SchemaTracker
 
-__all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "archive_paths",
+__all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "index_history", "archive_paths",
            "INDEX_SUFFIX", "VERSION_KEY"]
 
 #: an index file's name is its binlog's name and this
@@ -115,6 +114,8 @@ def _index_path(folder: str, name: str) -> str:
 def _read(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None) -> pa.Table | None:
     """An index file (its ``columns``), or None when there is none; another format version is
     an ArchiveIndexError."""
+    import pyarrow.parquet as pq  # here: a read that is given no index does not load it
+
     try:
         with fs.open_input_file(path) as fh:
             pf = pq.ParquetFile(fh)
@@ -132,6 +133,8 @@ def _index_one(path: str, identity: dict[str, Any], filesystem: Any, folder: str
                verify_checksums: bool) -> tuple[str, int]:
     """Index one binlog file: its summary written (to a temporary name, then moved into place);
     returns (name, bytes walked). Runs in a pool's process."""
+    import pyarrow.parquet as pq
+
     table = summarize_file(path, identity, filesystem=filesystem, verify_checksums=verify_checksums)
     table = table.replace_schema_metadata({VERSION_KEY: str(INDEX_FORMAT_VERSION).encode()})
     final = _index_path(folder, identity["name"])
@@ -202,6 +205,9 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
             if progress is not None:
                 progress(len(done), len(todo), done[-1][0])
     else:  # spawned: a fork of a process with threads (numba's, Arrow's) may deadlock
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
         with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
             for result in pool.map(_index_one, *zip(*args)):
                 done.append(result)
@@ -267,22 +273,28 @@ def _table_maps(f: IndexedFile, parsed: dict[tuple[bytes, int, str], TableMap]) 
     return out
 
 
-def replay_index(files: list[IndexedFile], wanted: Callable[[str], bool] | None = None
-                 ) -> tuple[list[list[tuple[int, Catalog | None]]], SchemaHistory]:
+def replay_index(files: list[IndexedFile], wanted: Callable[[str], bool] | None = None,
+                 config: ReadConfig | None = None) -> tuple[list[list[tuple[int, Catalog | None]]], SchemaHistory]:
     """The DDL and layout states of an indexed archive, without reading a binlog: its DDL
     statements replayed in log order through a :class:`~vecbinlog.tables.tracker.SchemaTracker`
     (as a walk replays them), and each table's effective layouts numbered as a read numbers
     ``_schema_version`` and ``_incarnation`` (:class:`~vecbinlog.log.versions.SchemaVersions`)
-    at the rows events where they may change (tables ``wanted`` accepts).
+    at the rows events where they may change (tables ``wanted`` accepts), as a read with
+    ``config``'s options (``schema=``, ``ddl``, decoding options) does (default: the defaults).
 
     Returns, per file, ``[(offset, DDL state from there on)]`` (offset -1: the state where the
     file starts, None when no table is defined yet; then the state after each statement that
     changed one, as :func:`vecbinlog.splits.plan_splits` gives its splits), and the
-    :class:`~vecbinlog.log.versions.SchemaHistory` of the files (no plans), for
-    :func:`vecbinlog.splits.with_history`.
+    :class:`~vecbinlog.log.versions.SchemaHistory` of the files (each table's plan included),
+    as :meth:`vecbinlog.Binlog.history` gives it, for :func:`vecbinlog.splits.with_history`.
     """
-    wanted = wanted or (lambda name: True)
-    tracker = SchemaTracker(wanted=wanted)
+    config = config if config is not None else ReadConfig.build()
+    given = wanted
+
+    def wanted(name: str) -> bool:
+        return (given is None or given(name)) and config.filter.table(name)
+
+    tracker = SchemaTracker(config.schema, track=config.ddl, wanted=wanted)
     versions = SchemaVersions(history=True)
     parsed: dict[tuple[bytes, int, str], TableMap] = {}
     per_file: list[list[tuple[int, Catalog | None]]] = []
@@ -300,6 +312,8 @@ def replay_index(files: list[IndexedFile], wanted: Callable[[str], bool] | None 
                 nonlocal done
                 for d in ddl[done:n]:
                     databases = dict(tracker.catalog.databases)
+                    if not config.ddl:
+                        continue
                     if tracker.replay_statement(d["statement"], d["database"], d["error_code"],
                                                 f"{f.path}: offset {d['offset']}") or tracker.catalog.databases != databases:
                         state = tracker.state()
@@ -318,7 +332,24 @@ def replay_index(files: list[IndexedFile], wanted: Callable[[str], bool] | None 
                                 flavor, (k, np.array([change["offset"]], np.int64)))
             upto(len(ddl))
             per_file.append(states)
-    return per_file, SchemaHistory([f.path for f in files], {}, versions.history or {}, every)
+    declared: dict[tuple[int, str], pa.Schema] = {}
+
+    def schema_of(tm: TableMap, flavor: str) -> pa.Schema:
+        key = (id(tm), flavor)
+        if key not in declared:
+            declared[key] = table_schema(tm, config.decoding.of(tm.name, flavor), config.queries)
+        return declared[key]
+
+    plans = {name: versions.plan(name, schema_of) for name in versions.layouts}
+    return per_file, SchemaHistory([f.path for f in files], plans, versions.history or {}, every)
+
+
+def index_history(paths: list[str], location: Any, config: ReadConfig | None = None, *, filesystem: Any = None,
+                  index_filesystem: Any = None) -> SchemaHistory:
+    """:meth:`vecbinlog.Binlog.history` of ``paths`` (binlog files in log order) under
+    ``config``'s options, from their index at ``location`` alone (:func:`replay_index`)."""
+    files = load_index(paths, location, filesystem=filesystem, index_filesystem=index_filesystem)
+    return replay_index(files, config=config)[1]
 
 
 def indexed_tables(files: list[IndexedFile]) -> Mapping[str, int]:

@@ -25,6 +25,7 @@ from .binlog.file import BinlogFile
 from .binlog.sources import MemorySource
 from .decode.tableplan import TablePlan, concat_batches, widen_type
 from .errors import DecodeWarning, TableNotFoundError
+from .index import IndexedFile, indexed_tables, load_index, replay_index
 from .log.batches import BatchReader
 from .log.config import ReadConfig, RowsFilter
 from .log.loginfo import events_table, file_info, gtid_position, verify_files
@@ -123,6 +124,10 @@ class Binlog:
     max_event_bytes : the largest event read (default 1 GiB, as ``mysqlbinlog
         --max-allowed-packet``): a larger ``event_size`` is a
         :class:`~vecbinlog.MalformedEventError` before any of it is read or decompressed.
+    index : an archive index location (:func:`vecbinlog.build_index`) of these files:
+        :attr:`tables`, :meth:`plans`, :meth:`schema` and :meth:`history` are answered from
+        it, without walking the files (each is opened: its first 64 KiB read); rows are read
+        from the files as without it.
     progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
         in notebooks, stderr elsewhere) while ``read_table``, ``read_all``, ``iter_batches``
         and ``iter_tables`` walk the files; a dict passes tqdm's own options (``{"file":
@@ -138,7 +143,8 @@ class Binlog:
     """
 
     def __init__(self, paths: SourceLike | Iterable[SourceLike], config: ReadConfig | None = None,
-                 **options: Any) -> None:
+                 index: Any = None, **options: Any) -> None:
+        self.index = index
         if config is None:
             config = ReadConfig.build(**options)
         elif options:
@@ -209,6 +215,9 @@ class Binlog:
     @property
     def tables(self) -> list[str]:
         """Every ``db.table`` that has rows events, in order of first appearance."""
+        if self._tables is None and self.index is not None:
+            self._tables = {name: n for name, n in indexed_tables(self._indexed()).items()
+                            if self.config.filter.table(name)}
         if self._tables is None and self._reader.tables() is not None:
             self._tables = dict.fromkeys(self._reader.tables(), 1)
         if self._tables is None:
@@ -240,13 +249,21 @@ class Binlog:
         """Each table's :class:`~vecbinlog.decode.tableplan.TablePlan`, without decoding a row: the
         schema :meth:`read_table` returns (``.schema``), and how a batch of
         :meth:`iter_batches` fits it (``.conform``). See "Schema changes mid-stream"."""
+        if self.index is not None:
+            return self.history().plans
         return self._reader.plans()
 
     def history(self) -> SchemaHistory:
         """:meth:`plans`, and where each table's versions and the DDL stand at any offset, so
         that a range read alone (a split, :func:`vecbinlog.splits.with_history`) numbers and
         names its columns as a read of the whole files does."""
+        if self.index is not None:
+            return replay_index(self._indexed(), config=self.config)[1]
         return self._reader.history()
+
+    def _indexed(self) -> list[IndexedFile]:
+        """The index of the files (``index=``), checked to be of them."""
+        return load_index([f.path for f in self.files], self.index, filesystem=self.filesystem)
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table`` over every layout it has in the files read, as

@@ -326,3 +326,21 @@ def test_recreated_and_altered_table_equals_read_table(spark, mariadb_server):
     splits = vspark.splits_dataframe(spark, paths, split_bytes=1)
     assert_same_rows(expected, vspark.map_splits(splits, run["table"]).toArrow(), ordered=False)
     assert_same_rows(expected, vspark.apply_splits(splits, run["table"]).toArrow(), ordered=False)
+
+
+@pytest.mark.mariadb
+def test_index_option_equals_read_table(spark, mariadb_server, tmp_path):
+    """.option("index", ...): the schema and the splits come from the archive index (issue 36);
+    the rows are read_table's, every metadata column included, in one split or one per
+    transaction, for the recreated and altered table of the table-changes workload; files not in
+    the index are an error naming the index."""
+    run = run_workload(mariadb_server, "NO_LOG")
+    paths = [str(p) for p in run["files"]]
+    vecbinlog.build_index(paths, tmp_path / "index", processes=1)
+    expected = vecbinlog.read_table(paths, run["table"])
+    for split_bytes in ("1g", "1"):
+        df = read(spark, ",".join(paths), run["table"], split_bytes=split_bytes, index=str(tmp_path / "index"))
+        assert df.columns == expected.column_names
+        assert_same_rows(expected, df.toArrow())
+    with pytest.raises(Exception, match="not in the index"):
+        read(spark, ",".join(paths), run["table"], index=str(tmp_path / "elsewhere")).columns

@@ -29,6 +29,7 @@ from ..log.config import TEXT_OPTIONS, ReadConfig, RowsFilter, text_bytes
 from ..log.versions import SchemaHistory
 from ..netchanges import KEY_METADATA, table_key
 from ..reader import Binlog
+from ..index import index_history, indexed_tables, load_index
 from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, with_history
 from ..streaming import Archive, NewLayout, Position, SchemaChangedError, StreamHistory, archive_files
 from .types import TABLE_COLUMN, arrow_schema, conform, spark_schema
@@ -56,7 +57,7 @@ __all__ = ["BinlogDataSource", "BinlogReader", "BinlogStreamReader", "ReadOption
 _STREAM_OPTIONS = ("startingposition", "maxbytespertrigger", "maxfilespertrigger")
 #: options of the data source itself; the others are those of ``vecbinlog.open``, parsed as
 #: text by :meth:`vecbinlog.log.config.ReadConfig.from_text`
-_SOURCE_OPTIONS = ("path", "paths", "table", "tables", "split_bytes", *_STREAM_OPTIONS)
+_SOURCE_OPTIONS = ("path", "paths", "table", "tables", "split_bytes", "index", *_STREAM_OPTIONS)
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,9 @@ class ReadOptions:
     starting: str | None = None
     max_bytes: int | None = None  #: spark.readStream: ``maxBytesPerTrigger``
     max_files: int | None = None  #: spark.readStream: ``maxFilesPerTrigger``
+    #: an archive index location (:func:`vecbinlog.build_index`): the schema and the splits come
+    #: from it, no binlog is read on the driver (batch reads)
+    index: str | None = None
 
     @property
     def start(self) -> int | None:
@@ -125,6 +129,7 @@ class ReadOptions:
             max_bytes=_bytes_option("maxBytesPerTrigger", opts["maxbytespertrigger"]) if "maxbytespertrigger" in opts
             else None,
             max_files=max_files,
+            index=opts.get("index") or None,
         )
 
     def check_batch(self) -> None:
@@ -137,6 +142,8 @@ class ReadOptions:
 
     def check_stream(self) -> None:
         """A stream takes startingPosition, not start/stop (byte offsets in the first and last file)."""
+        if self.index is not None:
+            raise ValueError("option index applies to spark.read (batch) only: a stream walks what is new itself")
         if self.start is not None or self.stop is not None:
             raise ValueError("spark.readStream takes startingPosition (earliest, latest, FILE:POS, a GTID or a time), "
                              "not start/stop")
@@ -163,24 +170,31 @@ class Resolved:
 
 
 def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: ReadConfig | None = None,
-                   **options: Any) -> Resolved:
+                   index: str | None = None, **options: Any) -> Resolved:
     """The tables ``tables`` (globs) matches in the files, and their common Spark schema.
 
     The files' headers, TABLE_MAPs and DDL are walked (no row is decoded), so that a table's
     schema is the one ``read_table`` gives it over every layout of the files read (ALTER
-    TABLE, a table dropped and created again). Without ``tables`` the files must hold exactly
+    TABLE, a table dropped and created again); with ``index``, their archive index is read
+    instead (:func:`vecbinlog.index.index_history`). Without ``tables`` the files must hold exactly
     one table. Several matching tables must have the same Spark schema (shards of one table):
     a ``_table`` column is then added. Raises ValueError, naming the tables found, otherwise.
     """
     config = config if config is not None else ReadConfig.build(**options)
     config = config.replace(filter=dataclasses.replace(config.filter, tables=RowsFilter.make(tables).tables))
-    with Binlog(list(paths), config) as log, warnings.catch_warnings():
-        warnings.simplefilter("ignore", TruncatedWarning)  # said by what reads rows: plan_splits, a stream's Archive
-        history = log.history()
+    if index is not None:
+        history = index_history(list(paths), index, config, filesystem=config.filesystem)
+    else:
+        with Binlog(list(paths), config) as log, warnings.catch_warnings():
+            warnings.simplefilter("ignore", TruncatedWarning)  # said by what reads rows: plan_splits, a stream's Archive
+            history = log.history()
     found = list(history.plans)
-    if not found:
+    if not found and index is not None:
+        listed = list(indexed_tables(load_index(list(paths), index, filesystem=config.filesystem)))
+    elif not found:
         with Binlog(list(paths), config.over_range(None, None).replace(filter=RowsFilter())) as every:
             listed = every.tables
+    if not found:
         want = f" matching {list(tables)}" if tables else ""
         raise ValueError(f"no table{want} has rows events in {', '.join(paths)}; tables: {listed}")
     if tables is None and len(found) > 1:
@@ -282,7 +296,8 @@ class BinlogReader(DataSourceReader):
         o = self.options
         splits = plan_splits(
             o.paths, o.split_bytes, start=o.start, stop=o.stop,
-            verify_checksums=o.config.verify_checksums, tables=o.tables,
+            verify_checksums=o.config.verify_checksums, tables=o.tables, index=o.index,
+            filesystem=o.config.filesystem if o.index is not None else None,
         )
         # each split knows where the DDL and the versions stand at its start
         splits = with_history(splits, self._history)
@@ -470,6 +485,9 @@ class BinlogDataSource(DataSource):
     ``queries``         ``true`` adds the ``_query`` column
     ``gtids``           only transactions in this GTID set (as ``vecbinlog.open(gtids=)``)
     ``split_bytes``     bytes of binlog per task (default 128m; ``64m``, ``1g``... accepted)
+    ``index``           an archive index of the files (``vecbinlog.build_index``): the
+                        schema and the splits come from it, no binlog read on the driver;
+                        with ``table``, only the ranges where it has rows events are read
     ==================  ==============================================================
 
     ``spark.readStream`` (:class:`BinlogStreamReader`) takes the same options but
@@ -503,7 +521,7 @@ class BinlogDataSource(DataSource):
 
     def schema(self) -> StructType:
         o = self._parsed()
-        self._resolved = resolve_tables(o.paths, o.tables, o.config)
+        self._resolved = resolve_tables(o.paths, o.tables, o.config, o.index)
         return self._resolved.schema
 
     def reader(self, schema: StructType) -> BinlogReader:
@@ -511,7 +529,7 @@ class BinlogDataSource(DataSource):
         o.check_batch()
         resolved = getattr(self, "_resolved", None)
         if resolved is None:  # a schema given by the user: schema() was not called
-            resolved = resolve_tables(o.paths, o.tables, o.config)
+            resolved = resolve_tables(o.paths, o.tables, o.config, o.index)
         return BinlogReader(o, resolved, schema)
 
     def streamReader(self, schema: StructType) -> BinlogStreamReader:
