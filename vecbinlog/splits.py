@@ -177,6 +177,8 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
     indexed = load_index(files, location, filesystem=filesystem, index_filesystem=index_filesystem)
     wanted = RowsFilter.make(tables).table
     ddl, history = replay_index(indexed, wanted)
+    changes = sorted((where, name, state) for name, found in history.history.items() for where, state in found)
+    at, now = 0, {}  # the layout states in force, swept along the splits (they come in log order)
     out: list[Split] = []
     for k, (path, ix) in enumerate(zip(files, indexed)):
         last = k == len(files) - 1
@@ -205,8 +207,10 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
         for a, b in pieces:
             if b is not None and a >= b:
                 continue
-            _, states = history.start_state(path, int(a))
-            out.append(Split(path, int(a), None if b is None else int(b), _state_at(ddl[k], int(a)), states))
+            while at < len(changes) and changes[at][0] < (k, a):
+                now[changes[at][1]] = changes[at][2]
+                at += 1
+            out.append(Split(path, int(a), None if b is None else int(b), _state_at(ddl[k], int(a)), dict(now)))
     return out
 
 
