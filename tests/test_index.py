@@ -106,7 +106,7 @@ def changes(request, mariadb_server, tmp_path_factory):
         shutil.copy(f, folder / f.name)
         files.append(str(folder / f.name))
     location = folder / "index"
-    result = build_index(files, location)  # in processes (2 here: the machine's CPUs)
+    result = build_index(files, location, processes=2)  # in a pool of two processes
     assert (result.indexed, result.skipped) == (len(files), 0)
     return run, files, location
 
