@@ -158,7 +158,7 @@ def test_split_reads_from_the_index_equal_read_table(changes, split_bytes):
 
 @pytest.mark.mariadb
 def test_open_with_an_index_answers_tables_and_schemas_from_it(changes):
-    """open(..., index=): tables, plans, schema and history are those of the walk of the files
+    """open(..., index=): tables, table_maps, plans, schema and history are those of the walk of the files
     (the history's DDL and layout states alike at every transaction start), while reading at
     most the first 64 KiB of each binlog (each file is opened)."""
     run, files, location = changes
@@ -167,9 +167,11 @@ def test_open_with_an_index_answers_tables_and_schemas_from_it(changes):
         warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
         with vecbinlog.open(files) as log:
             tables, plans, history = log.tables, log.plans(), log.history()
+            maps = log.table_maps(table)
         fs, counted = counting_filesystem()
         with vecbinlog.open(files, index=location, filesystem=fs) as log:
             assert log.tables == tables
+            assert log.table_maps(table) == maps and len(maps) >= 5
             assert {n: p.schema for n, p in log.plans().items()} == {n: p.schema for n, p in plans.items()}
             assert log.schema(table) == plans[table].schema
             got = log.history()

@@ -42,6 +42,7 @@ from .tables.table_map import TableMap, parse_table_map
 from .tables.tracker import SchemaTracker
 
 __all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "index_history", "archive_paths",
+           "indexed_tables", "indexed_table_maps",
            "INDEX_SUFFIX", "VERSION_KEY"]
 
 #: an index file's name is its binlog's name and this
@@ -285,6 +286,18 @@ def _table_maps(f: IndexedFile, parsed: dict[tuple[bytes, int, str], TableMap]) 
                                     server_major=version_tuple(version)[0], server_version=version)
             parsed[key] = tm
         out.append(tm)
+    return out
+
+
+def indexed_table_maps(files: list[IndexedFile], table: str) -> list[TableMap]:
+    """Every distinct TABLE_MAP of ``table`` that its rows events use in the indexed files, in
+    log order (:meth:`vecbinlog.Binlog.table_maps`)."""
+    parsed: dict[tuple[bytes, int, str], TableMap] = {}
+    out: list[TableMap] = []
+    for f in files:
+        for tm in _table_maps(f, parsed):
+            if tm.name == table and tm not in out:
+                out.append(tm)
     return out
 
 

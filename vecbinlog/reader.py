@@ -25,7 +25,7 @@ from .binlog.file import BinlogFile
 from .binlog.sources import MemorySource
 from .decode.tableplan import TablePlan, concat_batches, widen_type
 from .errors import DecodeWarning, TableNotFoundError
-from .index import IndexedFile, indexed_tables, load_index, replay_index
+from .index import IndexedFile, indexed_table_maps, indexed_tables, load_index, replay_index
 from .log.batches import BatchReader
 from .log.config import ReadConfig, RowsFilter
 from .log.loginfo import events_table, file_info, gtid_position, verify_files
@@ -125,7 +125,7 @@ class Binlog:
         --max-allowed-packet``): a larger ``event_size`` is a
         :class:`~vecbinlog.MalformedEventError` before any of it is read or decompressed.
     index : an archive index location (:func:`vecbinlog.build_index`) of these files:
-        :attr:`tables`, :meth:`plans`, :meth:`schema` and :meth:`history` are answered from
+        :attr:`tables`, :meth:`table_maps`, :meth:`plans`, :meth:`schema` and :meth:`history` are answered from
         it, without walking the files (each is opened: its first 64 KiB read); rows are read
         from the files as without it.
     progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
@@ -236,7 +236,10 @@ class Binlog:
         A :class:`~vecbinlog.tables.table_map.TableMap` has the columns' types, field metadata,
         nullability and whatever optional metadata the binlog carries (names, signedness,
         collations, ENUM/SET labels, primary key, geometry types, visibility, vector sizes).
+        With ``index=``, from the TABLE_MAPs the index keeps.
         """
+        if self.index is not None:
+            return indexed_table_maps(self._indexed(), table)
         out: list[TableMap] = []
         for step in self._walk.steps():
             for lid in dict.fromkeys(step.layout.tolist()):
