@@ -81,7 +81,8 @@ def test_sample_index_against_its_events(tmp_path):
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_corpus_plans_from_the_index_equal_walked_plans(path, tmp_path):
     """Every corpus file, cut at every transaction: the plan from its index alone has the splits
-    (and the DDL state before each) of the plan that walks it."""
+    (and the DDL state before each) of the plan that walks it; info() from the index is the
+    walk's (events by type, GTIDs, rows events by table, where the walk stopped...)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -90,8 +91,13 @@ def test_corpus_plans_from_the_index_equal_walked_plans(path, tmp_path):
             pytest.skip("the file cannot be planned (its documented error): tests/test_corpus.py")
         build_index(str(path), tmp_path, processes=1)
         indexed = plan_splits(str(path), 1, index=tmp_path)
+        with vecbinlog.open(str(path)) as log:
+            info = log.info()
+        with vecbinlog.open(str(path), index=tmp_path) as log:
+            info_from_index = log.info()
     assert indexed == walked
     assert all(_same_ddl(a.ddl, b.ddl) for a, b in zip(walked, indexed))
+    assert info_from_index == info
 
 
 # -- an archive with ALTERs and a recreated table -------------------------------------------------

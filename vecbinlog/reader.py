@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import datetime, timedelta, timezone
 from typing import Any, Iterable, Iterator, Sequence
@@ -125,7 +126,8 @@ class Binlog:
         --max-allowed-packet``): a larger ``event_size`` is a
         :class:`~vecbinlog.MalformedEventError` before any of it is read or decompressed.
     index : an archive index location (:func:`vecbinlog.build_index`) of these files:
-        :attr:`tables`, :meth:`table_maps`, :meth:`plans`, :meth:`schema` and :meth:`history` are answered from
+        :attr:`tables`, :meth:`table_maps`, :meth:`plans`, :meth:`schema`, :meth:`history` and
+        :meth:`info` (without ``rows``) are answered from
         it, without walking the files (each is opened: its first 64 KiB read); rows are read
         from the files as without it.
     progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
@@ -471,8 +473,11 @@ class Binlog:
         (``"skipped"``: GTIDs, statement-era events, vendor types...; ``"unsupported"``:
         rows this version cannot read and refuses to drop, see README). With ``rows=True``
         the row images of every table are located (not decoded) and counted by change type
-        in ``row_images_by_table``.
+        in ``row_images_by_table``. With ``index=`` (and ``rows=False``), from the index.
         """
+        if self.index is not None and not rows:
+            return {"files": [{**json.loads(ix.row["info"]), "path": f.path}
+                              for f, ix in zip(self.files, self._indexed())]}
         return {"files": [file_info(f, self.config.segment_bytes, rows, self.config.batch_rows) for f in self.files]}
 
 

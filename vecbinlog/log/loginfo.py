@@ -26,7 +26,7 @@ from ..decode.rows import CHANGE_TYPES, place_images
 from ..tables.table_ids import TableMaps
 from .logwalk import unpacked
 
-__all__ = ["file_info", "events_table", "verify_files", "gtid_offset", "gtid_position"]
+__all__ = ["file_info", "events_table", "verify_files", "gtid_offset", "gtid_position", "FileSummary"]
 
 #: Events whose content this version reads: the rest are walked over and counted.
 _DECODED_EVENTS = frozenset(
@@ -55,8 +55,10 @@ def _count_types(counts: Counter[str], codes: np.ndarray) -> None:
         counts[event_type_name(c)] += k
 
 
-class _FileSummary:
-    """The counts of one file, added to segment by segment."""
+class FileSummary:
+    """The counts of one file, added to segment by segment (:meth:`add`; or, from a walk that
+    unpacked the segment and resolved its table ids already, :meth:`add_unpacked`: the archive
+    index's, :mod:`vecbinlog.log.summary`)."""
 
     def __init__(self, f: BinlogFile, rows: bool, batch_rows: int) -> None:
         self.file, self.rows, self.batch_rows = f, rows, batch_rows
@@ -71,12 +73,19 @@ class _FileSummary:
         self.maps = TableMaps(f)
 
     def add(self, seg: Segment) -> None:
+        src, index = unpacked(seg)
+        rows_pos, layout = self.maps.resolve(index, src)
+        self.add_unpacked(seg, src, index, rows_pos, layout, self.maps)
+
+    def add_unpacked(self, seg: Segment, src: Any, index: EventIndex, rows_pos: np.ndarray, layout: np.ndarray,
+                     maps: TableMaps) -> None:
+        """A segment, its events unpacked (``src``, ``index``), its rows events' positions and
+        layout ids in ``maps``."""
         _count_types(self.counts, seg.index.type_code)
         ts = seg.index.timestamp[seg.index.timestamp > 0]
         if len(ts):
             self.first = int(ts.min()) if self.first is None else min(self.first, int(ts.min()))
             self.last = int(ts.max()) if self.last is None else max(self.last, int(ts.max()))
-        src, index = unpacked(seg)
         if index is not seg.index:
             _count_types(self.inner, index.type_code[index.inner >= 0])
         self.gtids.add(gtid_texts(src, index, np.flatnonzero(np.isin(index.type_code, _GTID_CODES))))
@@ -85,16 +94,16 @@ class _FileSummary:
             if len(prev):
                 i = int(prev[0])
                 self.previous = previous_gtids(src, int(index.offset[i]), int(index.body_end[i]), int(index.type_code[i]))
-        rows_pos, layout = self.maps.resolve(index, src)
         for lid in layout.tolist():
-            self.tables[self.maps.layouts[lid].name] += 1
+            self.tables[maps.layouts[lid].name] += 1
         if self.rows:
-            self._count_images(src, index, rows_pos, layout)
+            self._count_images(src, index, rows_pos, layout, maps)
 
-    def _count_images(self, src: Any, index: EventIndex, rows_pos: np.ndarray, layout: np.ndarray) -> None:
+    def _count_images(self, src: Any, index: EventIndex, rows_pos: np.ndarray, layout: np.ndarray,
+                      maps: TableMaps) -> None:
         """The row images of every table, located (not decoded), by change type."""
         for lid in dict.fromkeys(layout.tolist()):
-            tm = self.maps.layouts[lid]
+            tm = maps.layouts[lid]
             for located in place_images(src, index.take(rows_pos[layout == lid]), tm, max_images=self.batch_rows):
                 kinds, n = np.unique(located.change, return_counts=True)
                 for k, c in zip(kinds.tolist(), n.tolist()):
@@ -136,7 +145,7 @@ class _FileSummary:
 
 def file_info(f: BinlogFile, segment_bytes: int, rows: bool = False, batch_rows: int = 1 << 18) -> dict[str, Any]:
     """What ``f`` holds (one entry of :meth:`vecbinlog.Binlog.info`'s ``files``)."""
-    summary = _FileSummary(f, rows, batch_rows)
+    summary = FileSummary(f, rows, batch_rows)
     for seg in f.segments(segment_bytes):
         summary.add(seg)
     return summary.as_dict()

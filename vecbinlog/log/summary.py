@@ -11,6 +11,7 @@ whole event (``indexed_to``), and says where its last complete transaction ends 
 
 from __future__ import annotations
 
+import json
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from ..constants import ROWS_EVENTS, EventType
 from ..errors import TruncatedWarning
 from ..tables.tracker import ddl_candidates
 from .config import ReadConfig
+from .loginfo import FileSummary
 from .logwalk import LogWalk, Step
 
 __all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "summarize_file"]
@@ -63,9 +65,13 @@ INDEX_SCHEMA = pa.schema([
     ("server_version", pa.string()),
     ("binlog_version", pa.int16()),
     ("checksum", pa.string()),  # "CRC32" or "NONE..."
-    # -- time: the first and last header timestamps (not 0) of the events indexed
+    # -- time: the earliest and latest header timestamps (not 0) of the events indexed
     ("first_time", pa.timestamp("ms", tz="UTC")),  # (whole seconds: Parquet has no seconds unit)
     ("last_time", pa.timestamp("ms", tz="UTC")),
+    # -- Binlog.info()'s entry of the file (rows=False), as JSON: events by type, GTIDs (the
+    #    PREVIOUS_GTIDS / GTID_LIST set, the first, last, count and set of those it holds),
+    #    rows events by table, where the walk stopped... (vecbinlog.log.loginfo.FileSummary)
+    ("info", pa.string()),
     # -- every transaction start, in file order (binlog/transactions.py's rule)
     ("transaction_starts", pa.list_(pa.int64())),
     # -- the distinct TABLE_MAPs that rows events use, each once, in order of first use
@@ -125,16 +131,13 @@ class _Summary:
         self.layout_rows: list[dict[str, Any]] = []
         self.changes: list[tuple[int, int, int]] = []  #: (offset, layout, ddl_before)
         self.ddl: list[dict[str, Any]] = []
-        self.times: list[tuple[int, int]] = []  #: (offset, timestamp) of the first and last stamped events of each step
+        self.info = FileSummary(f, False, 1)
         self.last_start = MAGIC_LEN  #: the last transaction start before the current step
 
     def add(self, step: Step, starts: np.ndarray) -> None:
         """One step of the walk; ``starts``: positions in its index of the transaction starts."""
         src, index = step.src, step.index
-        stamped = np.flatnonzero(index.timestamp > 0)
-        if len(stamped):
-            for i in (int(stamped[0]), int(stamped[-1])):
-                self.times.append((int(index.pos[i]), int(index.timestamp[i])))
+        self.info.add_unpacked(step.segment, src, index, step.rows_pos, step.layout, step.maps)
         cand = ddl_candidates(src, index)
         for i in cand.tolist():
             q = query_at(src, index, i)
@@ -203,7 +206,7 @@ class _Summary:
             tables.append({"name": name, "rows_events": int(counts.sum()), "write_events": int(counts[0]),
                            "update_events": int(counts[1]), "delete_events": int(counts[2]),
                            "ranges": _ranges(txns, starts, end)})
-        times = [ts * 1000 for _, ts in self.times]  # ms
+        info = self.info.as_dict()
         fmt = f.formats[0]
         return {
             **identity,
@@ -214,8 +217,9 @@ class _Summary:
             "server_version": fmt.server_version,
             "binlog_version": fmt.binlog_version,
             "checksum": fmt.checksum_name,
-            "first_time": times[0] if times else None,
-            "last_time": times[-1] if times else None,
+            "first_time": None if info["first_timestamp"] is None else info["first_timestamp"] * 1000,  # ms
+            "last_time": None if info["last_timestamp"] is None else info["last_timestamp"] * 1000,
+            "info": json.dumps(info),
             "transaction_starts": starts.tolist(),
             "layouts": self.layout_rows,
             "tables": tables,
