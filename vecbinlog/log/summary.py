@@ -156,11 +156,11 @@ class _Summary:
         ddl_before = (len(self.ddl) - len(cand)) + np.searchsorted(cand, rows_pos, side="left")
         k = np.searchsorted(start_pos, pos, side="right") - 1
         txn = np.where(k >= 0, start_pos[np.maximum(k, 0)], self.last_start)
-        names = [tm.name for tm in step.maps.layouts]
+        order = list(dict.fromkeys(tm.name for tm in step.maps.layouts))  # the file's tables, numbered
+        number = {name: k for k, name in enumerate(order)}
         for lid in dict.fromkeys(layout.tolist()):
             self._layout(step, lid)
-        table_of = np.array([list(dict.fromkeys(names)).index(n) for n in names], np.int64)[layout]
-        order = list(dict.fromkeys(names))
+        table_of = np.array([number[tm.name] for tm in step.maps.layouts], np.int64)[layout]
         for code in dict.fromkeys(table_of.tolist()):
             name = order[code]
             mine = np.flatnonzero(table_of == code)
