@@ -16,7 +16,7 @@ import pyarrow.parquet as pq
 import pytest
 
 import vecbinlog
-from vecbinlog.index import INDEX_SUFFIX, VERSION_KEY, build_index, load_index
+from vecbinlog.index import GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, build_index, load_index
 from vecbinlog.log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA
 from vecbinlog.splits import plan_splits, read_split
 
@@ -205,7 +205,8 @@ def test_second_build_skips_and_a_changed_file_is_indexed_again(tmp_path):
     location = tmp_path / "index"
     first = build_index(files, location, processes=1)
     assert (first.indexed, first.skipped) == (3, 0)
-    assert sorted(os.listdir(location)) == [n + INDEX_SUFFIX for n in names]
+    assert sorted(os.listdir(location)) == [GATHERED_NAME, *(n + INDEX_SUFFIX for n in names)]
+    assert pq.read_table(location / GATHERED_NAME).column("name").to_pylist() == names
     again = build_index(str(folder / "mariadb-bin.*"), location, processes=1)
     assert (again.indexed, again.skipped, again.bytes) == (0, 3, 0)
     changed = folder / names[1]

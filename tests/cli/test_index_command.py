@@ -8,7 +8,7 @@ import shutil
 
 import pyarrow.parquet as pq
 
-from vecbinlog.index import INDEX_SUFFIX
+from vecbinlog.index import GATHERED_NAME, INDEX_SUFFIX
 
 from ..support.clirun import SAMPLE, run
 
@@ -24,7 +24,7 @@ def test_index_command(tmp_path):
     size = SAMPLE.stat().st_size
     assert p.stdout == f"3 file(s) indexed ({3 * size:,} bytes), 0 up to date\n"
     assert p.stderr == ""  # not a terminal: no progress bar
-    assert sorted(f.name for f in location.iterdir()) == [n + INDEX_SUFFIX for n in names]
+    assert sorted(f.name for f in location.iterdir()) == [GATHERED_NAME, *(n + INDEX_SUFFIX for n in names)]
     assert [pq.read_table(location / (n + INDEX_SUFFIX)).column("name")[0].as_py() for n in names] == names
     p = run("index", "-q", "--processes", "1", *(str(folder / n) for n in names), str(location), module=True)
     assert p.stdout == "0 file(s) indexed (0 bytes), 3 up to date\n"

@@ -19,7 +19,6 @@ binlog left empty).
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 from dataclasses import replace
@@ -226,7 +225,7 @@ class SchemaTracker:
         #: the tables asked for (open()'s tables=): DDL about others that is not understood
         #: is passed over without a warning (the table is still forgotten)
         self.wanted = wanted
-        self.catalog = copy.deepcopy(catalog) if catalog is not None else Catalog()
+        self.catalog = catalog.copy() if catalog is not None else Catalog()
         self.generation = 0
         # a catalog given (the DDL state where a split starts): its tables as of generation 0
         self.history: dict[str, list[tuple[int, TableDef | None, int]]] = {
@@ -239,7 +238,7 @@ class SchemaTracker:
 
     def state(self) -> Catalog:
         """A copy of the DDL state now (what :func:`vecbinlog.splits.plan_splits` gives each split)."""
-        return copy.deepcopy(self.catalog)
+        return self.catalog.copy()
 
     def scan(self, src: Any, index: EventIndex, states: bool = False) -> tuple[np.ndarray, list[DdlState]]:
         """Replay the DDL statements of one segment (in order). Returns, for every event of

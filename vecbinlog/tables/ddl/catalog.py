@@ -75,6 +75,16 @@ class Catalog:
         self.lifetimes: dict[str, int] = {}
         self.notes: list[str] = []
 
+    def copy(self) -> Catalog:
+        """A copy that later statements applied to this one do not change. Its dicts are copied,
+        not their values: definitions are frozen (:class:`TableDef`, :class:`ColumnInfo`, tuples)
+        and replaced, never changed, by a statement (a deep copy took 20 ms for 16 tables)."""
+        out = Catalog.__new__(Catalog)
+        out.reader = self.reader
+        out.databases, out.tables = dict(self.databases), dict(self.tables)
+        out.lifetimes, out.notes = dict(self.lifetimes), list(self.notes)
+        return out
+
     def _new_lifetime(self, key: str) -> None:
         self.lifetimes[key] = self.lifetimes.get(key, 0) + 1
 
