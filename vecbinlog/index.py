@@ -26,11 +26,10 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.fs as pafs
 
 from .binlog.locations import is_uri, name_of, redact, resolve
 from .binlog.spec import table_id_width, version_tuple
@@ -43,6 +42,9 @@ from .log.versions import SchemaHistory, SchemaVersions
 from .tables.ddl import Catalog
 from .tables.table_map import TableMap, parse_table_map
 from .tables.tracker import SchemaTracker
+
+if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every start (9 ms)
+    import pyarrow.fs as pafs
 
 __all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "index_history", "archive_paths",
            "indexed_tables", "indexed_table_maps",
@@ -88,6 +90,8 @@ def archive_paths(archive: Any, filesystem: Any = None) -> list[str]:
 
 def _location(location: Any, filesystem: Any = None) -> tuple[pafs.FileSystem, str]:
     """(filesystem, folder) of an index location: a local folder, a URI, or a path in ``filesystem``."""
+    import pyarrow.fs as pafs
+
     text = os.fspath(location)
     if filesystem is not None:
         return resolve(text, filesystem)[0], text.rstrip("/")
@@ -102,13 +106,15 @@ def file_identity(path: str, filesystem: Any = None) -> dict[str, Any]:
     """The name, path, size and modification time of a binlog file, from its filesystem's
     metadata (no byte of it read)."""
     fs, inner, shown = resolve(path, filesystem)
-    if fs is None:
+    if fs is None:  # (pyarrow.fs not needed: a local binlog of an index on S3, or of a local index)
         try:
             st = os.stat(inner)
         except FileNotFoundError:
             raise SourceNotFoundError("no such binlog file", uri=shown) from None
         size, mtime = st.st_size, st.st_mtime_ns
     else:
+        import pyarrow.fs as pafs
+
         info = fs.get_file_info(inner)
         if info.type == pafs.FileType.NotFound:
             raise SourceNotFoundError("no such binlog file", uri=shown)
