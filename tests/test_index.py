@@ -249,6 +249,8 @@ def test_second_build_skips_and_a_changed_file_is_indexed_again(tmp_path):
     assert plan_splits(files, 1, index=location) == plan_splits(files, 1)
     with pytest.raises(vecbinlog.ArchiveIndexError, match="not in the index"):
         plan_splits([*files, str(SAMPLE)], 1, index=tmp_path / "elsewhere")
+    with pytest.raises(ValueError, match="several named mariadb-bin.000001"):
+        build_index([files[0], str(SAMPLE)], tmp_path / "elsewhere")
 
 
 @pytest.fixture(scope="module")

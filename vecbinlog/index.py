@@ -256,6 +256,11 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
     fs, folder = _location(location, index_filesystem)
     fs.create_dir(folder, recursive=True)
     paths = archive_paths(archive, filesystem)
+    names = [name_of(p) for p in paths]
+    if len(set(names)) < len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise ValueError(f"an index keeps one file per binlog name, and the archive has several named "
+                         f"{', '.join(twice)}: index each server's files at a location of its own")
     gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}"))
     todo, stale = [], []
     for path in paths:

@@ -67,6 +67,7 @@ class _Bar:
 
 def cmd_index(args: argparse.Namespace) -> int:
     """``index``: :func:`vecbinlog.build_index`."""
+    from ..errors import ArchiveIndexError
     from ..index import build_index
 
     if args.processes is not None and args.processes < 1:
@@ -77,6 +78,9 @@ def cmd_index(args: argparse.Namespace) -> int:
     try:
         done = build_index(archive, args.location, processes=args.processes,
                            verify_checksums=not args.no_verify_checksums, progress=bar)
+    except ArchiveIndexError as exc:  # an index file of another format version: one line, exit 1
+        print(f"vecbinlog: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
     finally:
         bar.close()
     print(done.summary())
