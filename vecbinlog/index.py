@@ -17,8 +17,9 @@ the walk every read takes; no row decoded) and holds facts of that file alone: t
 and the TABLE_MAPs as bytes, replayed in log order when a plan needs the DDL and layout states
 where its splits start (:func:`replay_index`). An archive is indexed incrementally: a file whose
 size and modification time are those indexed is skipped; a file that grew (a binlog still being
-written, indexed up to its last complete transaction) is indexed again to its new end; any other
-change is indexed again with an :class:`~vecbinlog.errors.ArchiveIndexWarning`.
+written: indexed to its last whole event, planned to its last complete transaction) is indexed
+again to its new end (walked again whole); any other change is indexed again with an
+:class:`~vecbinlog.errors.ArchiveIndexWarning`.
 """
 
 from __future__ import annotations
