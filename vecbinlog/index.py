@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every
     import pyarrow.fs as pafs
 
 __all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "index_history", "archive_paths",
-           "indexed_tables", "indexed_table_maps",
+           "indexed_tables", "indexed_table_maps", "IndexJob", "index_job", "index_file",
            "INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME"]
 
 #: an index file's name is its binlog's name and this
@@ -254,6 +254,59 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
     >>> vecbinlog.build_index("archive/mysql-bin.*", "archive-index/")      # doctest: +SKIP
     IndexResult(indexed=193, skipped=0, bytes=..., files=(...))
     """
+    job = index_job(archive, location, filesystem=filesystem, index_filesystem=index_filesystem,
+                    verify_checksums=verify_checksums)
+    todo = job.tasks
+    if processes is None:  # a process starts in ~1-2 s (its imports, the kernels loaded): worth it for much to walk
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+        processes = min(cpus, -(-sum(task[1]["size"] for task in todo) // _BYTES_PER_PROCESS))
+    processes = max(1, min(processes, len(todo)))
+    done: list[tuple[str, int]] = []
+    if processes == 1:
+        for task in todo:
+            done.append(index_file(task))
+            if progress is not None:
+                progress(len(done), len(todo), done[-1][0])
+    else:  # spawned: a fork of a process with threads (numba's, Arrow's) may deadlock
+        from concurrent.futures import ProcessPoolExecutor
+        from multiprocessing import get_context
+
+        with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
+            for result in pool.map(index_file, todo, chunksize=max(1, len(todo) // (4 * processes))):
+                done.append(result)
+                if progress is not None:
+                    progress(len(done), len(todo), result[0])
+    return job.finish(done)
+
+
+@dataclass
+class IndexJob:
+    """What a build of an index has to do (:func:`index_job`): ``tasks``, one per file to index,
+    each run by :func:`index_file` anywhere the file and the index location can be reached (a
+    process of a local pool, a Spark task: :func:`vecbinlog.spark.build_index`); then
+    :meth:`finish`, where the job was made."""
+
+    fs: Any  #: the index location's filesystem
+    folder: str
+    paths: list[str]  #: the archive's files
+    gathered: _Gathered
+    stale: list[str]  #: the names whose row in the gathered file is not current
+    #: (path, identity, filesystem, folder, index filesystem, verify_checksums) per file to index
+    tasks: list[tuple[Any, ...]]
+
+    def finish(self, done: list[tuple[str, int]]) -> IndexResult:
+        """The gathered file written again, and what the build did (``done``: what
+        :func:`index_file` returned for each task)."""
+        if self.stale:
+            _gather(self.fs, self.folder, self.gathered, self.stale)
+        return IndexResult(len(done), len(self.paths) - len(self.tasks), sum(b for _, b in done),
+                           tuple(n for n, _ in done))
+
+
+def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_filesystem: Any = None,
+              verify_checksums: bool = True) -> IndexJob:
+    """The files of ``archive`` to index (again) at ``location`` (see :func:`build_index`),
+    from their filesystem's metadata and the index: no binlog byte read."""
     fs, folder = _location(location, index_filesystem)
     fs.create_dir(folder, recursive=True)
     paths = archive_paths(archive, filesystem)
@@ -263,37 +316,20 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
         raise ValueError(f"an index keeps one file per binlog name, and the archive has several named "
                          f"{', '.join(twice)}: index each server's files at a location of its own")
     gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}"))
-    todo, stale = [], []
+    tasks, stale = [], []
     for path in paths:
         identity = file_identity(path, filesystem)
         if gathered.current(identity) is not None:
             continue
         stale.append(identity["name"])
         if _todo(path, identity, fs, folder):
-            todo.append((path, identity))
-    if processes is None:  # a process starts in ~1-2 s (its imports, the kernels loaded): worth it for much to walk
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        processes = min(cpus, -(-sum(ident["size"] for _, ident in todo) // _BYTES_PER_PROCESS))
-    processes = max(1, min(processes, len(todo)))
-    done: list[tuple[str, int]] = []
-    args = [(p, ident, filesystem, folder, fs, verify_checksums) for p, ident in todo]
-    if processes == 1:
-        for a in args:
-            done.append(_index_one(*a))
-            if progress is not None:
-                progress(len(done), len(todo), done[-1][0])
-    else:  # spawned: a fork of a process with threads (numba's, Arrow's) may deadlock
-        from concurrent.futures import ProcessPoolExecutor
-        from multiprocessing import get_context
+            tasks.append((path, identity, filesystem, folder, fs, verify_checksums))
+    return IndexJob(fs, folder, paths, gathered, stale, tasks)
 
-        with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
-            for result in pool.map(_index_one, *zip(*args), chunksize=max(1, len(args) // (4 * processes))):
-                done.append(result)
-                if progress is not None:
-                    progress(len(done), len(todo), result[0])
-    if stale:
-        _gather(fs, folder, gathered, stale)
-    return IndexResult(len(done), len(paths) - len(todo), sum(b for _, b in done), tuple(n for n, _ in done))
+
+def index_file(task: tuple[Any, ...]) -> tuple[str, int]:
+    """Run one task of an :class:`IndexJob`: its file indexed; (name, bytes walked)."""
+    return _index_one(*task)
 
 
 # -- reading ---------------------------------------------------------------------------------

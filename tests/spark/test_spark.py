@@ -344,3 +344,27 @@ def test_index_option_equals_read_table(spark, mariadb_server, tmp_path):
         assert_same_rows(expected, df.toArrow())
     with pytest.raises(Exception, match="not in the index"):
         read(spark, ",".join(paths), run["table"], index=str(tmp_path / "elsewhere")).columns
+
+
+def test_build_index_with_spark_tasks(spark, tmp_path):
+    """vecbinlog.spark.build_index: a task per file writes what vecbinlog.build_index writes (the
+    same rows), a second run has nothing to do, and a read with the index is read_table's."""
+    import pyarrow.parquet as pq
+
+    from vecbinlog.index import GATHERED_NAME
+
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    names = [f"mariadb-bin.00000{k}" for k in (1, 2, 3)]
+    for n in names:
+        shutil.copy(SAMPLE, folder / n)
+    by_spark, by_pool = tmp_path / "spark-index", tmp_path / "pool-index"
+    first = vspark.build_index(spark, str(folder), str(by_spark))
+    assert (first.indexed, first.skipped, sorted(first.files)) == (3, 0, names)
+    assert vspark.build_index(spark, str(folder), str(by_spark)).skipped == 3
+    vecbinlog.build_index(str(folder), str(by_pool), processes=1)
+    assert pq.read_table(by_spark / GATHERED_NAME).to_pylist() == pq.read_table(by_pool / GATHERED_NAME).to_pylist()
+    with pytest.warns(vecbinlog.BinlogSetWarning):  # copies of one file: each rotates to the file after the sample
+        expected = vecbinlog.read_table([str(folder / n) for n in names], "shop.orders")
+    got = read(spark, str(folder / "mariadb-bin.*"), "shop.orders", index=str(by_spark)).toArrow()
+    assert_same_rows(expected, got)
