@@ -16,8 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import vecbinlog
-from vecbinlog.index import GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, build_index, load_index
-from vecbinlog.log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA
+from vecbinlog.index import GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, build_index, file_identity, load_index
+from vecbinlog.log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, summarize_file
 from vecbinlog.splits import plan_splits, read_split
 
 from .conftest import DATA, corpus_files
@@ -76,6 +76,14 @@ def test_sample_index_against_its_events(tmp_path):
     maps = {e["pos"]: e for e in events if e["type"] == "TABLE_MAP_EVENT"}
     for lay in row["layouts"]:
         assert lay["offset"] in maps and lay["table"].split(".")[1] in maps[lay["offset"]]["info"]
+
+
+def test_a_summary_does_not_depend_on_the_segments_walked():
+    """The sample summarised in segments of 512 bytes (transactions, TABLE_MAPs and their rows
+    events in different segments) is the summary of one segment."""
+    identity = file_identity(str(SAMPLE))
+    whole = summarize_file(str(SAMPLE), identity).to_pylist()
+    assert summarize_file(str(SAMPLE), identity, segment_bytes=512).to_pylist() == whole
 
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")

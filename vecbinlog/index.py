@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every
     import pyarrow.fs as pafs
 
 __all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "index_history", "archive_paths",
-           "indexed_tables", "indexed_table_maps", "IndexJob", "index_job", "index_file",
+           "indexed_tables", "indexed_table_maps", "IndexJob", "index_job", "index_file", "file_identity",
            "INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME"]
 
 #: an index file's name is its binlog's name and this
