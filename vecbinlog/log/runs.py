@@ -91,6 +91,8 @@ class CarriedRun:
     #: whether the CRC32s of ``events[:len(checked)]`` match, checked on a batch thread while
     #: the walk went on (:meth:`BatchReader._check_carried`)
     checked: list[Future | None] = field(default_factory=list)
+    #: every piece so far is a whole memory-mapped or in-memory file (its source is the file)
+    whole_files: bool = True
 
     @classmethod
     def of(cls, step: Step, run: Run) -> CarriedRun:
@@ -118,8 +120,7 @@ class CarriedRun:
         server family (in log order, so the run stays in log order)."""
         if step.src is self.src:
             return True
-        whole_files = step.src is step.file and all(s is f for s, f in zip(self.srcs, self.files))
-        return whole_files and step.file.formats[0].flavor == self.flavor and (self.txns is None) == (step.txn is None)
+        return step.src is step.file and self.whole_files and step.file.formats[0].flavor == self.flavor and (self.txns is None) == (step.txn is None)
 
     def continues(self, step: Step, run: Run) -> bool:
         """Whether ``run`` (of ``step``) may join: a source it follows, the same layout,
@@ -132,6 +133,7 @@ class CarriedRun:
         self.events.append(events)
         self.srcs.append(step.src)
         self.files.append(step.file)
+        self.whole_files = self.whole_files and step.src is step.file  # kept, not recounted: follows() is asked per piece
         if self.txns is not None:
             self.txns.append(step.txn.of_events(run.rows_pos))
         source = step.file.source
