@@ -25,6 +25,7 @@ from .binlog.file import BinlogFile
 from .binlog.sources import MemorySource
 from .decode.tableplan import TablePlan, concat_batches, widen_type
 from .errors import DecodeWarning, TableNotFoundError
+from .groups import group
 from .log.batches import BatchReader
 from .log.config import ReadConfig, RowsFilter
 from .log.loginfo import events_table, file_info, gtid_position, verify_files
@@ -209,16 +210,19 @@ class Binlog:
     @property
     def tables(self) -> list[str]:
         """Every ``db.table`` that has rows events, in order of first appearance."""
+        if self._tables is None:
+            self._reader.plan_runs()  # one walk finds the tables and plans the reads that follow
         if self._tables is None and self._reader.tables() is not None:
             self._tables = dict.fromkeys(self._reader.tables(), 1)
         if self._tables is None:
-            counts: dict[str, int] = {}
+            found: dict[str, int] = {}
             for step in self._walk.steps():
-                for lid in step.layout.tolist():  # in log order: first rows event first
+                first, _ = group(step.layout)  # each layout once, in log order: first rows event first
+                for lid in step.layout[first].tolist():
                     name = step.maps.layouts[lid].name
-                    if self.config.filter.table(name):
-                        counts[name] = counts.get(name, 0) + 1
-            self._tables = counts
+                    if name not in found and self.config.filter.table(name):
+                        found[name] = 1
+            self._tables = found
         return list(self._tables)
 
     def table_maps(self, table: str) -> list[TableMap]:
@@ -230,7 +234,7 @@ class Binlog:
         """
         out: list[TableMap] = []
         for step in self._walk.steps():
-            for lid in dict.fromkeys(step.layout.tolist()):
+            for lid in step.layout[group(step.layout)[0]].tolist():
                 tm = step.maps.layouts[lid]
                 if tm.name == table and tm not in out:
                     out.append(tm)
