@@ -44,11 +44,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import shapes
-
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
+if str(ROOT) not in sys.path:  # run as a script, and in its children (--child)
     sys.path.insert(0, str(ROOT))
+
+from bench import shapes  # noqa: E402
 
 DEFAULT_ROWS = 100_000
 DEFAULT_SEED = 20261121

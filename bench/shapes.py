@@ -200,6 +200,7 @@ def write(server, name: str, changes: int, seed: int, folder: Path) -> Path:
     finally:
         for k, v in saved.items():
             server.set_global(k, v)
+    folder.mkdir(parents=True, exist_ok=True)
     if name != "archive":
         (path,) = files if len(files) == 1 else (None,)
         if path is None:
@@ -208,7 +209,7 @@ def write(server, name: str, changes: int, seed: int, folder: Path) -> Path:
         shutil.copy(path, out)
         return out
     out = folder / name
-    out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(exist_ok=True)
     for f in files:
         shutil.copy(f, out / f.name)
     (out / "mysql-bin.index").write_text("".join(f"./{f.name}\n" for f in files))

@@ -26,6 +26,7 @@ from .binlog.file import BinlogFile
 from .binlog.sources import MemorySource
 from .decode.tableplan import TablePlan, concat_batches, widen_type
 from .errors import DecodeWarning, TableNotFoundError
+from .groups import group
 from .index import IndexedFile, indexed_table_maps, indexed_tables, load_index, replay_index
 from .log.batches import BatchReader
 from .log.config import ReadConfig, RowsFilter
@@ -220,16 +221,19 @@ class Binlog:
         if self._tables is None and self.index is not None:
             self._tables = {name: n for name, n in indexed_tables(self._indexed()).items()
                             if self.config.filter.table(name)}
+        if self._tables is None:
+            self._reader.plan_runs()  # one walk finds the tables and plans the reads that follow
         if self._tables is None and self._reader.tables() is not None:
             self._tables = dict.fromkeys(self._reader.tables(), 1)
         if self._tables is None:
-            counts: dict[str, int] = {}
+            found: dict[str, int] = {}
             for step in self._walk.steps():
-                for lid in step.layout.tolist():  # in log order: first rows event first
+                first, _ = group(step.layout)  # each layout once, in log order: first rows event first
+                for lid in step.layout[first].tolist():
                     name = step.maps.layouts[lid].name
-                    if self.config.filter.table(name):
-                        counts[name] = counts.get(name, 0) + 1
-            self._tables = counts
+                    if name not in found and self.config.filter.table(name):
+                        found[name] = 1
+            self._tables = found
         return list(self._tables)
 
     def table_maps(self, table: str) -> list[TableMap]:
@@ -244,7 +248,7 @@ class Binlog:
             return indexed_table_maps(self._indexed(), table)
         out: list[TableMap] = []
         for step in self._walk.steps():
-            for lid in dict.fromkeys(step.layout.tolist()):
+            for lid in step.layout[group(step.layout)[0]].tolist():
                 tm = step.maps.layouts[lid]
                 if tm.name == table and tm not in out:
                     out.append(tm)

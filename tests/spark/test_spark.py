@@ -225,7 +225,7 @@ def test_columns_and_metadata_options(spark):
     assert_same_rows(expected, df.toArrow())
     assert read(spark, str(SAMPLE), "shop.orders", metadata="false").columns == [
         "id", "customer_id", "quantity", "price", "note"]
-    with pytest.raises(Exception, match="option columns: shop.orders has no column 'nope'"):
+    with pytest.raises(Exception, match="option columns='id,nope': shop.orders has no column 'nope'"):
         read(spark, str(SAMPLE), "shop.orders", columns="id,nope").collect()
 
 

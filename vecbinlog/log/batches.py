@@ -45,6 +45,7 @@ from .logwalk import LogWalk, Step
 from .pages import PageRelease
 from .progress import ProgressBar
 from .runs import (
+    PLAN_ON_TABLES_BYTES,
     PLANNED_EVENTS,
     PLANNED_WINDOW_BYTES,
     SPAN_EVENTS,
@@ -227,6 +228,15 @@ class BatchReader:
             versioned(step, self.config.filter.table, versions, self.walk.files.index(step.file))
             ddl.extend(step.ddl_states)
         return versions, ddl
+
+    def plan_runs(self) -> None:
+        """Plan the runs now, when the files allow it and hold at most :data:`~.runs.PLAN_ON_TABLES_BYTES`
+        (the log's tables were asked for: reads of them usually follow), so that the walk that
+        finds the tables is the only one."""
+        small = sum(f.size or 0 for f in self.walk.files) <= PLAN_ON_TABLES_BYTES
+        if self._planned is None and self._plannable and small:
+            self._reads = max(self._reads, 1)
+            self._planned_runs()
 
     def tables(self) -> list[str] | None:
         """The tables with rows events (the ``tables`` filter applies), in order of their first,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -136,12 +137,7 @@ class Catalog:
     def read(self, text: str, what: str | None, default_db: str | None) -> Statement | None:
         """The statement ``text`` (executable comments unwrapped): sqlglot's reading of a CREATE
         or ALTER TABLE where it is the server's, else the tolerant reader's."""
-        if self.reader == "sqlglot" and what == "TABLE" and text.lstrip()[:6].upper() in ("CREATE", "ALTER "):
-            try:
-                return read_tree(text, default_db)
-            except Unreadable:
-                pass
-        return read_statement(text, default_db)
+        return _read(self.reader, text, what, default_db)
 
     def _apply(self, st: Statement, default_db: str | None) -> list[str]:
         if isinstance(st, CreateTable):
@@ -318,3 +314,17 @@ def _statements(text: str) -> Iterable[str]:
             has_tokens = True
     if has_tokens:
         yield text[start:].strip()
+
+
+
+@functools.lru_cache(maxsize=4096)
+def _read(reader: str, text: str, what: str | None, default_db: str | None) -> Statement | None:
+    """:meth:`Catalog.read`, kept by text: statements are frozen, and each walk of a log (its
+    tables, then the runs of its reads, every Spark task) replays the same DDL again, where
+    sqlglot takes ~7 ms a CREATE TABLE. A statement that cannot be read raises each time."""
+    if reader == "sqlglot" and what == "TABLE" and text.lstrip()[:6].upper() in ("CREATE", "ALTER "):
+        try:
+            return read_tree(text, default_db)
+        except Unreadable:
+            pass
+    return read_statement(text, default_db)
