@@ -36,6 +36,7 @@ from .binlog.transactions import scan_transactions
 from .errors import SchemaWarning, SourceNotFoundError
 from .index import IndexedFile, load_index, replay_index
 from .log.config import ReadConfig, RowsFilter
+from .options import WhenLike, epoch
 from .log.logset import binlog_files
 from .log.logwalk import unpacked
 from .log.versions import SchemaHistory, VersionState
@@ -95,6 +96,8 @@ def plan_splits(
     tables: str | Iterable[str] | None = None,
     index: Any = None,
     index_filesystem: Any = None,
+    since: WhenLike | None = None,
+    until: WhenLike | None = None,
 ) -> list[Split]:
     """Cut binlog files into splits of about ``split_bytes`` that start at transactions.
 
@@ -117,6 +120,14 @@ def plan_splits(
         ``_incarnation`` stand (as a read with the default options numbers them). A file that
         grew since it was indexed is planned to where it was indexed.
     index_filesystem : the filesystem ``index`` is a path in (default: from ``index``).
+    since, until : the read's event-time bounds (as :func:`vecbinlog.open` takes them: rows events
+        with a header timestamp at or after ``since`` and before ``until``). With ``index``, a
+        file is left out when none of its rows events (of ``tables``, when given) can be in
+        them: the greatest timestamp of those rows events is before ``since``, or the least is
+        at or after ``until`` (least and greatest, not first and last: a transaction's events
+        carry the time it began, so a file is not in time order). A file that may hold rows in
+        the bounds is planned whole (the read filters its rows). Without ``index``, they change
+        nothing (every file is walked anyway).
 
     Returns
     -------
@@ -140,7 +151,8 @@ def plan_splits(
         raise ValueError(f"split_bytes must be at least 1, not {split_bytes}")
     files = binlog_files(paths, filesystem)
     if index is not None:
-        return _plan_from_index(files, split_bytes, start, stop, filesystem, tables, index, index_filesystem)
+        window = (epoch(since, "since"), epoch(until, "until"))
+        return _plan_from_index(files, split_bytes, start, stop, filesystem, tables, index, index_filesystem, window)
     out: list[Split] = []
     tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
     for k, path in enumerate(files):
@@ -170,10 +182,12 @@ def plan_splits(
 
 
 def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop: int | None, filesystem: Any,
-                     tables: str | Iterable[str] | None, location: Any, index_filesystem: Any) -> list[Split]:
+                     tables: str | Iterable[str] | None, location: Any, index_filesystem: Any,
+                     window: tuple[int | None, int | None] = (None, None)) -> list[Split]:
     """:func:`plan_splits` from an archive index: its transaction starts, its DDL replayed, its
     layouts numbered (:func:`vecbinlog.index.replay_index`); with ``tables``, only the ranges
-    of their rows events."""
+    of their rows events; with ``window`` (since, until: seconds), only the files whose rows
+    events may be in it (:func:`_in_window`)."""
     indexed = load_index(files, location, filesystem=filesystem, index_filesystem=index_filesystem)
     wanted = RowsFilter.make(tables).table
     ddl, history = replay_index(indexed, wanted)
@@ -204,6 +218,8 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
                 pieces += list(zip(bounds[:-1], bounds[1:]))
         if tables is not None and not any(wanted(t["name"]) for t in ix.row["tables"]):
             continue
+        if not _in_window(ix, wanted, window):
+            continue
         for a, b in pieces:
             if b is not None and a >= b:
                 continue
@@ -212,6 +228,22 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
                 at += 1
             out.append(Split(path, int(a), None if b is None else int(b), _state_at(ddl[k], int(a)), dict(now)))
     return out
+
+
+def _in_window(ix: IndexedFile, wanted: Any, window: tuple[int | None, int | None]) -> bool:
+    """Whether a rows event of a table ``wanted`` accepts in ``ix`` may have a header timestamp
+    in ``window`` (``[since, until)``, seconds; None: unbounded): its tables' least timestamp is
+    before ``until`` and their greatest at or after ``since``. Exact for leaving a file out:
+    the least and greatest are of every rows event of the file, whatever their order."""
+    since, until = window
+    if since is None and until is None:
+        return True
+    times = [(t["first_time"], t["last_time"]) for t in ix.row["tables"] if wanted(t["name"])]
+    if not times:  # no rows event of those tables: nothing of the file is read
+        return False
+    least = min(int(a.timestamp()) for a, _ in times)
+    greatest = max(int(b.timestamp()) for _, b in times)
+    return (since is None or greatest >= since) and (until is None or least < until)
 
 
 def _wanted_ranges(ix: IndexedFile, wanted: Any, lo: int, hi: int) -> list[tuple[int, int]]:

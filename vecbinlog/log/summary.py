@@ -34,7 +34,7 @@ __all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "summarize
 
 #: the version of :data:`INDEX_SCHEMA`, in each index file's key-value metadata (``vecbinlog.index``):
 #: a reader refuses a version it does not know
-INDEX_FORMAT_VERSION = 1
+INDEX_FORMAT_VERSION = 2  # 2: each table's rows events' first_time and last_time
 
 #: a table's rows events in transactions less than this far apart are one range: a range per
 #: transaction would make the index as large as the log's transaction count for a table
@@ -89,6 +89,11 @@ INDEX_SCHEMA = pa.schema([
         ("update_events", pa.int64()),
         ("delete_events", pa.int64()),
         ("ranges", pa.list_(_RANGE)),  # transaction-aligned ranges holding all its rows events
+        # the earliest and latest header timestamps of its rows events, as the since/until filter
+        # compares them (0 kept: 1970); min and max, not first and last: a transaction's events
+        # carry the time it began, so a file's rows events are not in time order
+        ("first_time", pa.timestamp("ms", tz="UTC")),
+        ("last_time", pa.timestamp("ms", tz="UTC")),
     ]))),
     # -- rows events where a table's (TABLE_MAP, DDL statements before it) changes from its last
     #    rows event in the file (and each table's first): where a read's versions may change
@@ -119,6 +124,8 @@ class _Table:
     counts: np.ndarray = field(default_factory=lambda: np.zeros(3, np.int64))
     txns: list[np.ndarray] = field(default_factory=list)  #: starts of its transactions, per segment
     last_key: tuple[int, int] | None = None  #: (layout, ddl_before) of its last rows event
+    first: int | None = None  #: the least header timestamp of its rows events (s)
+    last: int | None = None  #: the greatest
 
 
 class _Summary:
@@ -166,6 +173,9 @@ class _Summary:
             mine = np.flatnonzero(table_of == code)
             t = self.tables.setdefault(name, _Table())
             t.counts += np.bincount(kind[mine][kind[mine] >= 0], minlength=3)[:3]
+            times = index.timestamp[rows_pos[mine]].astype(np.int64)  # as RowsFilter.events compares them
+            lo, hi = int(times.min()), int(times.max())
+            t.first, t.last = (lo, hi) if t.first is None else (min(t.first, lo), max(t.last, hi))
             t.txns.append(np.unique(txn[mine]))
             keys = np.stack([np.array([self.layouts[lid] for lid in layout[mine].tolist()], np.int64),
                              ddl_before[mine]], axis=1)
@@ -205,7 +215,8 @@ class _Summary:
             txns = np.unique(np.concatenate(t.txns))
             tables.append({"name": name, "rows_events": int(counts.sum()), "write_events": int(counts[0]),
                            "update_events": int(counts[1]), "delete_events": int(counts[2]),
-                           "ranges": _ranges(txns, starts, end)})
+                           "ranges": _ranges(txns, starts, end),
+                           "first_time": t.first * 1000, "last_time": t.last * 1000})  # ms
         info = self.info.as_dict()
         fmt = f.formats[0]
         return {

@@ -16,6 +16,7 @@ import dataclasses
 import json
 import warnings
 from dataclasses import dataclass
+from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
@@ -283,6 +284,11 @@ def _told_by_driver(batches: Iterator[tuple[str, pa.RecordBatch]]) -> Iterator[t
         yield item
 
 
+def _when(seconds: int | None) -> datetime | None:
+    """A bound of the read's filter (seconds since the epoch) as plan_splits takes it."""
+    return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc)
+
+
 class BinlogReader(DataSourceReader):
     """Plans the splits on the driver (headers only) and decodes one group per task."""
 
@@ -298,6 +304,7 @@ class BinlogReader(DataSourceReader):
             o.paths, o.split_bytes, start=o.start, stop=o.stop,
             verify_checksums=o.config.verify_checksums, tables=o.tables, index=o.index,
             filesystem=o.config.filesystem if o.index is not None else None,
+            since=_when(o.config.filter.since), until=_when(o.config.filter.until),  # with an index: files out of them left out
         )
         # each split knows where the DDL and the versions stand at its start
         splits = with_history(splits, self._history)

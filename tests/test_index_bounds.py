@@ -1,0 +1,158 @@
+"""Pruning by event-time bounds with the archive index (issue 36): plan_splits(..., index=,
+since=, until=) leaves out the files none of whose rows events can be in the bounds. The
+archive is MariaDB-made, each statement given its time by ``SET TIMESTAMP`` (the rows events
+carry it), so the files a window must keep and the rows it must give are known from the times
+set here, not from the index; one file's rows events are out of time order (a later time, then
+an earlier one), as a binlog's are when transactions overlap."""
+
+from __future__ import annotations
+
+import shutil
+from datetime import datetime, timezone
+
+import pyarrow as pa
+import pytest
+
+import vecbinlog
+from vecbinlog.index import build_index, load_index
+from vecbinlog.splits import plan_splits, read_split
+
+from .support.countingfs import counting_filesystem
+
+T0 = 1_700_000_000  # 2023-11-14T22:13:20Z: every time below is T0 + seconds
+
+#: file -> [(table, id, seconds after T0)] in the order the statements run
+ROWS = [
+    [("a", 1, 100), ("a", 2, 200)],
+    [("a", 3, 1000), ("b", 1, 1100), ("a", 4, 1300), ("a", 5, 1050)],  # out of time order: max 1300, last 1050
+    [("a", 6, 2000), ("b", 2, 2100)],
+]
+
+
+def _at(seconds: int) -> datetime:
+    return datetime.fromtimestamp(T0 + seconds, timezone.utc)
+
+
+@pytest.fixture(scope="module")
+def timed(mariadb_server, tmp_path_factory):
+    """Three binlogs of rows events at the times of ROWS (the tables created at T0 + 50, in the
+    first), copied, and their index."""
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS tb", "CREATE DATABASE tb")
+    s.flush_binary_logs()
+    first = s.current_binlog()
+    s.execute("SET TIMESTAMP = %d" % (T0 + 50), "CREATE TABLE a (id INT PRIMARY KEY, t INT)",
+              "CREATE TABLE b (id INT PRIMARY KEY, t INT)", database="tb")
+    for k, rows in enumerate(ROWS):
+        if k:
+            s.flush_binary_logs()
+        stmts = []
+        for table, id_, t in rows:
+            stmts += [f"SET TIMESTAMP = {T0 + t}", f"INSERT INTO {table} VALUES ({id_}, {t})"]
+        s.execute(*stmts, database="tb")
+    s.flush_binary_logs()
+    files = s.binlog_files()
+    files = files[files.index(first):-1]
+    assert len(files) == len(ROWS)
+    folder = tmp_path_factory.mktemp("timed")
+    copies = []
+    for f in files:
+        shutil.copy(f, folder / f.name)
+        copies.append(str(folder / f.name))
+    location = folder / "index"
+    build_index(copies, location, processes=1)
+    return copies, location
+
+
+def _expected_files(since: int | None, until: int | None, tables: str = "ab") -> list[int]:
+    """The files holding a row of ``tables`` set at a time in [since, until) (seconds after T0)."""
+    return [k for k, rows in enumerate(ROWS)
+            if any(tb in tables and (since is None or t >= since) and (until is None or t < until)
+                   for tb, _, t in rows)]
+
+
+def _files_spanning(since: int | None, until: int | None) -> list[int]:
+    """The files whose rows' least and greatest times make [since, until) possible."""
+    return [k for k, rows in enumerate(ROWS)
+            if (since is None or max(t for *_, t in rows) >= since) and (until is None or min(t for *_, t in rows) < until)]
+
+
+# (since, until) in seconds after T0; the files planned: those that may hold rows in them
+WINDOWS = {
+    "all": (None, None),
+    "since-inside-first": (150, None),  # a bound inside a file keeps it
+    "until-inside-first": (None, 150),
+    "second-only": (500, 1500),
+    "gap-between-files": (500, 900),  # no file's rows: nothing planned
+    "after-all": (3000, None),
+    "before-all": (None, 100),  # until is exclusive: the row at 100 is out
+    "until-just-after": (None, 101),
+    "since-on-last": (2100, None),  # since is inclusive
+    "since-after-last": (2101, None),
+    "after-last-event-of-second": (1200, 1400),  # the second's last rows event (1050) is before: kept by its max
+    "inside-second-no-row": (1110, 1290),  # between its rows: planned (its range spans it), reads nothing
+}
+
+
+def _bound(seconds: int | None) -> datetime | None:
+    return None if seconds is None else _at(seconds)
+
+
+@pytest.mark.mariadb
+def test_index_holds_each_tables_least_and_greatest_rows_time(timed):
+    """The index's per-table times are the least and greatest of the times set for its rows
+    (not the first and last event's: the second file's last row was set earlier than one before)."""
+    files, location = timed
+    for ix, rows in zip(load_index(files, location), ROWS):
+        got = {t["name"]: (t["first_time"], t["last_time"]) for t in ix.row["tables"]}
+        want = {f"tb.{tb}": (_at(min(t for x, _, t in rows if x == tb)), _at(max(t for x, _, t in rows if x == tb)))
+                for tb in {x for x, *_ in rows}}
+        assert got == want
+
+
+@pytest.mark.mariadb
+@pytest.mark.parametrize("window", list(WINDOWS.values()), ids=list(WINDOWS))
+@pytest.mark.parametrize("split_bytes", [1, 1 << 30])
+def test_a_window_plans_only_the_files_that_may_hold_it(timed, window, split_bytes):
+    """The files planned are those whose rows' times span the window (from the times set, not the
+    index); reading the splits with the same bounds gives read_table's rows with them (every
+    column) and the rows set in the window (an independent count); a read of the pruned splits
+    through a filesystem that counts opens no file left out."""
+    files, location = timed
+    since, until = window
+    splits = plan_splits(files, split_bytes, index=location, since=_bound(since), until=_bound(until))
+    planned = sorted({files.index(s.path) for s in splits})
+    assert planned == _files_spanning(since, until)
+    assert set(_expected_files(since, until)) <= set(planned)
+    bounds = {"since": _bound(since), "until": _bound(until)}
+    for table in ("tb.a", "tb.b"):
+        expected = vecbinlog.read_table(files, table, **bounds)
+        fs, counted = counting_filesystem()
+        got = [b for s in splits for _, b in read_split(s, table, filesystem=fs, **bounds)]
+        got = pa.Table.from_batches(got, expected.schema) if got else expected.schema.empty_table()
+        assert got.to_pylist() == expected.to_pylist()
+        want = sorted(i for rows in ROWS for tb, i, t in rows if f"tb.{tb}" == table
+                      and (since is None or t >= since) and (until is None or t < until))
+        assert sorted(got.column("id").to_pylist()) == want
+        assert {p.rsplit("/", 1)[-1] for p in counted.opened} <= {files[k].rsplit("/", 1)[-1] for k in planned}
+    if not _expected_files(since, until):
+        assert all(vecbinlog.read_table(files, t, **bounds).num_rows == 0 for t in ("tb.a", "tb.b"))
+
+
+@pytest.mark.mariadb
+def test_a_window_and_tables_prune_by_that_tables_times(timed):
+    """tables= with a window: a file is kept by the times of the wanted tables' rows only (the
+    second file has rows of a at 1300 but of b only at 1100)."""
+    files, location = timed
+    assert plan_splits(files, 1, index=location, tables="tb.b", since=_at(1200), until=_at(1500)) == []
+    kept = plan_splits(files, 1, index=location, tables="tb.a", since=_at(1200), until=_at(1500))
+    assert {s.path for s in kept} == {files[1]}
+    assert {s.path for s in plan_splits(files, 1, index=location, tables="tb.b", since=_at(1100))} == {
+        files[1], files[2]}
+
+
+@pytest.mark.mariadb
+def test_without_an_index_the_bounds_change_no_plan(timed):
+    """Without an index every file is planned (walked), as before."""
+    files, _ = timed
+    assert plan_splits(files, 1, since=_at(3000)) == plan_splits(files, 1)
