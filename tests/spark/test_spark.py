@@ -24,6 +24,7 @@ from vecbinlog.splits import plan_splits
 from ..conftest import DATA, corpus_path
 from ..support.fixtures import require_pyspark
 from ..support.workloads import assert_phases, run_workload
+from ..test_index_bounds import _at, _files_spanning, timed  # noqa: F401 - the fixture
 
 require_pyspark()  # before vecbinlog.spark, which imports pyspark
 from vecbinlog import spark as vspark  # noqa: E402
@@ -344,6 +345,28 @@ def test_index_option_equals_read_table(spark, mariadb_server, tmp_path):
         assert_same_rows(expected, df.toArrow())
     with pytest.raises(Exception, match="not in the index"):
         read(spark, ",".join(paths), run["table"], index=str(tmp_path / "elsewhere")).columns
+
+
+@pytest.mark.mariadb
+@pytest.mark.parametrize("window", [(500, 1500), (150, None), (None, 150), (500, 900)],
+                         ids=["second-only", "since-inside-first", "until-inside-first", "none"])
+def test_index_option_with_since_until_plans_only_those_files(spark, timed, window):
+    """.option("index") with since/until: the reader plans only the files whose rows may be in
+    them (tests/test_index_bounds.py's archive: its times set by SET TIMESTAMP), and the rows are
+    read_table's with the same bounds; a window in no file plans nothing and reads nothing."""
+    from vecbinlog.spark.source import BinlogDataSource
+
+    files, location = timed
+    since, until = window
+    bounds = {k: _at(v).isoformat() for k, v in (("since", since), ("until", until)) if v is not None}
+    options = {"table": "tb.a", "index": str(location), "split_bytes": "1", **bounds}
+    source = BinlogDataSource({"path": ",".join(files), **options})
+    splits = [s for p in source.reader(source.schema()).partitions() for s in p.value]
+    assert sorted({files.index(s.path) for s in splits}) == _files_spanning(since, until)
+    expected = vecbinlog.read_table(files, "tb.a", **{k: _at(v) for k, v in (("since", since), ("until", until))
+                                                       if v is not None})
+    assert_same_rows(expected, read(spark, ",".join(files), "tb.a", **{k: v for k, v in options.items()
+                                                                        if k != "table"}).toArrow())
 
 
 def test_build_index_with_spark_tasks(spark, tmp_path):
