@@ -36,10 +36,10 @@ from .binlog.transactions import scan_transactions
 from .errors import SchemaWarning, SourceNotFoundError
 from .index import IndexedFile, load_index, replay_index
 from .log.config import ReadConfig, RowsFilter
-from .options import WhenLike, epoch
 from .log.logset import binlog_files
 from .log.logwalk import unpacked
 from .log.versions import SchemaHistory, VersionState
+from .options import WhenLike, epoch
 from .reader import Binlog, PathLike
 from .tables.ddl import Catalog
 from .tables.tracker import SchemaTracker

@@ -175,7 +175,8 @@ class _Summary:
             t.counts += np.bincount(kind[mine][kind[mine] >= 0], minlength=3)[:3]
             times = index.timestamp[rows_pos[mine]].astype(np.int64)  # as RowsFilter.events compares them
             lo, hi = int(times.min()), int(times.max())
-            t.first, t.last = (lo, hi) if t.first is None else (min(t.first, lo), max(t.last, hi))
+            t.first = lo if t.first is None else min(t.first, lo)
+            t.last = hi if t.last is None else max(t.last, hi)
             t.txns.append(np.unique(txn[mine]))
             keys = np.stack([np.array([self.layouts[lid] for lid in layout[mine].tolist()], np.int64),
                              ddl_before[mine]], axis=1)
