@@ -156,3 +156,26 @@ def test_without_an_index_the_bounds_change_no_plan(timed):
     """Without an index every file is planned (walked), as before."""
     files, _ = timed
     assert plan_splits(files, 1, since=_at(3000)) == plan_splits(files, 1)
+
+
+def test_an_index_of_the_format_before_is_refused_then_built_again(tmp_path):
+    """An index written as version 1 (before the rows times): a plan refuses it (ArchiveIndexError
+    naming the version); build_index indexes each file again, with an ArchiveIndexWarning."""
+    import pyarrow.parquet as pq
+
+    from vecbinlog.index import VERSION_KEY
+
+    from .conftest import DATA
+
+    sample = str(DATA / "sample" / "mariadb-bin.000001")
+    build_index(sample, tmp_path, processes=1)
+    fresh = plan_splits(sample, 1, index=tmp_path)
+    for f in tmp_path.glob("*.parquet"):
+        table = pq.read_table(f)
+        pq.write_table(table.replace_schema_metadata({VERSION_KEY: b"1"}), f)
+    with pytest.raises(vecbinlog.ArchiveIndexError, match="version b'1'"):
+        plan_splits(sample, 1, index=tmp_path)
+    with pytest.warns(vecbinlog.ArchiveIndexWarning, match="indexed again"):
+        result = build_index(sample, tmp_path, processes=1)
+    assert (result.indexed, result.skipped) == (1, 0)
+    assert plan_splits(sample, 1, index=tmp_path) == fresh

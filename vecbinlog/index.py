@@ -128,15 +128,20 @@ def _index_path(folder: str, name: str) -> str:
     return f"{folder}/{name}{INDEX_SUFFIX}"
 
 
-def _read(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None) -> pa.Table | None:
+def _read(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None, *,
+          rebuild: bool = False) -> pa.Table | None:
     """An index file (its ``columns``), or None when there is none; another format version is
-    an ArchiveIndexError."""
+    an ArchiveIndexError (``rebuild``: None, with an ArchiveIndexWarning, for a build to replace it)."""
     import pyarrow.parquet as pq  # here: a read that is given no index does not load it
 
     try:
         with fs.open_input_file(path) as fh:
             pf = pq.ParquetFile(fh)
             version = (pf.schema_arrow.metadata or {}).get(VERSION_KEY)
+            if version != str(INDEX_FORMAT_VERSION).encode() and rebuild:
+                warn(f"{path}: index format version {version!r}, not {INDEX_FORMAT_VERSION}: indexed again",
+                     ArchiveIndexWarning)
+                return None
             if version != str(INDEX_FORMAT_VERSION).encode():
                 raise ArchiveIndexError(f"{path}: index format version {version!r}; this vecbinlog reads "
                                         f"{INDEX_FORMAT_VERSION} (build the index again)")
@@ -213,7 +218,7 @@ def _gather(fs: pafs.FileSystem, folder: str, gathered: _Gathered, names: list[s
 
 def _todo(path: str, identity: dict[str, Any], fs: pafs.FileSystem, folder: str) -> bool:
     """Whether ``path`` must be indexed (again): not indexed, grown, or changed (with a warning)."""
-    old = _read(fs, _index_path(folder, identity["name"]), _IDENTITY)  # (its own index: the one that counts)
+    old = _read(fs, _index_path(folder, identity["name"]), _IDENTITY, rebuild=True)  # (its own index: the one that counts)
     if old is None or old.num_rows != 1:
         return True
     was = old.to_pylist()[0]
@@ -315,7 +320,7 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"an index keeps one file per binlog name, and the archive has several named "
                          f"{', '.join(twice)}: index each server's files at a location of its own")
-    gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}"))
+    gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}", rebuild=True))
     tasks, stale = [], []
     for path in paths:
         identity = file_identity(path, filesystem)
