@@ -18,6 +18,7 @@ from vecbinlog.index import build_index, load_index
 from vecbinlog.splits import plan_splits, read_split
 
 from .support.countingfs import counting_filesystem
+from .support.listing import server_events
 
 T0 = 1_700_000_000  # 2023-11-14T22:13:20Z: every time below is T0 + seconds
 
@@ -61,7 +62,12 @@ def timed(mariadb_server, tmp_path_factory):
         copies.append(str(folder / f.name))
     location = folder / "index"
     build_index(copies, location, processes=1)
+    gtids.extend([e["info"].split()[-1] for e in server_events(s, f.name) if e["type"] == "Gtid"] for f in files)
     return copies, location
+
+
+#: the GTIDs of each file of ``timed``, as the server lists them (SHOW BINLOG EVENTS), filled by it
+gtids: list[list[str]] = []
 
 
 def _expected_files(since: int | None, until: int | None, tables: str = "ab") -> list[int]:
@@ -179,3 +185,43 @@ def test_an_index_of_the_format_before_is_refused_then_built_again(tmp_path):
         result = build_index(sample, tmp_path, processes=1)
     assert (result.indexed, result.skipped) == (1, 0)
     assert plan_splits(sample, 1, index=tmp_path) == fresh
+
+
+def _gtid_window(k: int, first: int, last: int) -> str:
+    """``domain-server-a..b``: the GTIDs of ``timed``'s file ``k`` from its ``first`` to its ``last``."""
+    d, srv, a = gtids[k][first].split("-")
+    return f"{d}-{srv}-{a}..{gtids[k][last].split('-')[2]}"
+
+
+@pytest.mark.mariadb
+@pytest.mark.parametrize("which, planned", [
+    ("first-file", [0, 1, 2]),  # MariaDB's index keeps each source's greatest number: the later files may hold it
+    ("second-file", [1, 2]),
+    ("last-file", [2]),
+    ("after-all", []),
+    ("other-server", []),
+], ids=lambda v: v if isinstance(v, str) else None)
+def test_a_gtid_bound_plans_the_files_that_may_hold_it(timed, which, planned):
+    """gtids= with the index: a file whose GTIDs (the server's listing) all come before the set's
+    is left out; the rest are planned (MariaDB's indexed set keeps each source's greatest number:
+    a later file may hold a smaller one, so it is kept); the pruned splits read with the set give
+    read_table's rows with it, which are the rows of the transactions listed in it."""
+    files, location = timed
+    d, srv, _ = gtids[0][0].split("-")
+    last = int(gtids[-1][-1].split("-")[2])
+    wanted = {"first-file": _gtid_window(0, 0, -1), "second-file": _gtid_window(1, 1, 2),
+              "last-file": _gtid_window(2, -1, -1), "after-all": f"{d}-{srv}-{last + 1}..{last + 9}",
+              "other-server": f"{d}-{int(srv) + 1}-1..{last}"}[which]
+    splits = plan_splits(files, 1, index=location, gtids=wanted)
+    assert sorted({files.index(s.path) for s in splits}) == planned
+    for table in ("tb.a", "tb.b"):
+        expected = vecbinlog.read_table(files, table, gtids=wanted)
+        got = [b for s in splits for _, b in read_split(s, table, gtids=wanted)]
+        got = pa.Table.from_batches(got, expected.schema) if got else expected.schema.empty_table()
+        assert got.to_pylist() == expected.to_pylist()
+    if which == "after-all" or which == "other-server":
+        assert vecbinlog.read_table(files, "tb.a", gtids=wanted).num_rows == 0
+    if which == "second-file":  # its second and third transactions: ROWS[1][1:3]
+        rows = vecbinlog.read_table(files, "tb.a", gtids=wanted).column("id").to_pylist()
+        rows += vecbinlog.read_table(files, "tb.b", gtids=wanted).column("id").to_pylist()
+        assert sorted(rows) == sorted(i for _, i, _ in ROWS[1][1:3])

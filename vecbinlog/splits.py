@@ -21,7 +21,9 @@ scheduler (Dask, Ray, a process pool).
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterable, Iterator
@@ -30,6 +32,7 @@ import numpy as np
 import pyarrow as pa
 
 from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
+from .binlog.gtid import GtidSet
 from .binlog.sources import is_uri
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import scan_transactions
@@ -98,6 +101,7 @@ def plan_splits(
     index_filesystem: Any = None,
     since: WhenLike | None = None,
     until: WhenLike | None = None,
+    gtids: str | GtidSet | None = None,
 ) -> list[Split]:
     """Cut binlog files into splits of about ``split_bytes`` that start at transactions.
 
@@ -128,6 +132,12 @@ def plan_splits(
         carry the time it began, so a file is not in time order). A file that may hold rows in
         the bounds is planned whole (the read filters its rows). Without ``index``, they change
         nothing (every file is walked anyway).
+    gtids : the read's GTID set (as :func:`vecbinlog.open` takes it). With ``index``, a file is
+        left out when it holds none of them, where the index can tell (:func:`_may_hold_gtids`):
+        a file without GTIDs, or without any of the set's sources (MySQL uuid[:tag], MariaDB
+        domain-server); MySQL: no interval of its GTIDs meets the set's; MariaDB (the index
+        keeps the greatest sequence number of each domain-server only): every wanted number
+        of that source is after it.
 
     Returns
     -------
@@ -152,7 +162,9 @@ def plan_splits(
     files = binlog_files(paths, filesystem)
     if index is not None:
         window = (epoch(since, "since"), epoch(until, "until"))
-        return _plan_from_index(files, split_bytes, start, stop, filesystem, tables, index, index_filesystem, window)
+        wanted_gtids = gtids if isinstance(gtids, GtidSet) or gtids is None else GtidSet(gtids)
+        return _plan_from_index(files, split_bytes, start, stop, filesystem, tables, index, index_filesystem, window,
+                                wanted_gtids)
     out: list[Split] = []
     tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
     for k, path in enumerate(files):
@@ -183,7 +195,8 @@ def plan_splits(
 
 def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop: int | None, filesystem: Any,
                      tables: str | Iterable[str] | None, location: Any, index_filesystem: Any,
-                     window: tuple[int | None, int | None] = (None, None)) -> list[Split]:
+                     window: tuple[int | None, int | None] = (None, None),
+                     gtids: GtidSet | None = None) -> list[Split]:
     """:func:`plan_splits` from an archive index: its transaction starts, its DDL replayed, its
     layouts numbered (:func:`vecbinlog.index.replay_index`); with ``tables``, only the ranges
     of their rows events; with ``window`` (since, until: seconds), only the files whose rows
@@ -218,7 +231,7 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
                 pieces += list(zip(bounds[:-1], bounds[1:]))
         if tables is not None and not any(wanted(t["name"]) for t in ix.row["tables"]):
             continue
-        if not _in_window(ix, wanted, window):
+        if not _in_window(ix, wanted, window) or (gtids is not None and not _may_hold_gtids(ix, gtids)):
             continue
         for a, b in pieces:
             if b is not None and a >= b:
@@ -244,6 +257,32 @@ def _in_window(ix: IndexedFile, wanted: Any, window: tuple[int | None, int | Non
     least = min(int(a.timestamp()) for a, _ in times)
     greatest = max(int(b.timestamp()) for _, b in times)
     return (since is None or greatest >= since) and (until is None or least < until)
+
+
+#: a MariaDB GTID's source (domain-server) as GtidSet keys it; MySQL's are uuid[:tag]
+_MARIADB_SOURCE = re.compile(r"\d+-\d+")
+
+
+def _may_hold_gtids(ix: IndexedFile, wanted: GtidSet) -> bool:
+    """Whether ``ix`` may hold a transaction of ``wanted``, from the GTIDs its index keeps (its
+    ``info()`` entry's set): False only where that is sure. A read with ``gtids`` keeps no
+    transaction without a GTID (:meth:`GtidSet.contains` of a null is False), so a file
+    without GTIDs holds none. MySQL's set is every GTID of the file; MariaDB's, the greatest
+    sequence number of each domain-server (``domain-server-seq``, no colon)."""
+    text = (json.loads(ix.row["info"]).get("gtids") or {}).get("set")
+    if not text:
+        return False
+    held = GtidSet(text).intervals
+    for key, ivs in wanted.intervals.items():
+        mine = held.get(key)
+        if mine is None:
+            continue
+        if _MARIADB_SOURCE.fullmatch(key):  # domain-server: mine is [(greatest, greatest)]
+            if any(lo <= mine[0][1] for lo, _ in ivs):
+                return True
+        elif any(lo <= b and a <= hi for lo, hi in ivs for a, b in mine):
+            return True
+    return False
 
 
 def _wanted_ranges(ix: IndexedFile, wanted: Any, lo: int, hi: int) -> list[tuple[int, int]]:

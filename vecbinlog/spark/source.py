@@ -304,7 +304,8 @@ class BinlogReader(DataSourceReader):
             o.paths, o.split_bytes, start=o.start, stop=o.stop,
             verify_checksums=o.config.verify_checksums, tables=o.tables, index=o.index,
             filesystem=o.config.filesystem if o.index is not None else None,
-            since=_when(o.config.filter.since), until=_when(o.config.filter.until),  # with an index: files out of them left out
+            since=_when(o.config.filter.since), until=_when(o.config.filter.until),  # with an index: files out of them
+            gtids=o.config.gtids,  # (and with none of the GTIDs) left out
         )
         # each split knows where the DDL and the versions stand at its start
         splits = with_history(splits, self._history)
