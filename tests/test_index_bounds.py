@@ -225,3 +225,32 @@ def test_a_gtid_bound_plans_the_files_that_may_hold_it(timed, which, planned):
         rows = vecbinlog.read_table(files, "tb.a", gtids=wanted).column("id").to_pylist()
         rows += vecbinlog.read_table(files, "tb.b", gtids=wanted).column("id").to_pylist()
         assert sorted(rows) == sorted(i for _, i, _ in ROWS[1][1:3])
+
+
+U1, U2 = "3e11fa47-71ca-11e1-9e33-c80aa9429562", "4e11fa47-71ca-11e1-9e33-c80aa9429562"
+
+
+@pytest.mark.parametrize("held, wanted, may", [
+    (f"{U1}:1-5:9", f"{U1}:6-8", False),  # MySQL's set is every GTID of the file: the hole is sure
+    (f"{U1}:1-5:9", f"{U1}:7-9", True),
+    (f"{U1}:1-5", f"{U2}:1-5", False),  # another source
+    (f"{U1}:t1:1-3", f"{U1}:1-3", False),  # a tagged GTID is a source of its own
+    (f"{U1}:t1:1-3", f"{U1}:t1:3", True),
+    ("0-1-20,1-1-7", "0-1-21..30", False),  # MariaDB: after the greatest of 0-1
+    ("0-1-20,1-1-7", "0-1-3", True),  # below it: may be in the file (only the greatest is kept)
+    ("0-1-20", "0-2-1..99", False),
+    (None, "0-1-1..99", False),  # no GTIDs: a read with gtids keeps none of its rows
+], ids=lambda v: str(v))
+def test_the_gtid_rule_on_indexed_sets(held, wanted, may):
+    """_may_hold_gtids on the sets an index keeps (vecbinlog.binlog.gtid.GtidSummary's notation:
+    MySQL intervals per source; MariaDB the greatest number per domain-server)."""
+    import json
+
+    import numpy as np
+
+    from vecbinlog.binlog.gtid import GtidSet
+    from vecbinlog.index import IndexedFile
+    from vecbinlog.splits import _may_hold_gtids
+
+    ix = IndexedFile("f", {"info": json.dumps({"gtids": {"set": held}})}, np.zeros(0, np.int64), 4)
+    assert _may_hold_gtids(ix, GtidSet(wanted)) is may

@@ -369,6 +369,25 @@ def test_index_option_with_since_until_plans_only_those_files(spark, timed, wind
                                                                         if k != "table"}).toArrow())
 
 
+@pytest.mark.mariadb
+def test_index_option_with_gtids_plans_only_the_files_that_may_hold_them(spark, timed):
+    """.option("index") with gtids (the last file's last transaction, from the server's listing):
+    the reader plans that file only; the rows are read_table's with the set."""
+    from vecbinlog.spark.source import BinlogDataSource
+
+    from ..test_index_bounds import _gtid_window
+
+    files, location = timed
+    wanted = _gtid_window(2, -1, -1)
+    options = {"index": str(location), "split_bytes": "1", "gtids": wanted}
+    source = BinlogDataSource({"path": ",".join(files), "table": "tb.b", **options})
+    splits = [s for p in source.reader(source.schema()).partitions() for s in p.value]
+    assert {s.path for s in splits} == {files[2]}
+    expected = vecbinlog.read_table(files, "tb.b", gtids=wanted)
+    assert expected.column("id").to_pylist() == [2]
+    assert_same_rows(expected, read(spark, ",".join(files), "tb.b", **options).toArrow())
+
+
 def test_build_index_with_spark_tasks(spark, tmp_path):
     """vecbinlog.spark.build_index: a task per file writes what vecbinlog.build_index writes (the
     same rows), a second run has nothing to do, and a read with the index is read_table's."""

@@ -495,7 +495,9 @@ class BinlogDataSource(DataSource):
     ``split_bytes``     bytes of binlog per task (default 128m; ``64m``, ``1g``... accepted)
     ``index``           an archive index of the files (``vecbinlog.build_index``): the
                         schema and the splits come from it, no binlog read on the driver;
-                        with ``table``, only the ranges where it has rows events are read
+                        with ``table``, only the ranges where it has rows events are read;
+                        with ``since``/``until`` or ``gtids``, only the files that may
+                        hold rows in them
     ==================  ==============================================================
 
     ``spark.readStream`` (:class:`BinlogStreamReader`) takes the same options but
