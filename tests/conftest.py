@@ -103,7 +103,14 @@ def corpus():
 # The shared fixtures (tests/support/fixtures.py), available to every test module: the MariaDB
 # server (one session server for every test that asks for it) and its globals, moto's S3
 # server, the SparkSession, the net-changes workload.
-from .support.fixtures import mariadb_globals, mariadb_server, net_workload, s3, spark  # noqa: E402,F401
+from .support.fixtures import (  # noqa: E402,F401
+    mariadb_globals,
+    mariadb_server,
+    net_workload,
+    s3,
+    spark,
+    timed,
+)
 
 
 @pytest.fixture(scope="session", autouse=True)

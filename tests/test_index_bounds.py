@@ -7,8 +7,7 @@ an earlier one), as a binlog's are when transactions overlap."""
 
 from __future__ import annotations
 
-import shutil
-from datetime import datetime, timezone
+from datetime import datetime
 
 import pyarrow as pa
 import pytest
@@ -18,70 +17,7 @@ from vecbinlog.index import build_index, load_index
 from vecbinlog.splits import plan_splits, read_split
 
 from .support.countingfs import counting_filesystem
-from .support.listing import server_events
-
-T0 = 1_700_000_000  # 2023-11-14T22:13:20Z: every time below is T0 + seconds
-
-#: file -> [(table, id, seconds after T0)] in the order the statements run
-ROWS = [
-    [("a", 1, 100), ("a", 2, 200)],
-    [("a", 3, 1000), ("b", 1, 1100), ("a", 4, 1300), ("a", 5, 1050)],  # out of time order: max 1300, last 1050
-    [("a", 6, 2000), ("b", 2, 2100)],
-]
-
-
-def _at(seconds: int) -> datetime:
-    return datetime.fromtimestamp(T0 + seconds, timezone.utc)
-
-
-@pytest.fixture(scope="module")
-def timed(mariadb_server, tmp_path_factory):
-    """Three binlogs of rows events at the times of ROWS (the tables created at T0 + 50, in the
-    first), copied, and their index."""
-    s = mariadb_server
-    s.execute("DROP DATABASE IF EXISTS tb", "CREATE DATABASE tb")
-    s.flush_binary_logs()
-    first = s.current_binlog()
-    s.execute("SET TIMESTAMP = %d" % (T0 + 50), "CREATE TABLE a (id INT PRIMARY KEY, t INT)",
-              "CREATE TABLE b (id INT PRIMARY KEY, t INT)", database="tb")
-    for k, rows in enumerate(ROWS):
-        if k:
-            s.flush_binary_logs()
-        stmts = []
-        for table, id_, t in rows:
-            stmts += [f"SET TIMESTAMP = {T0 + t}", f"INSERT INTO {table} VALUES ({id_}, {t})"]
-        s.execute(*stmts, database="tb")
-    s.flush_binary_logs()
-    files = s.binlog_files()
-    files = files[files.index(first):-1]
-    assert len(files) == len(ROWS)
-    folder = tmp_path_factory.mktemp("timed")
-    copies = []
-    for f in files:
-        shutil.copy(f, folder / f.name)
-        copies.append(str(folder / f.name))
-    location = folder / "index"
-    build_index(copies, location, processes=1)
-    gtids.extend([e["info"].split()[-1] for e in server_events(s, f.name) if e["type"] == "Gtid"] for f in files)
-    return copies, location
-
-
-#: the GTIDs of each file of ``timed``, as the server lists them (SHOW BINLOG EVENTS), filled by it
-gtids: list[list[str]] = []
-
-
-def _expected_files(since: int | None, until: int | None, tables: str = "ab") -> list[int]:
-    """The files holding a row of ``tables`` set at a time in [since, until) (seconds after T0)."""
-    return [k for k, rows in enumerate(ROWS)
-            if any(tb in tables and (since is None or t >= since) and (until is None or t < until)
-                   for tb, _, t in rows)]
-
-
-def _files_spanning(since: int | None, until: int | None) -> list[int]:
-    """The files whose rows' least and greatest times make [since, until) possible."""
-    return [k for k, rows in enumerate(ROWS)
-            if (since is None or max(t for *_, t in rows) >= since) and (until is None or min(t for *_, t in rows) < until)]
-
+from .support.timed import ROWS, at, expected_files, files_spanning, gtids
 
 # (since, until) in seconds after T0; the files planned: those that may hold rows in them
 WINDOWS = {
@@ -101,7 +37,7 @@ WINDOWS = {
 
 
 def _bound(seconds: int | None) -> datetime | None:
-    return None if seconds is None else _at(seconds)
+    return None if seconds is None else at(seconds)
 
 
 @pytest.mark.mariadb
@@ -111,7 +47,7 @@ def test_index_holds_each_tables_least_and_greatest_rows_time(timed):
     files, location = timed
     for ix, rows in zip(load_index(files, location), ROWS):
         got = {t["name"]: (t["first_time"], t["last_time"]) for t in ix.row["tables"]}
-        want = {f"tb.{tb}": (_at(min(t for x, _, t in rows if x == tb)), _at(max(t for x, _, t in rows if x == tb)))
+        want = {f"tb.{tb}": (at(min(t for x, _, t in rows if x == tb)), at(max(t for x, _, t in rows if x == tb)))
                 for tb in {x for x, *_ in rows}}
         assert got == want
 
@@ -128,8 +64,8 @@ def test_a_window_plans_only_the_files_that_may_hold_it(timed, window, split_byt
     since, until = window
     splits = plan_splits(files, split_bytes, index=location, since=_bound(since), until=_bound(until))
     planned = sorted({files.index(s.path) for s in splits})
-    assert planned == _files_spanning(since, until)
-    assert set(_expected_files(since, until)) <= set(planned)
+    assert planned == files_spanning(since, until)
+    assert set(expected_files(since, until)) <= set(planned)
     bounds = {"since": _bound(since), "until": _bound(until)}
     for table in ("tb.a", "tb.b"):
         expected = vecbinlog.read_table(files, table, **bounds)
@@ -141,7 +77,7 @@ def test_a_window_plans_only_the_files_that_may_hold_it(timed, window, split_byt
                       and (since is None or t >= since) and (until is None or t < until))
         assert sorted(got.column("id").to_pylist()) == want
         assert {p.rsplit("/", 1)[-1] for p in counted.opened} <= {files[k].rsplit("/", 1)[-1] for k in planned}
-    if not _expected_files(since, until):
+    if not expected_files(since, until):
         assert all(vecbinlog.read_table(files, t, **bounds).num_rows == 0 for t in ("tb.a", "tb.b"))
 
 
@@ -150,10 +86,10 @@ def test_a_window_and_tables_prune_by_that_tables_times(timed):
     """tables= with a window: a file is kept by the times of the wanted tables' rows only (the
     second file has rows of a at 1300 but of b only at 1100)."""
     files, location = timed
-    assert plan_splits(files, 1, index=location, tables="tb.b", since=_at(1200), until=_at(1500)) == []
-    kept = plan_splits(files, 1, index=location, tables="tb.a", since=_at(1200), until=_at(1500))
+    assert plan_splits(files, 1, index=location, tables="tb.b", since=at(1200), until=at(1500)) == []
+    kept = plan_splits(files, 1, index=location, tables="tb.a", since=at(1200), until=at(1500))
     assert {s.path for s in kept} == {files[1]}
-    assert {s.path for s in plan_splits(files, 1, index=location, tables="tb.b", since=_at(1100))} == {
+    assert {s.path for s in plan_splits(files, 1, index=location, tables="tb.b", since=at(1100))} == {
         files[1], files[2]}
 
 
@@ -161,7 +97,7 @@ def test_a_window_and_tables_prune_by_that_tables_times(timed):
 def test_without_an_index_the_bounds_change_no_plan(timed):
     """Without an index every file is planned (walked), as before."""
     files, _ = timed
-    assert plan_splits(files, 1, since=_at(3000)) == plan_splits(files, 1)
+    assert plan_splits(files, 1, since=at(3000)) == plan_splits(files, 1)
 
 
 def test_an_index_of_the_format_before_is_refused_then_built_again(tmp_path):

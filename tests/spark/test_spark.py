@@ -23,8 +23,8 @@ from vecbinlog.splits import plan_splits
 
 from ..conftest import DATA, corpus_path
 from ..support.fixtures import require_pyspark
+from ..support.timed import at, files_spanning
 from ..support.workloads import assert_phases, run_workload
-from ..test_index_bounds import _at, _files_spanning, timed  # noqa: F401 - the fixture
 
 require_pyspark()  # before vecbinlog.spark, which imports pyspark
 from vecbinlog import spark as vspark  # noqa: E402
@@ -358,12 +358,12 @@ def test_index_option_with_since_until_plans_only_those_files(spark, timed, wind
 
     files, location = timed
     since, until = window
-    bounds = {k: _at(v).isoformat() for k, v in (("since", since), ("until", until)) if v is not None}
+    bounds = {k: at(v).isoformat() for k, v in (("since", since), ("until", until)) if v is not None}
     options = {"table": "tb.a", "index": str(location), "split_bytes": "1", **bounds}
     source = BinlogDataSource({"path": ",".join(files), **options})
     splits = [s for p in source.reader(source.schema()).partitions() for s in p.value]
-    assert sorted({files.index(s.path) for s in splits}) == _files_spanning(since, until)
-    expected = vecbinlog.read_table(files, "tb.a", **{k: _at(v) for k, v in (("since", since), ("until", until))
+    assert sorted({files.index(s.path) for s in splits}) == files_spanning(since, until)
+    expected = vecbinlog.read_table(files, "tb.a", **{k: at(v) for k, v in (("since", since), ("until", until))
                                                        if v is not None})
     assert_same_rows(expected, read(spark, ",".join(files), "tb.a", **{k: v for k, v in options.items()
                                                                         if k != "table"}).toArrow())

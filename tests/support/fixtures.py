@@ -1,6 +1,6 @@
 """The pytest fixtures that several test modules share: the MariaDB server
 (:class:`tests.support.mariadb.MariaDBServer`) and its globals, moto's S3 server, the tests'
-SparkSession, the net-changes workload.
+SparkSession, the net-changes workload, the timed archive.
 
 tests/conftest.py imports them, which makes them available to every test module; a test
 module asks for one by name and never imports it.
@@ -22,6 +22,7 @@ import pytest
 
 from .mariadb import MariaDBServer, ensure_mariadb
 from .networkload import run_net_workload
+from .timed import write_timed_archive
 
 ALLOW_SKIP_ENV = "VECBINLOG_ALLOW_SKIP_MARIADB"
 
@@ -168,3 +169,9 @@ def net_workload(mariadb_server, tmp_path_factory):
     """The net-changes workload (tests/support/networkload.py): its files (copied), and the
     server's rows, GTID and position at A, B and the end."""
     return run_net_workload(mariadb_server, tmp_path_factory.mktemp("net"))
+
+
+@pytest.fixture(scope="session")
+def timed(mariadb_server, tmp_path_factory):
+    """(binlog copies, index location) of the timed archive (tests/support/timed.py)."""
+    return write_timed_archive(mariadb_server, tmp_path_factory.mktemp("timed"))
