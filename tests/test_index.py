@@ -230,6 +230,24 @@ def test_an_archive_in_s3(changes, s3, tmp_path):
 
 
 # -- incremental builds ----------------------------------------------------------------------------
+@pytest.mark.parametrize("damage", ["garbage", "cut"])
+def test_a_damaged_index_file_is_an_error_then_indexed_again(tmp_path, damage):
+    """An index file that is not Parquet, or cut short, makes a plan raise ArchiveIndexError
+    naming it (not pyarrow's error); a build indexes its binlog again with a warning, and the
+    plan is then the walked one."""
+    location = tmp_path / "index"
+    build_index(str(SAMPLE), location, processes=1)
+    for name in (GATHERED_NAME, SAMPLE.name + INDEX_SUFFIX):
+        path = location / name
+        path.write_bytes(b"not an index" if damage == "garbage" else path.read_bytes()[:-100])
+    with pytest.raises(vecbinlog.ArchiveIndexError, match=f"{GATHERED_NAME}: not a readable index file"):
+        plan_splits(str(SAMPLE), 1, index=location)
+    with pytest.warns(vecbinlog.ArchiveIndexWarning, match="not a readable index file"):
+        again = build_index(str(SAMPLE), location, processes=1)
+    assert (again.indexed, again.skipped) == (1, 0)
+    assert plan_splits(str(SAMPLE), 1, index=location) == plan_splits(str(SAMPLE), 1)
+
+
 def test_second_build_skips_and_a_changed_file_is_indexed_again(tmp_path):
     """A second build skips every file; a file whose bytes changed (same size, a later time) is
     indexed again with an ArchiveIndexWarning, and a plan before that refuses the stale index."""

@@ -148,6 +148,11 @@ def _read(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None, 
             return pf.read(columns=list(columns) if columns is not None else None)
     except FileNotFoundError:
         return None
+    except (pa.ArrowException, OSError) as exc:  # not Parquet, cut short, a column missing...
+        if rebuild:
+            warn(f"{path}: not a readable index file ({exc}): indexed again", ArchiveIndexWarning)
+            return None
+        raise ArchiveIndexError(f"{path}: not a readable index file ({exc}); build the index again") from exc
 
 
 # -- building ------------------------------------------------------------------------------
