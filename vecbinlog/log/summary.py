@@ -168,6 +168,8 @@ class _Summary:
         for lid in dict.fromkeys(layout.tolist()):
             self._layout(step, lid)
         table_of = np.array([number[tm.name] for tm in step.maps.layouts], np.int64)[layout]
+        # the walk's layout id -> its position in layout_rows (a few layouts: one array, no loop per event)
+        kept = np.array([self.layouts.get(lid, -1) for lid in range(len(step.maps.layouts))], np.int64)
         for code in dict.fromkeys(table_of.tolist()):
             name = order[code]
             mine = np.flatnonzero(table_of == code)
@@ -178,8 +180,7 @@ class _Summary:
             t.first = lo if t.first is None else min(t.first, lo)
             t.last = hi if t.last is None else max(t.last, hi)
             t.txns.append(np.unique(txn[mine]))
-            keys = np.stack([np.array([self.layouts[lid] for lid in layout[mine].tolist()], np.int64),
-                             ddl_before[mine]], axis=1)
+            keys = np.stack([kept[layout[mine]], ddl_before[mine]], axis=1)
             prev = np.array([t.last_key if t.last_key is not None else (-1, -1)], np.int64)
             changed = np.flatnonzero((np.concatenate([prev, keys[:-1]]) != keys).any(axis=1))
             self.changes += [(int(pos[mine[c]]), int(keys[c, 0]), int(keys[c, 1])) for c in changed.tolist()]
@@ -244,15 +245,14 @@ def _ranges(txns: np.ndarray, starts: np.ndarray, end: int) -> list[dict[str, in
     """The byte ranges of the transactions starting at ``txns`` (sorted, among ``starts``), each
     to the next transaction start (or ``end``), those less than :data:`RANGE_GAP_BYTES` apart
     merged."""
+    if not len(txns):
+        return []
     k = np.searchsorted(starts, txns, side="right")
     stops = np.where(k < len(starts), starts[np.minimum(k, len(starts) - 1)] if len(starts) else end, end)
-    out: list[dict[str, int]] = []
-    for a, b in zip(txns.tolist(), stops.tolist()):
-        if out and a - out[-1]["stop"] < RANGE_GAP_BYTES:
-            out[-1]["stop"] = max(out[-1]["stop"], b)
-        else:
-            out.append({"start": a, "stop": b})
-    return out
+    reach = np.maximum.accumulate(stops)  # where the ranges so far end
+    first = np.flatnonzero(np.r_[True, txns[1:] - reach[:-1] >= RANGE_GAP_BYTES])  # each merged range's first
+    last = np.r_[first[1:] - 1, len(txns) - 1]
+    return [{"start": a, "stop": b} for a, b in zip(txns[first].tolist(), reach[last].tolist())]
 
 
 def summarize_file(path: str, identity: dict[str, Any], *, filesystem: Any = None,
