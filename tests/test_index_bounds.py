@@ -17,7 +17,7 @@ from vecbinlog.index import build_index, load_index
 from vecbinlog.splits import plan_splits, read_split
 
 from .support.countingfs import counting_filesystem
-from .support.timed import ROWS, at, expected_files, files_spanning, gtids
+from .support.timed import ROWS, at, expected_files, files_spanning, gtid_window, gtids
 
 # (since, until) in seconds after T0; the files planned: those that may hold rows in them
 WINDOWS = {
@@ -123,12 +123,6 @@ def test_an_index_of_the_format_before_is_refused_then_built_again(tmp_path):
     assert plan_splits(sample, 1, index=tmp_path) == fresh
 
 
-def _gtid_window(k: int, first: int, last: int) -> str:
-    """``domain-server-a..b``: the GTIDs of ``timed``'s file ``k`` from its ``first`` to its ``last``."""
-    d, srv, a = gtids[k][first].split("-")
-    return f"{d}-{srv}-{a}..{gtids[k][last].split('-')[2]}"
-
-
 @pytest.mark.mariadb
 @pytest.mark.parametrize("which, planned", [
     ("first-file", [0, 1, 2]),  # MariaDB's index keeps each source's greatest number: the later files may hold it
@@ -145,8 +139,8 @@ def test_a_gtid_bound_plans_the_files_that_may_hold_it(timed, which, planned):
     files, location = timed
     d, srv, _ = gtids[0][0].split("-")
     last = int(gtids[-1][-1].split("-")[2])
-    wanted = {"first-file": _gtid_window(0, 0, -1), "second-file": _gtid_window(1, 1, 2),
-              "last-file": _gtid_window(2, -1, -1), "after-all": f"{d}-{srv}-{last + 1}..{last + 9}",
+    wanted = {"first-file": gtid_window(0, 0, -1), "second-file": gtid_window(1, 1, 2),
+              "last-file": gtid_window(2, -1, -1), "after-all": f"{d}-{srv}-{last + 1}..{last + 9}",
               "other-server": f"{d}-{int(srv) + 1}-1..{last}"}[which]
     splits = plan_splits(files, 1, index=location, gtids=wanted)
     assert sorted({files.index(s.path) for s in splits}) == planned

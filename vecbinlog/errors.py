@@ -250,8 +250,9 @@ class ArchiveIndexError(ValueError):
 
 
 class ArchiveIndexWarning(UserWarning):
-    """A file already in the archive index changed (it is not the file that was indexed, nor
-    that file grown): it is indexed again."""
+    """About the archive index: a file already in it changed (it is not the file that was
+    indexed, nor that file grown) and is indexed again, or its index file cannot be read; or a
+    Spark read plans a large archive without one (the driver walks every file)."""
 
 
 #: the package's folder: frames of files under it are vecbinlog's, not the user's

@@ -23,7 +23,7 @@ from vecbinlog.splits import plan_splits
 
 from ..conftest import DATA, corpus_path
 from ..support.fixtures import require_pyspark
-from ..support.timed import at, files_spanning
+from ..support.timed import at, files_spanning, gtid_window
 from ..support.workloads import assert_phases, run_workload
 
 require_pyspark()  # before vecbinlog.spark, which imports pyspark
@@ -375,10 +375,8 @@ def test_index_option_with_gtids_plans_only_the_files_that_may_hold_them(spark, 
     the reader plans that file only; the rows are read_table's with the set."""
     from vecbinlog.spark.source import BinlogDataSource
 
-    from ..test_index_bounds import _gtid_window
-
     files, location = timed
-    wanted = _gtid_window(2, -1, -1)
+    wanted = gtid_window(2, -1, -1)
     options = {"index": str(location), "split_bytes": "1", "gtids": wanted}
     source = BinlogDataSource({"path": ",".join(files), "table": "tb.b", **options})
     splits = [s for p in source.reader(source.schema()).partitions() for s in p.value]
@@ -386,6 +384,26 @@ def test_index_option_with_gtids_plans_only_the_files_that_may_hold_them(spark, 
     expected = vecbinlog.read_table(files, "tb.b", gtids=wanted)
     assert expected.column("id").to_pylist() == [2]
     assert_same_rows(expected, read(spark, ",".join(files), "tb.b", **options).toArrow())
+
+
+def test_a_large_archive_without_an_index_warns(monkeypatch, tmp_path):
+    """Planning a batch read walks the archive on the driver: above INDEX_ADVISED_BYTES (set
+    here under the sample's 3 284 bytes) an ArchiveIndexWarning says how to build an index;
+    with the index given, nothing is said."""
+    import warnings
+
+    from vecbinlog.spark import source as vsource
+
+    monkeypatch.setattr(vsource, "INDEX_ADVISED_BYTES", 1000)
+    options = {"path": str(SAMPLE), "table": "shop.orders"}
+    plain = vsource.BinlogDataSource(options)
+    with pytest.warns(vecbinlog.ArchiveIndexWarning, match=r"planning walked 3,280 bytes .*option\('index'"):
+        plain.reader(plain.schema()).partitions()
+    vecbinlog.build_index(str(SAMPLE), tmp_path, processes=1)
+    indexed = vsource.BinlogDataSource({**options, "index": str(tmp_path)})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", vecbinlog.ArchiveIndexWarning)
+        indexed.reader(indexed.schema()).partitions()
 
 
 def test_build_index_with_spark_tasks(spark, tmp_path):

@@ -73,3 +73,9 @@ def files_spanning(since: int | None, until: int | None) -> list[int]:
     """The files whose rows' least and greatest times make [since, until) possible."""
     return [k for k, rows in enumerate(ROWS)
             if (since is None or max(t for *_, t in rows) >= since) and (until is None or min(t for *_, t in rows) < until)]
+
+
+def gtid_window(k: int, first: int, last: int) -> str:
+    """``domain-server-a..b``: the GTIDs of the timed archive's file ``k`` from its ``first`` to its ``last``."""
+    d, srv, a = gtids[k][first].split("-")
+    return f"{d}-{srv}-{a}..{gtids[k][last].split('-')[2]}"
