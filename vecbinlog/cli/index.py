@@ -37,7 +37,8 @@ def add_parser(sub: Any, parents: list[argparse.ArgumentParser], epilog: str) ->
                    help="binlog files, a glob, a folder or a mysql-bin.index; local or URIs (s3://...)")
     p.add_argument("location", metavar="LOCATION", help="the index: a folder (created) or a URI (s3://bucket/index)")
     p.add_argument("--processes", "-j", type=int, metavar="N",
-                   help="files indexed at once, a process each (default: one per GiB to index, at most the CPUs this process may use)")
+                   help="files indexed at once, a process each (default: one per GiB to index, at most "
+                        "the CPUs this process may use)")
     p.add_argument("--no-verify-checksums", action="store_true",
                    help="do not check the CRC32 of each file's FORMAT_DESCRIPTION_EVENT")
     return p
