@@ -248,6 +248,26 @@ def test_a_damaged_index_file_is_an_error_then_indexed_again(tmp_path, damage):
     assert plan_splits(str(SAMPLE), 1, index=location) == plan_splits(str(SAMPLE), 1)
 
 
+def test_an_index_whose_table_map_bytes_are_damaged_is_an_error(tmp_path):
+    """Parquet that reads, holding a TABLE_MAP body cut to two bytes: ArchiveIndexError naming
+    the binlog and the TABLE_MAP's offset in it (the sample's first, per its listing), not an
+    error with an offset into the index's bytes."""
+    location = tmp_path / "index"
+    build_index(str(SAMPLE), location, processes=1)
+    listing = (DATA / "sample" / "mariadb-binlog-vv.txt").read_text()
+    first_map = int(listing.split("Table_map:")[0].rsplit("# at ", 1)[1].split()[0])
+    for name in (GATHERED_NAME, SAMPLE.name + INDEX_SUFFIX):
+        table = pq.read_table(location / name)
+        rows = table.to_pylist()
+        for row in rows:
+            for layout in row["layouts"]:
+                layout["body"] = b"\x01\x02"
+        pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), location / name)
+    with pytest.raises(vecbinlog.ArchiveIndexError,
+                       match=f"mariadb-bin.000001: the index's TABLE_MAP_EVENT of offset {first_map} cannot be read"):
+        plan_splits(str(SAMPLE), 1, index=location)
+
+
 def test_second_build_skips_and_a_changed_file_is_indexed_again(tmp_path):
     """A second build skips every file; a file whose bytes changed (same size, a later time) is
     indexed again with an ArchiveIndexWarning, and a plan before that refuses the stale index."""

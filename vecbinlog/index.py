@@ -34,7 +34,7 @@ import pyarrow as pa
 
 from .binlog.locations import is_uri, name_of, redact, resolve
 from .binlog.spec import table_id_width, version_tuple
-from .errors import ArchiveIndexError, ArchiveIndexWarning, SchemaWarning, SourceNotFoundError, warn
+from .errors import ArchiveIndexError, ArchiveIndexWarning, BinlogError, SchemaWarning, SourceNotFoundError, warn
 from .decode.batch import table_schema
 from .log.config import ReadConfig
 from .log.logset import binlog_files
@@ -416,8 +416,12 @@ def _table_maps(f: IndexedFile, parsed: dict[tuple[bytes, int, str], TableMap]) 
         if tm is None:
             ph = lay["post_header_len"]
             buf = np.frombuffer(bytes(int(table_id_width(ph))) + lay["body"], np.uint8)  # a table id of 0
-            _, tm = parse_table_map(buf, 0, 0, len(buf), ph, path=f.path, flavor=flavor,
-                                    server_major=version_tuple(version)[0], server_version=version)
+            try:
+                _, tm = parse_table_map(buf, 0, 0, len(buf), ph, path=f.path, flavor=flavor,
+                                        server_major=version_tuple(version)[0], server_version=version)
+            except BinlogError as exc:  # the index's bytes, not the binlog's: its offsets are the index's
+                raise ArchiveIndexError(f"{f.path}: the index's TABLE_MAP_EVENT of offset {lay['offset']} cannot be "
+                                        f"read ({exc}); build the index again") from exc
             parsed[key] = tm
         out.append(tm)
     return out
