@@ -172,7 +172,7 @@ U1, U2 = "3e11fa47-71ca-11e1-9e33-c80aa9429562", "4e11fa47-71ca-11e1-9e33-c80aa9
     (None, "0-1-1..99", False),  # no GTIDs: a read with gtids keeps none of its rows
 ], ids=lambda v: str(v))
 def test_the_gtid_rule_on_indexed_sets(held, wanted, may):
-    """_may_hold_gtids on the sets an index keeps (vecbinlog.binlog.gtid.GtidSummary's notation:
+    """may_hold_gtids on the sets an index keeps (vecbinlog.binlog.gtid.GtidSummary's notation:
     MySQL intervals per source; MariaDB the greatest number per domain-server)."""
     import json
 
@@ -180,7 +180,7 @@ def test_the_gtid_rule_on_indexed_sets(held, wanted, may):
 
     from vecbinlog.binlog.gtid import GtidSet
     from vecbinlog.index import IndexedFile
-    from vecbinlog.splits import _may_hold_gtids
+    from vecbinlog.splits import may_hold_gtids
 
     ix = IndexedFile("f", {"info": json.dumps({"gtids": {"set": held}})}, np.zeros(0, np.int64), 4)
-    assert _may_hold_gtids(ix, GtidSet(wanted)) is may
+    assert may_hold_gtids(ix, GtidSet(wanted)) is may

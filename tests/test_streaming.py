@@ -214,17 +214,22 @@ def test_new_files_in_log_order_and_file_budgets(three_files, tmp_path):
         archive.end(Position(*status))
 
 
-def _stream_rows(archive: Archive, table: str, max_bytes: int, **options) -> tuple[pa.Table, StreamHistory]:
+def _stream_rows(archive: Archive, table: str, max_bytes: int, upfront: bool = False,
+                 **options) -> tuple[pa.Table, StreamHistory]:
     """The table's change log read range after range (``max_bytes`` each), every range decoded
-    alone (``read_split`` of its splits, with the states the stream gives), fitted to the plan."""
+    alone (``read_split`` of its splits, with the states the stream gives), fitted to the plan;
+    the history walked as the ranges come, or ``upfront`` to the end of what is complete."""
     layouts = StreamHistory(ReadConfig.build(tables=[table], **options))
     at = archive.first()
+    if upfront:  # as the Spark source starts: the history to the end of what is complete first
+        layouts.take(layouts.walk(archive, archive.latest(), first=at))
     batches = []
     while True:
         end = archive.end(at, max_bytes=max_bytes)
         if end == at:
             break
-        layouts.take(layouts.walk(archive, end, first=archive.first()))
+        if layouts.known is None or layouts.known < end:
+            layouts.take(layouts.walk(archive, end, first=archive.first()))
         for split in layouts.with_states(archive.splits(at, end, split_bytes=1)):
             batches += [b for _, b in read_split(split, [table], **options)]
         at = end
@@ -233,19 +238,28 @@ def _stream_rows(archive: Archive, table: str, max_bytes: int, **options) -> tup
 
 
 @pytest.mark.parametrize("metadata", ["FULL", "NO_LOG"])
-def test_ranges_read_alone_equal_read_table(mariadb_server, tmp_path, metadata):
+@pytest.mark.parametrize("indexed", [False, True], ids=["walked", "indexed"])
+def test_ranges_read_alone_equal_read_table(mariadb_server, tmp_path, metadata, indexed):
     """A table dropped and created again with other types, altered five ways, over three files,
     read one transaction at a time (and in ranges of 2 KB), each range with the DDL and layout
     states where it starts: read_table's schema and rows, _schema_version and _incarnation
-    included; with NO_LOG the column names come from the DDL before each range."""
+    included; with NO_LOG the column names come from the DDL before each range. With an index
+    of every file but the newest, the history of those comes from the index."""
+    from vecbinlog.index import build_index
+
     run = run_workload(mariadb_server, metadata)
     for f in run["files"]:
         shutil.copy(f, tmp_path / f.name)
+    index = None
+    if indexed:
+        index = str(tmp_path / "index")
+        build_index([str(tmp_path / f.name) for f in run["files"][:-1]], index, processes=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
         expected = vecbinlog.read_table(run["files"], run["table"])
         for budget in (1, 2048):
-            got, layouts = _stream_rows(Archive(str(tmp_path)), run["table"], budget)
+            got, layouts = _stream_rows(Archive([str(tmp_path / f.name) for f in run["files"]], index=index),
+                                        run["table"], budget, upfront=indexed)
             assert got.schema == expected.schema
             assert got.to_pylist() == expected.to_pylist()
     assert layouts.plans[run["table"]].versions == list(range(7))
@@ -304,3 +318,39 @@ def test_a_split_after_create_database_knows_its_charset(mariadb_server):
     assert batches and all(b.schema.field("note").type == pa.string() for b in batches)  # not binary: a charset
     got = pa.Table.from_batches([layouts.plans[run["table"]].conform(b) for b in batches])
     assert got.to_pylist() == expected.to_pylist()
+
+
+def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
+    """An archive whose index holds its files but the newest (as a stream finds it: the newest
+    file is still written): starting positions, ends, splits, the history and its states are
+    those of the archive walked, and through a filesystem that counts, the indexed files are not
+    opened (a time in the newest file's range; a GTID of the middle file reads that file alone)."""
+    from vecbinlog.index import build_index
+
+    from .support.countingfs import counting_filesystem
+
+    folder, files, events, middle, status = three_files
+    paths = [str(folder / f.name) for f in files]
+    build_index(paths[:-1], tmp_path / "index", processes=1)
+    fs, counted = counting_filesystem()
+    plain = Archive(paths, filesystem=fs)
+    indexed = Archive(paths, filesystem=fs, index=str(tmp_path / "index"))
+    starts = ["earliest", "latest", middle, f"{files[1].name}:4", "2000-01-01T00:00:00", "2999-01-01T00:00:00"]
+    assert [indexed.resolve_start(s) for s in starts] == [plain.resolve_start(s) for s in starts]
+
+    def walked(archive: Archive, at: Position) -> tuple:
+        history = StreamHistory(ReadConfig.build())
+        end = archive.latest()
+        history.take(history.walk(archive, end, first=archive.first()))
+        splits = history.with_states(archive.splits(at, end, split_bytes=1))
+        return (end, archive.end(at, max_files=1), archive.end(at, max_bytes=300), history.plans,
+                [(s.path, s.start, s.stop, s.ddl.tables if s.ddl else None, s.versions) for s in splits])
+
+    expected = walked(Archive(paths, filesystem=fs), Position(files[0].name, 4))
+    counted.opened.clear()
+    fresh = Archive(paths, filesystem=fs, index=str(tmp_path / "index"))
+    assert walked(fresh, fresh.first()) == expected
+    assert set(counted.opened) == {paths[-1]}, "only the newest file is read"
+    counted.opened.clear()
+    assert fresh.resolve_start(middle) == plain.resolve_start(middle)
+    assert set(counted.opened) <= {paths[1], paths[-1]}

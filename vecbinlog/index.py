@@ -27,7 +27,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every
     import pyarrow.fs as pafs
 
 __all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "index_history", "archive_paths",
+           "current_index",
            "indexed_tables", "indexed_table_maps", "IndexJob", "index_job", "index_file", "file_identity",
            "INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME"]
 
@@ -362,20 +363,12 @@ def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
     not indexed, smaller than indexed or of the same size but another time is an
     :class:`~vecbinlog.errors.ArchiveIndexError`; one that grew is planned to the end of its
     last transaction complete when it was indexed (``complete_to``)."""
-    fs, folder = _location(location, index_filesystem)
-    gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}"))
     found: list[tuple[str, dict[str, Any], pa.Table, int]] = []  # (path, identity, index rows, row)
-    for path in paths:
-        identity = file_identity(path, filesystem)
-        k = gathered.current(identity)
-        if k is not None:
-            found.append((path, identity, gathered.table, k))
-            continue
-        table = _read(fs, _index_path(folder, identity["name"]))
-        if table is None or table.num_rows != 1:
+    for path, identity, hit in _lookup(paths, location, filesystem, index_filesystem):
+        if hit is None:
             raise ArchiveIndexError(f"{identity['path']} is not in the index at {location} "
                                     "(vecbinlog.build_index / `vecbinlog index` adds it)")
-        found.append((path, identity, table, 0))
+        found.append((path, identity, *hit))
     rows = _rows(found)
     out = []
     for (path, identity, _, _), (row, starts) in zip(found, rows):
@@ -386,6 +379,34 @@ def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
         end = row["complete_to"] if grown else row["size"]
         out.append(IndexedFile(path, row, starts.astype(np.int64), int(end)))
     return out
+
+
+def current_index(paths: list[str], location: Any, *, filesystem: Any = None,
+                  index_filesystem: Any = None) -> dict[str, IndexedFile]:
+    """The index of those of ``paths`` indexed as they are now (the same size and modification
+    time), by path: what a reader of a growing archive (a stream) takes from the index, walking
+    the other files (newer than the index, or grown since)."""
+    found = [(path, identity, *hit) for path, identity, hit in _lookup(paths, location, filesystem, index_filesystem)
+             if hit is not None]
+    return {path: IndexedFile(path, row, starts.astype(np.int64), int(row["size"]))
+            for (path, identity, _, _), (row, starts) in zip(found, _rows(found))
+            if (identity["size"], identity["mtime_ns"]) == (row["size"], row["mtime_ns"])}
+
+
+def _lookup(paths: list[str], location: Any, filesystem: Any,
+            index_filesystem: Any) -> Iterator[tuple[str, dict[str, Any], tuple[pa.Table, int] | None]]:
+    """(path, its identity, (the index rows, its row) or None when it is not indexed) of each of
+    ``paths``: the gathered rows first, a binlog's own index file where they are not current."""
+    fs, folder = _location(location, index_filesystem)
+    gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}"))
+    for path in paths:
+        identity = file_identity(path, filesystem)
+        k = gathered.current(identity)
+        if k is not None:
+            yield path, identity, (gathered.table, k)
+            continue
+        table = _read(fs, _index_path(folder, identity["name"]))
+        yield path, identity, (table, 0) if table is not None and table.num_rows == 1 else None
 
 
 def _rows(found: list[tuple[str, dict[str, Any], pa.Table, int]]) -> list[tuple[dict[str, Any], np.ndarray]]:

@@ -48,7 +48,7 @@ from .tables.ddl import Catalog
 from .tables.tracker import SchemaTracker
 
 __all__ = ["Split", "plan_splits", "read_split", "with_history", "DEFAULT_SPLIT_BYTES",
-           "transaction_starts", "cut_bounds", "split_paths"]
+           "transaction_starts", "cut_bounds", "split_paths", "may_hold_gtids"]
 
 #: Default split size: a Spark task decodes about this much binlog.
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
@@ -133,7 +133,7 @@ def plan_splits(
         the bounds is planned whole (the read filters its rows). Without ``index``, they change
         nothing (every file is walked anyway).
     gtids : the read's GTID set (as :func:`vecbinlog.open` takes it). With ``index``, a file is
-        left out when it holds none of them, where the index can tell (:func:`_may_hold_gtids`):
+        left out when it holds none of them, where the index can tell (:func:`may_hold_gtids`):
         a file without GTIDs, or without any of the set's sources (MySQL uuid[:tag], MariaDB
         domain-server); MySQL: no interval of its GTIDs meets the set's; MariaDB (the index
         keeps the greatest sequence number of each domain-server only): every wanted number
@@ -231,7 +231,7 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
                 pieces += list(zip(bounds[:-1], bounds[1:]))
         if tables is not None and not any(wanted(t["name"]) for t in ix.row["tables"]):
             continue
-        if not _in_window(ix, wanted, window) or (gtids is not None and not _may_hold_gtids(ix, gtids)):
+        if not _in_window(ix, wanted, window) or (gtids is not None and not may_hold_gtids(ix, gtids)):
             continue
         for a, b in pieces:
             if b is not None and a >= b:
@@ -263,7 +263,7 @@ def _in_window(ix: IndexedFile, wanted: Any, window: tuple[int | None, int | Non
 _MARIADB_SOURCE = re.compile(r"\d+-\d+")
 
 
-def _may_hold_gtids(ix: IndexedFile, wanted: GtidSet) -> bool:
+def may_hold_gtids(ix: IndexedFile, wanted: GtidSet) -> bool:
     """Whether ``ix`` may hold a transaction of ``wanted``, from the GTIDs its index keeps (its
     ``info()`` entry's set): False only where that is sure. A read with ``gtids`` keeps no
     transaction without a GTID (:meth:`GtidSet.contains` of a null is False), so a file

@@ -49,15 +49,17 @@ from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import FileScan, scan_transactions
 from .decode.tableplan import TablePlan
 from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning, warn
+from .index import IndexedFile, current_index, replay_index
 from .log.config import ReadConfig
 from .log.loginfo import gtid_offset
 from .log.logset import log_order_key
-from .log.versions import SchemaHistory, VersionState
+from .log.versions import SchemaHistory, VersionState, followed_by
 from .reader import Binlog
-from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, split_paths, transaction_starts
+from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, may_hold_gtids, split_paths, transaction_starts
+from .binlog.gtid import GtidSet
 
 __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamHistory",
-           "NewLayout", "SchemaChangedError"]
+           "NewLayout", "SchemaChangedError", "archive_history"]
 
 
 
@@ -113,17 +115,22 @@ class Archive:
         :func:`archive_files`); local paths or URIs.
     filesystem : a ``pyarrow.fs.FileSystem`` (or fsspec) the paths are in.
     verify_checksums : check the CRC32 of each file's FORMAT_DESCRIPTION_EVENT.
+    index : an archive index of the files (:func:`vecbinlog.build_index`): a file indexed as
+        it is now (but the newest, still written) is not walked; its transaction starts, its
+        end, its times and GTIDs come from the index. The others are walked.
 
     What each file's walk found is kept (:class:`FileScan`), so a file is walked once, and the
     newest one only from where its last walk stopped (``forget`` lets go of files passed).
     """
 
     def __init__(self, spec: str | Sequence[str], *, filesystem: Any = None, verify_checksums: bool = True,
-                 segment_bytes: int = DEFAULT_SEGMENT_BYTES) -> None:
+                 segment_bytes: int = DEFAULT_SEGMENT_BYTES, index: Any = None) -> None:
         self.spec = spec
         self.filesystem = filesystem
         self.verify_checksums = verify_checksums
         self.segment_bytes = segment_bytes
+        self.index = index
+        self._indexed: dict[str, IndexedFile | None] = {}  # name -> its index as it was when first listed
         self._scans: dict[str, FileScan] = {}
         self._final: set[str] = set()  # files walked to their end while a later file was there
         self._seen: set[str] = set()
@@ -143,7 +150,16 @@ class Archive:
         if twice:
             raise ValueError(f"the archive holds {twice} more than once (a plain and a compressed copy?): "
                              f"{[redact(p) for n, p in out if n in twice]}")
-        return sorted(out, key=lambda np_: log_order_key(np_[0]))
+        out = sorted(out, key=lambda np_: log_order_key(np_[0]))
+        new = [(n, p) for n, p in out[:-1] if n not in self._indexed]  # (the newest is walked: it grows)
+        if self.index is not None and new:  # looked up once, when first listed
+            found = current_index([p for _, p in new], self.index, filesystem=self.filesystem)
+            self._indexed.update((n, found.get(p)) for n, p in new)
+        return out
+
+    def indexed(self, name: str) -> IndexedFile | None:
+        """The index of file ``name`` when the archive's index holds it as it is (never the newest file)."""
+        return self._indexed.get(name)
 
     def _listed(self, start: Position | None) -> list[tuple[str, str]]:
         """The files, checked against what the stream has passed: a file that appears before
@@ -165,6 +181,17 @@ class Archive:
         cached = self._scans.get(name)
         if cached is not None and cached.start <= lo and name in self._final:
             return cached
+        ix = None if newest else self._indexed.get(name)
+        if ix is not None:  # a final file the index holds as it is: not read
+            end = ix.row["indexed_to"]
+            if end < ix.row["size"] and name not in self._cut_told:
+                self._cut_told.add(name)
+                warn(f"{redact(path)}: reading stopped at offset {end} (its index says: an event is not all there); "
+                     "a later file is in the archive, so this one will not grow: every complete event before it is "
+                     "read", TruncatedWarning)
+            self._scans[name] = FileScan(MAGIC_LEN, end, None, ix.starts, None, ix.row["size"])
+            self._final.add(name)
+            return self._scans[name]
         source = open_source(NewestPath(path) if newest else path, self.filesystem)  # newest: pread, not mapped
         if newest and source.size is not None and source.size < MAGIC_LEN:
             source.close()
@@ -332,7 +359,11 @@ class Archive:
 
     def _after_gtid(self, gtid: str) -> Position:
         files = self._listed(None)
+        wanted = GtidSet(gtid)
         for k, (name, path) in enumerate(files):
+            ix = self._indexed.get(name)
+            if ix is not None and not may_hold_gtids(ix, wanted):
+                continue  # its index says it does not hold it: not read
             with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
                 warnings.simplefilter("ignore", TruncatedWarning)
                 at = gtid_offset(f, self.segment_bytes, gtid)
@@ -352,9 +383,15 @@ class Archive:
         seconds = int(when.timestamp())
         files = self._listed(None)
         for k, (name, path) in enumerate(files):
+            ix = self._indexed.get(name)
+            if ix is not None and ix.row["last_time"] is not None and ix.row["last_time"].timestamp() < seconds:
+                continue  # every event of it is older (its index says): not read
             scan = self.scan(name, path, MAGIC_LEN, newest=k == len(files) - 1)
             if scan is None:
                 break
+            if scan.stamps is None:  # from the index, which keeps no time per transaction: the file's walk
+                with BinlogFile(path, verify_checksums=self.verify_checksums) as f:
+                    scan = scan_transactions(f, MAGIC_LEN, self.segment_bytes)
             hit = np.flatnonzero(scan.stamps.astype(np.int64) >= seconds)
             if len(hit):
                 return Position(name, int(scan.starts[hit[0]]))
@@ -377,6 +414,19 @@ class Archive:
         for name, path in files[names.index(start.file): names.index(end.file) + 1]:
             lo = start.pos if name == start.file else MAGIC_LEN
             hi = end.pos if name == end.file else None
+            ix = self._indexed.get(name)
+            if ix is not None:  # its transaction starts from the index: not read
+                if not ix.row["seekable"]:
+                    out.append(Split(path, lo, hi))
+                    continue
+                stop = ix.row["indexed_to"] if hi is None else hi
+                cuts = ix.starts
+                if ix.row["second_format"] is not None:
+                    cuts = cuts[cuts < ix.row["second_format"]]
+                if lo < stop:
+                    bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
+                    out.extend(Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:]))
+                continue
             with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
                 warnings.simplefilter("ignore", TruncatedWarning)  # a final file cut short: read to its last event
                 if not f.source.seekable:
@@ -446,7 +496,10 @@ class StreamHistory:
 
     def walk(self, archive: Archive, end: Position, first: Position | None = None) -> _Chunk:
         """The layouts of ``[known, end)`` (from ``first``, the archive's start, the first
-        time), not yet taken in (:meth:`take`)."""
+        time), not yet taken in (:meth:`take`). The files before ``end``'s that the archive's
+        index holds (:meth:`Archive.indexed`), from ``first`` on, are not read: their DDL and
+        layouts are replayed from the index (:func:`vecbinlog.index.replay_index`), the
+        walk goes on with the file after them."""
         files = archive.files()
         names = [n for n, _ in files]
         begin = self.known if self.known is not None else (first or Position(names[0], MAGIC_LEN))
@@ -455,11 +508,25 @@ class StreamHistory:
         chosen = files[names.index(begin.file): names.index(end.file) + 1]
         ddl, versions = self.state_at(begin) if self.known is not None else (None, {})
         config = self.config.replace(filesystem=archive.filesystem)
+        indexed: list[IndexedFile] = []
+        if begin.pos == MAGIC_LEN:
+            for name, _ in chosen[:-1]:
+                ix = archive.indexed(name)
+                if ix is None:
+                    break
+                indexed.append(ix)
+        walked, lo, head = chosen, begin.pos, None
+        if indexed:  # replayed from the index; the walk starts with the file after them
+            _, head = replay_index(indexed, config=config)
+            start_ddl, start_versions = head.start_state(indexed[-1].path, indexed[-1].row["indexed_to"])
+            walked, lo = chosen[len(indexed):], MAGIC_LEN
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
-            with Binlog.over_range([p for _, p in chosen], begin.pos, end.pos, ddl=ddl, versions=versions,
-                                   config=config) as log:
+            with Binlog.over_range([p for _, p in walked], lo, end.pos, ddl=start_ddl if head else ddl,
+                                   versions=start_versions if head else versions, config=config) as log:
                 found = log.history()
+        if head is not None:
+            found = followed_by(head, found)
         return _Chunk(begin, end, dict(chosen), ddl, dict(versions), found)
 
     def new_layouts(self, chunk: _Chunk) -> list[NewLayout]:
@@ -507,3 +574,11 @@ class StreamHistory:
         """Let go of the stretches that end before ``before`` (the last one is kept)."""
         while len(self._chunks) > 1 and self._chunks[0].last < before:
             self._chunks.pop(0)
+
+
+def archive_history(spec: str | Sequence[str], config: ReadConfig, index: Any) -> SchemaHistory:
+    """The history a stream over ``spec`` starts with (to the end of what is complete now):
+    the files its ``index`` holds as they are replayed from it, the others (newer than the
+    index, grown since, the newest) walked."""
+    archive = Archive(spec, filesystem=config.filesystem, verify_checksums=config.verify_checksums, index=index)
+    return StreamHistory(config).walk(archive, archive.latest(), first=archive.first()).found

@@ -413,3 +413,34 @@ def test_spark_stream_into_delta_example(spark, net_workload, tmp_path):
     assert version > 2  # several micro-batches, one commit each
     stream.main(argv, spark=spark)
     assert DeltaTable(lake).version() == version
+
+
+# -- with an archive index ----------------------------------------------------------------------
+def test_a_stream_with_an_index_reads_what_it_reads_without(spark, mariadb_server, tmp_path):
+    """A table altered, dropped and created again over four files, indexed but the newest (as a
+    stream meets an archive: the newest file is still written): a query with
+    ``.option("index")`` delivers exactly what the same query walking the files does, and the
+    changes of ``read_table`` each once."""
+    import shutil
+
+    from vecbinlog.index import build_index
+
+    from ..support.workloads import run_workload
+
+    run = run_workload(mariadb_server, "FULL")
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    for f in run["files"]:
+        shutil.copy(f, folder / f.name)
+    build_index([str(folder / f.name) for f in run["files"][:-1]], tmp_path / "index", processes=1)
+    got = {}
+    for name, options in (("walked", {}), ("indexed", {"index": str(tmp_path / "index")})):
+        query = start(spark, str(folder), run["table"], tmp_path / f"checkpoint-{name}", tmp_path / name,
+                      trigger={"availableNow": True}, **options)
+        query.awaitTermination()
+        got[name] = read_sink(tmp_path / name)
+    assert got["indexed"].num_rows > 0
+    assert got["indexed"].to_pylist() == got["walked"].to_pylist()
+    expected = read_table([folder / f.name for f in run["files"]], run["table"])
+    where = ["_log_file", "_log_pos", "_event_row", "_change_type", "_schema_version", "_incarnation"]
+    assert_each_change_once(got["indexed"], expected, where)

@@ -433,7 +433,7 @@ class FileScan:
     walked: int  #: where it ended: the end of the file, or the offset of an event not all there
     open_start: int | None  #: the start of the last transaction when its end is not before ``walked``
     starts: np.ndarray  #: int64 (n,): offsets of the transaction starts in [start, walked)
-    stamps: np.ndarray  #: uint32 (n,): the header timestamp of each start event
+    stamps: np.ndarray | None  #: uint32 (n,): the header timestamp of each start event (None: from an archive index)
     size: int | None = None  #: the file's size when it was walked
 
     @property

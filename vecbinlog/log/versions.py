@@ -11,6 +11,7 @@ before any row is decoded, so that neither depends on the filters of a read.
 
 from __future__ import annotations
 
+import copy
 import os
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -24,7 +25,7 @@ from ..groups import group
 from ..tables.table_map import TableMap
 from .logwalk import Step
 
-__all__ = ["VersionState", "SchemaVersions", "SchemaHistory", "Versioned", "effective_layouts", "versioned"]
+__all__ = ["VersionState", "SchemaVersions", "SchemaHistory", "Versioned", "effective_layouts", "versioned", "followed_by"]
 
 
 @dataclass(frozen=True)
@@ -209,3 +210,29 @@ def versioned(step: Step, keep: Callable[[str], bool], versions: SchemaVersions,
     where = (file_no, step.index.pos[rows_pos[sel]]) if versions.history is not None else None
     version, incarnation = versions.assign(tables, table, code, resolved, lifetime, step.file.formats[0].flavor, where)
     return Versioned(sel, code, resolved, version, incarnation, table, tables)
+
+
+def followed_by(head: SchemaHistory, then: SchemaHistory) -> SchemaHistory:
+    """One history of ``head``'s files, then ``then``'s, the files after them, walked from the
+    states at the end of ``head`` (its ``_schema_version`` s go on from ``head``'s): an
+    archive's history replayed from its index up to a file, then walked
+    (:meth:`vecbinlog.streaming.StreamHistory.walk`)."""
+    shift = len(head.paths)
+
+    def moved(where: tuple[int, int]) -> tuple[int, int]:
+        return where[0] + shift, where[1]
+
+    plans = dict(head.plans)
+    for name, plan in then.plans.items():
+        mine = plans.get(name)
+        if mine is None:
+            plans[name] = plan
+            continue
+        mine = plans[name] = copy.deepcopy(mine)
+        for version in plan.versions:
+            mine.add(version, plan.layout_schema(version))
+    history = {name: list(changes) for name, changes in head.history.items()}
+    for name, changes in then.history.items():
+        history.setdefault(name, []).extend((moved(where), state) for where, state in changes)
+    ddl = list(head.ddl) + [(moved(where), state) for where, state in then.ddl]
+    return SchemaHistory(head.paths + then.paths, plans, history, ddl)

@@ -30,7 +30,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 
 from ..binlog.sources import redact
 from ..decode.tableplan import TablePlan
-from ..errors import ArchiveIndexWarning, TruncatedWarning, warn
+from ..errors import ArchiveIndexError, ArchiveIndexWarning, TruncatedWarning, warn
 from ..index import index_history, indexed_tables, load_index
 from ..log.config import TEXT_OPTIONS, ReadConfig, RowsFilter, text_bytes
 from ..log.versions import SchemaHistory
@@ -44,6 +44,7 @@ from ..streaming import (
     SchemaChangedError,
     StreamHistory,
     archive_files,
+    archive_history,
 )
 from .types import TABLE_COLUMN, arrow_schema, conform, spark_schema
 
@@ -155,8 +156,6 @@ class ReadOptions:
 
     def check_stream(self) -> None:
         """A stream takes startingPosition, not start/stop (byte offsets in the first and last file)."""
-        if self.index is not None:
-            raise ValueError("option index applies to spark.read (batch) only: a stream walks what is new itself")
         if self.start is not None or self.stop is not None:
             raise ValueError("spark.readStream takes startingPosition (earliest, latest, FILE:POS, a GTID or a time), "
                              "not start/stop")
@@ -202,7 +201,10 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
     config = config if config is not None else ReadConfig.build(**options)
     config = config.replace(filter=dataclasses.replace(config.filter, tables=RowsFilter.make(tables).tables))
     if index is not None:
-        history = index_history(list(paths), index, config, filesystem=config.filesystem)
+        try:
+            history = index_history(list(paths), index, config, filesystem=config.filesystem)
+        except ArchiveIndexError:  # files newer than the index (a stream's archive): they are walked
+            history = archive_history(list(paths), config, index)
     else:
         with Binlog(list(paths), config) as log, warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)  # said by what reads rows: plan_splits, a stream's Archive
@@ -379,7 +381,8 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     @property
     def archive(self) -> Archive:
         if self._archive is None:
-            self._archive = Archive(self.options.spec, verify_checksums=self.options.config.verify_checksums)
+            self._archive = Archive(self.options.spec, verify_checksums=self.options.config.verify_checksums,
+                                    index=self.options.index)
         return self._archive
 
     @property
@@ -392,16 +395,23 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             self._take(self.archive.latest(), first, begin=first)
         return self._history
 
-    def _fits(self, new: NewLayout) -> bool:
-        """Whether the query's schema holds the rows of a new layout, as they are."""
+    def _fits(self, news: list[NewLayout]) -> bool:
+        """Whether the query's schema holds the rows of new layouts, as they are (with the
+        layouts known before them: a column that a later layout widened is held widened)."""
         plans = self.history.plans if self._history is not None else {}
-        trial = copy.deepcopy(plans.get(new.table)) or TablePlan(new.table)
-        trial.add(new.version, new.schema)
         want = {f.name: f.dataType.simpleString() for f in self.schema.fields}
-        if new.table not in plans and plans and TABLE_COLUMN not in want:
-            return False  # a second table of the glob: its rows could not be told apart
-        returned = _returned(self.options.config, trial.schema, strict=False)
-        return all(want.get(f.name) == f.dataType.simpleString() for f in spark_schema(returned).fields)
+        tables = list(dict.fromkeys(new.table for new in news))
+        for table in tables:
+            if table not in plans and (plans or len(tables) > 1) and TABLE_COLUMN not in want:
+                return False  # a second table of the glob: its rows could not be told apart
+            trial = copy.deepcopy(plans.get(table)) or TablePlan(table)
+            for new in news:
+                if new.table == table:
+                    trial.add(new.version, new.schema)
+            returned = _returned(self.options.config, trial.schema, strict=False)
+            if not all(want.get(f.name) == f.dataType.simpleString() for f in spark_schema(returned).fields):
+                return False
+        return True
 
     def _take(self, end: Position, start: Position, begin: Position | None = None) -> Position:
         """Walk the layouts up to ``end``, stopping before the first layout the schema cannot
@@ -411,7 +421,10 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         if history.known is not None and end <= history.known:
             return end
         chunk = history.walk(self.archive, end, first=begin)
-        bad = next((new for new in history.new_layouts(chunk) if not self._fits(new)), None)
+        news = history.new_layouts(chunk)
+        # all of them at once first: the schema a query starts with widens the types over every
+        # layout to the end of what is complete then, which the earlier ones alone do not give
+        bad = None if self._fits(news) else next((new for new in news if not self._fits([new])), None)
         if bad is None:
             history.take(chunk)
             return end
@@ -521,7 +534,8 @@ class BinlogDataSource(DataSource):
                         schema and the splits come from it, no binlog read on the driver;
                         with ``table``, only the ranges where it has rows events are read;
                         with ``since``/``until`` or ``gtids``, only the files that may
-                        hold rows in them
+                        hold rows in them. A stream reads the files the index holds as
+                        they are from it (never the newest), and walks the others
     ==================  ==============================================================
 
     ``spark.readStream`` (:class:`BinlogStreamReader`) takes the same options but
