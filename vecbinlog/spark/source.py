@@ -31,7 +31,7 @@ from pyspark.sql.types import StringType, StructField, StructType
 from ..binlog.sources import redact
 from ..decode.tableplan import TablePlan
 from ..errors import ArchiveIndexError, ArchiveIndexWarning, TruncatedWarning, warn
-from ..index import index_history, indexed_tables, load_index
+from ..index import current_index, index_history, indexed_tables, load_index
 from ..log.config import TEXT_OPTIONS, ReadConfig, RowsFilter, text_bytes
 from ..log.versions import SchemaHistory
 from ..netchanges import KEY_METADATA, table_key
@@ -203,8 +203,10 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
     if index is not None:
         try:
             history = index_history(list(paths), index, config, filesystem=config.filesystem)
-        except ArchiveIndexError:  # files newer than the index (a stream's archive): they are walked
-            history = archive_history(list(paths), config, index)
+        except ArchiveIndexError:
+            if not current_index(list(paths)[:1], index, filesystem=config.filesystem):
+                raise  # (not an index of these files)
+            history = archive_history(list(paths), config, index)  # files newer than the index (a stream's): walked
     else:
         with Binlog(list(paths), config) as log, warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)  # said by what reads rows: plan_splits, a stream's Archive
