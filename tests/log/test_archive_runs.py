@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import random
 import shutil
+import warnings
 
 import pyarrow as pa
 import pytest
@@ -148,3 +149,102 @@ def test_checksum_error_in_a_later_file(archive, tmp_path):
         with vecbinlog.open(copies) as log:
             log.read_all()
     assert caught.value.offset == pos and caught.value.path.endswith(victim.name)
+
+
+# -- small files joined into one step (vecbinlog/log/logwalk.py) ---------------------------------
+def _norm(tables: dict[str, pa.Table]) -> dict[str, list[dict]]:
+    """Each table's rows as Python values (dictionary columns as their values, chunks as rows)."""
+    return {name: t.to_pylist() for name, t in tables.items()}
+
+
+def _each_file_alone(files, **options) -> dict[str, list[dict]]:
+    """Every file read by itself (nothing joined to it), each table's rows in log order: what a
+    read of the set gives when no DDL changes a table's columns between files."""
+    out: dict[str, list[dict]] = {}
+    for f in files:
+        with vecbinlog.open(f, **options) as log:
+            for name, rows in _norm(log.read_all()).items():
+                out.setdefault(name, []).extend(rows)
+    return out
+
+
+def _joined_steps(monkeypatch) -> list[int]:
+    """The number of files of each joined step the walks make from now on."""
+    made: list[int] = []
+    joined = logwalk.LogWalk._joined
+
+    def counted(self, group, walk):
+        made.append(len(group))
+        return joined(self, group, walk)
+
+    monkeypatch.setattr(logwalk.LogWalk, "_joined", counted)
+    return made
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_small_files_joined_read_as_each_file_alone(archive, monkeypatch, threads):
+    """The archive's files (4 KiB each) are walked as one step: every row, with its file,
+    position, transaction, GTID and outcome, is what each file read alone gives."""
+    files, _ = archive
+    made = _joined_steps(monkeypatch)
+    with vecbinlog.open(files, threads=threads) as log:
+        together = _norm(log.read_all())
+    assert max(made) == len(files)
+    assert together == _each_file_alone(files)
+
+
+def test_a_transaction_cut_at_the_end_of_a_file_does_not_go_on_in_the_next(archive, tmp_path, monkeypatch):
+    """A file in the middle cut after a rows event, before its transaction's XID (the server
+    crashed; the next file starts with new transactions): its rows are incomplete, kept with
+    rolled_back="keep" and left out by default, as when each file is read alone; the next
+    file's rows are whole."""
+    files, _ = archive
+    copies = [tmp_path / f.name for f in files]
+    for f, c in zip(files, copies):
+        shutil.copy(f, c)
+    victim = copies[len(copies) // 2]
+    with vecbinlog.open(victim) as log:
+        events = log.events().to_pylist()
+    last_xid = max(k for k, e in enumerate(events) if e["type"] == "XID_EVENT")
+    cut = events[last_xid]["pos"]
+    victim.write_bytes(victim.read_bytes()[:cut])
+    made = _joined_steps(monkeypatch)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        with vecbinlog.open(copies, rolled_back="keep") as log:
+            kept = _norm(log.read_all())
+        with vecbinlog.open(copies) as log:
+            left_out = _norm(log.read_all())
+        alone_kept = _each_file_alone(copies, rolled_back="keep")
+        alone = _each_file_alone(copies)
+    assert {w.category for w in said} == {vecbinlog.DecodeWarning}  # (rows left out; the cut is at an event boundary)
+    assert max(made) == len(copies)
+    assert kept == alone_kept and left_out == alone
+    cut_rows = [r for rows in kept.values() for r in rows if r["_log_file"] == victim.name and r["_outcome"] != "commit"]
+    assert cut_rows and all(r["_outcome"] == "incomplete" for r in cut_rows)
+    assert sum(map(len, kept.values())) == sum(map(len, left_out.values())) + len(cut_rows)
+
+
+def test_a_table_id_mapped_only_in_an_earlier_file_is_an_error(archive, tmp_path):
+    """A file whose first TABLE_MAP_EVENT was made an unknown event (a hostile copy; checksums
+    off): its rows event's table id is mapped in the file before (the server keeps a table's
+    id), but table ids are per file: the read stops with the error of that file read alone,
+    at its file and offset."""
+    files, _ = archive
+    copies = [tmp_path / f.name for f in files]
+    for f, c in zip(files, copies):
+        shutil.copy(f, c)
+    victim = copies[len(copies) // 2]
+    with vecbinlog.open(victim) as log:
+        events = log.events().to_pylist()
+    first_map = next(e for e in events if e["type"] == "TABLE_MAP_EVENT")
+    data = bytearray(victim.read_bytes())
+    data[first_map["pos"] + 4] = 0xF0  # its type code: an event type no server writes
+    victim.write_bytes(bytes(data))
+    with pytest.raises(vecbinlog.MalformedEventError) as alone:
+        vecbinlog.open(victim, verify_checksums=False).read_all()
+    with pytest.raises(vecbinlog.MalformedEventError) as together:
+        vecbinlog.open(copies, verify_checksums=False).read_all()
+    assert "which no TABLE_MAP_EVENT before it defines" in str(together.value)
+    assert (together.value.path, together.value.offset, together.value.message) == (
+        alone.value.path, alone.value.offset, alone.value.message)

@@ -54,7 +54,7 @@ from ..errors import MalformedEventError, MalformedEventWarning, warn
 from .compression import MARIADB_COMPRESSED, mariadb_plain_event, payload_info
 from .gtid import FL_PREPARED_XA, FL_STANDALONE, gtid_texts, parse_mariadb_gtid, previous_gtids
 from .headers import EventIndex
-from .sources import EventSource
+from .sources import EventSource, event_path
 from .spec import (
     COMMON_HEADER_LEN,
     QUERY_DB_LEN_AT,
@@ -151,9 +151,9 @@ def query_bounds(src: EventSource, index: EventIndex, sel: np.ndarray,
         i = int(sel[np.flatnonzero(bad)[0]])
         why = "status variables and database name run past the end of the event"
         if not lenient:
-            raise MalformedEventError(why, path=src.path, offset=int(index.pos[i]), event_type="QUERY_EVENT")
+            raise MalformedEventError(why, path=event_path(src, i), offset=int(index.pos[i]), event_type="QUERY_EVENT")
         warn(
-            f"{src.path}: offset {int(index.pos[i])}: QUERY_EVENT: {why}; "
+            f"{event_path(src, i)}: offset {int(index.pos[i])}: QUERY_EVENT: {why}; "
             f"{int(bad.sum())} such event(s) taken as statements that neither start nor end a transaction",
             MalformedEventWarning,
         )
@@ -175,7 +175,7 @@ def xid_values(src: EventSource, index: EventIndex, sel: np.ndarray) -> np.ndarr
     short = at + XID.size > index.body_end[sel]
     if short.any():
         i = int(sel[np.flatnonzero(short)[0]])
-        raise MalformedEventError("XID event shorter than its 8-byte xid", path=src.path,
+        raise MalformedEventError("XID event shorter than its 8-byte xid", path=event_path(src, i),
                                   offset=int(index.pos[i]), event_type="XID_EVENT")
     raw = np.take(src.buf, at[:, None] + np.arange(XID.size))
     return np.ascontiguousarray(raw).view("<u8").ravel()

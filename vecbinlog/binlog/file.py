@@ -57,7 +57,7 @@ from .sources import (
 )
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
 
-__all__ = ["BinlogFile", "Segment", "Window", "relocated"]
+__all__ = ["BinlogFile", "Segment", "Window", "relocated", "verify_events"]
 
 #: Default ``max_event_bytes``: a server sends no packet over ``max_allowed_packet``, 1 GiB at
 #: most (MySQL and MariaDB), nor writes a larger event; ``mysqlbinlog --max-allowed-packet``
@@ -360,7 +360,7 @@ class BinlogFile:
     def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
         """Check the CRC32 of the events of ``index`` (or of those ``which``, a boolean mask,
         selects) whose format has checksums."""
-        _verify(self, index, which)
+        verify_events(self, index, which)
 
     def file_offset(self, offset: int) -> int:
         """The file offset of ``buf[offset]``."""
@@ -389,7 +389,7 @@ class Window:
 
     def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
         """As :meth:`BinlogFile.verify_checksums_of`."""
-        _verify(self, index, which)
+        verify_events(self, index, which)
 
     def file_offset(self, offset: int) -> int:
         """The file offset of ``buf[offset]``."""
@@ -417,8 +417,10 @@ def checksums_match(src: EventSource, index: EventIndex) -> bool:
     return first_mismatch(src.buf, start, start + index.event_size[index.checksum].astype(np.int64) - CHECKSUM_LEN) < 0
 
 
-def _verify(src: EventSource, index: EventIndex, which: np.ndarray | None) -> None:
-    """Check the CRC32 of the events of ``index`` in ``src.buf`` (those ``which`` selects)."""
+def verify_events(src: EventSource, index: EventIndex, which: np.ndarray | None,
+                  path_at: Callable[[int], str] | None = None) -> None:
+    """Check the CRC32 of the events of ``index`` in ``src.buf`` (those ``which`` selects);
+    a mismatch names ``src.path``, or ``path_at(offset in buf)`` (events of several files)."""
     if not src.verify_checksums or len(index) == 0:
         return
     has_crc = index.checksum.copy()
@@ -430,7 +432,8 @@ def _verify(src: EventSource, index: EventIndex, which: np.ndarray | None) -> No
     pos = index.pos[has_crc]
     i = first_mismatch(src.buf, start, start + size - CHECKSUM_LEN)
     while i >= 0:  # recheck with the FDE rule; raise with detail
-        _verify_one(src.buf, int(start[i]), int(size[i]), int(types[i]), src.path, int(pos[i]))
+        path = src.path if path_at is None else path_at(int(start[i]))
+        _verify_one(src.buf, int(start[i]), int(size[i]), int(types[i]), path, int(pos[i]))
         i = first_mismatch(src.buf, start, start + size - CHECKSUM_LEN, i + 1)
 
 

@@ -6,8 +6,11 @@ costs of a batch. Its rows events (a few percent of the bytes) are copied, whole
 order, into one buffer that the row walk reads like a file's map; every event keeps the file
 and offset it came from, so errors and ``_log_file``/``_log_pos`` name the real place.
 
-Checksums are checked on the files' own bytes before events are gathered (gathered events
-keep their trailing CRC32 bytes, which nothing reads again).
+Two uses: the rows events of a run whose pieces come from several files (:func:`gather`:
+checksums checked on the files' own bytes before, the copies not checked again), and whole
+small files joined into one step of a walk (:mod:`vecbinlog.log.logwalk`: an archive of small
+files walked as a few large segments; ``verify_checksums`` set, so that the CRC32 of each
+event is checked where and when a file's would be, on its copy, and named by its file).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import numpy as np
 
 from ..errors import BinlogError
 from ..jit import kernel
-from .file import relocated
+from .file import relocated, verify_events
 from .format import FormatDescription
 from .headers import EventIndex
 from .sources import EventSource
@@ -41,11 +44,11 @@ class Gathered:
     files: ``buf`` holds them back to back; event ``k`` starts at ``starts[k]``, came from
     file ``file_of[k]`` (an index into ``paths``) at offset ``pos[k]``."""
 
-    verify_checksums = False
-
     def __init__(self, buf: np.ndarray, starts: np.ndarray, pos: np.ndarray, file_of: np.ndarray,
-                 paths: Sequence[str], names: Sequence[str], formats: list[FormatDescription]) -> None:
+                 paths: Sequence[str], names: Sequence[str], formats: list[FormatDescription],
+                 verify_checksums: bool = False) -> None:
         self.buf = buf
+        self.verify_checksums = verify_checksums
         self._starts, self._pos, self.file_of = starts, pos, file_of
         self.paths, self.names = list(paths), list(names)
         self.path = self.paths[0]
@@ -58,7 +61,17 @@ class Gathered:
         return self._formats
 
     def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
-        """Nothing to do: the events' checksums were checked in their files before gathering."""
+        """Check the CRC32 of events of ``index`` (those ``which`` selects) on their copies, when
+        ``verify_checksums`` (else they were checked in their files before gathering)."""
+        verify_events(self, index, which, self.path_at)
+
+    def path_at(self, offset: int) -> str:
+        """The path of the file the byte at ``offset`` of ``buf`` came from."""
+        return self.paths[int(self.file_of[self._event_at(offset)])]
+
+    def files_of(self, index: EventIndex) -> np.ndarray:
+        """The file (an index into ``paths``) of each event of ``index`` (events of ``buf``)."""
+        return self.file_of[np.searchsorted(self._starts, index.offset)]
 
     def _event_at(self, offset: int) -> int:
         return max(int(np.searchsorted(self._starts, offset, side="right")) - 1, 0)
@@ -77,10 +90,11 @@ class Gathered:
 
 
 def gather(pieces: Sequence[tuple[EventSource, EventIndex]], file_numbers: Sequence[int],
-           paths: Sequence[str], names: Sequence[str]) -> tuple[Gathered, EventIndex]:
+           paths: Sequence[str], names: Sequence[str], verify_checksums: bool = False) -> tuple[Gathered, EventIndex]:
     """The events of ``pieces`` (``(source, events)``, in log order; piece ``k`` from file
     ``file_numbers[k]`` of ``paths``/``names``) copied into one buffer: its source, and the
-    events' index in it (``offset`` and ``body_end`` moved, ``pos`` still file offsets)."""
+    events' index in it (``offset`` and ``body_end`` moved, ``pos`` still file offsets).
+    ``verify_checksums``: the copies' CRC32s are checked when asked (not checked before)."""
     index = EventIndex.concat([events for _, events in pieces])
     sizes = index.event_size.astype(np.int64)
     starts = np.zeros(len(index), np.int64)
@@ -97,5 +111,5 @@ def gather(pieces: Sequence[tuple[EventSource, EventIndex]], file_numbers: Seque
     index.body_end = starts + (index.body_end - index.offset)
     index.offset = starts
     index.fmt = np.zeros(len(index), np.int32)
-    source = Gathered(buf, starts, index.pos, file_of, paths, names, pieces[0][0].formats)
+    source = Gathered(buf, starts, index.pos, file_of, paths, names, pieces[0][0].formats, verify_checksums)
     return source, index

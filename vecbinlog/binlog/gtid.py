@@ -42,7 +42,7 @@ from ..arrowbuild import numbers, scalar, strings, to_numpy, valid_mask
 from ..constants import EventType
 from ..errors import MalformedEventError
 from .headers import EventIndex
-from .sources import EventSource
+from .sources import EventSource, event_path
 from .spec import COMMON_HEADER_LEN, Cursor
 
 __all__ = ["GTID_EVENTS", "MariadbGtid", "gtid_texts", "mariadb_gtid_flags", "parse_mariadb_gtid", "previous_gtids",
@@ -73,7 +73,7 @@ def _need(src: EventSource, index: EventIndex, sel: np.ndarray, size: int, name:
     if short.any():
         i = int(sel[np.flatnonzero(short)[0]])
         raise MalformedEventError(
-            f"event is shorter than the {size} bytes of its GTID", path=src.path, offset=int(index.pos[i]),
+            f"event is shorter than the {size} bytes of its GTID", path=event_path(src, i), offset=int(index.pos[i]),
             event_type=name,
         )
 

@@ -79,7 +79,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ByteSource", "EventSource", "MappedSource", "MemorySource", "NewestPath", "PreadSource", "RangedSource",
            "StreamSource", "open_source", "resolve", "is_uri", "name_of", "redact", "strip_compression",
-           "COMPRESSION_MAGIC", "COMPRESSION_SUFFIXES"]
+           "COMPRESSION_MAGIC", "COMPRESSION_SUFFIXES", "event_path"]
 
 
 class ByteSource(Protocol):
@@ -624,3 +624,11 @@ class EventSource(Protocol):
     def relocate(self, exc: BinlogError) -> BinlogError:
         """``exc``, raised with an offset in ``buf``, at the file offset of what went wrong."""
         ...
+
+
+def event_path(src: EventSource, i: int) -> str:
+    """The path of the file that event ``i`` of a segment's events came from: ``src.path``, or
+    that event's own file when ``src`` holds the events of several
+    (:class:`~vecbinlog.binlog.gathered.Gathered`, whose ``file_of`` gives each event's)."""
+    file_of = getattr(src, "file_of", None)
+    return src.path if file_of is None else src.paths[int(file_of[i])]

@@ -49,12 +49,13 @@ __all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify", "starts_t
 OUTCOMES = ("commit", "rollback", "prepare", "incomplete")
 COMMIT, ROLLBACK, PREPARE, INCOMPLETE = range(4)
 
-# control kinds of events
-NONE, GTID, BEGIN, XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q, SAVEPOINT, ROLLBACK_TO, OTHER, ANNOTATE = range(11)
-_ENDS = code_table([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q])  # by kind
+# control kinds of events (FILE_START: the first event of a file after another's, in a step of
+# joined files: a transaction still open before it never ends, as at the end of a file)
+NONE, GTID, BEGIN, XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q, SAVEPOINT, ROLLBACK_TO, OTHER, ANNOTATE, FILE_START = range(12)
+_ENDS = code_table([XID, COMMIT_Q, ROLLBACK_Q, PREPARE_Q, FILE_START])  # by kind
 _OUTCOME_OF_END = {XID: COMMIT, COMMIT_Q: COMMIT, OTHER: COMMIT, ROLLBACK_Q: ROLLBACK, PREPARE_Q: PREPARE}
 #: control kind of a transaction's last event -> outcome code
-_OUTCOME_OF_KIND = np.full(ANNOTATE + 1, INCOMPLETE, np.int8)
+_OUTCOME_OF_KIND = np.full(FILE_START + 1, INCOMPLETE, np.int8)
 for _k, _o in _OUTCOME_OF_END.items():
     _OUTCOME_OF_KIND[_k] = _o
 
@@ -237,11 +238,17 @@ class TransactionTracker:
         self.after_gtid = False  #: the last event of the previous segment was a GTID event
         self._ahead: dict[int, _Ahead] = {}
 
-    def assign(self, src: EventSource, index: EventIndex, seg_end: int) -> TxnContext:
-        """Classify the events of a segment (``src``/``index``, unpacked) ending at file offset ``seg_end``."""
+    def assign(self, src: EventSource, index: EventIndex, seg_end: int,
+               file_starts: np.ndarray | None = None) -> TxnContext:
+        """Classify the events of a segment (``src``/``index``, unpacked) ending at file offset
+        ``seg_end``; ``file_starts``: the first event of each file but the first, when the
+        segment is whole files joined (transactions do not cross files: one open at the end
+        of a file is incomplete, as in a walk of the files one by one)."""
         E = len(index)
         idx = np.arange(E)
         kind = classify(src, index)
+        if file_starts is not None:
+            kind[file_starts] = FILE_START
         carry = self.open
         is_start = starts_transaction(kind, self.after_gtid)
         # whether a start opens a BEGIN ... COMMIT group by itself

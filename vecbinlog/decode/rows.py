@@ -19,6 +19,7 @@ from typing import Iterator
 
 import numpy as np
 
+from ..binlog.gathered import Gathered
 from ..binlog.headers import ROWS_KIND, EventIndex
 from ..binlog.sources import EventSource
 from ..constants import ColumnType, EventType, RowsKind, event_type_name
@@ -141,7 +142,9 @@ class _Events:
         return result, out
 
     def fail(self, e: int, message: str) -> MalformedEventError:
-        return MalformedEventError(message, path=self.file.path, offset=int(self.rows.pos[e]),
+        src = self.file  # (events of several files gathered: the event's own file)
+        path = src.path_at(int(self.rows.offset[e])) if isinstance(src, Gathered) else src.path
+        return MalformedEventError(message, path=path, offset=int(self.rows.pos[e]),
                                    event_type=event_type_name(int(self.rows.type_code[e])))
 
     def value_offset(self, e: int, k: int, start: int, c: int) -> int | None:
@@ -246,7 +249,8 @@ class PlacedRun:
         ncols = len(table_map.columns)
         self.rows, self.table_map, self.tables = rows, table_map, tables
         self.kind = ROWS_KIND[rows.type_code]
-        first_event = (file.path, int(rows.pos[0]), event_type_name(int(rows.type_code[0])))
+        path = file.path_at(int(rows.offset[0])) if isinstance(file, Gathered) else file.path
+        first_event = (path, int(rows.pos[0]), event_type_name(int(rows.type_code[0])))
         self.events = events = _Events(
             file=file, rows=rows, table_map=table_map, plan=ColumnPlan.of(table_map, first_event), ncols=ncols,
             bitmaps=np.zeros(len(rows), np.int64), first=np.zeros(len(rows), np.int64),

@@ -29,9 +29,9 @@ import numpy as np
 import pyarrow as pa
 
 from ..binlog.file import Segment, checksums_match
-from ..binlog.gathered import gather
+from ..binlog.gathered import Gathered, gather
 from ..binlog.headers import EventIndex, code_table
-from ..binlog.sources import MappedSource
+from ..binlog.sources import MappedSource, event_path
 from ..binlog.transactions import INCOMPLETE, ROLLBACK, TxnContext
 from ..constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from ..decode.batch import RowTransactions, build_batch, table_schema
@@ -39,6 +39,7 @@ from ..decode.rows import PlacedRun
 from ..decode.tableplan import TablePlan
 from ..errors import BinlogError, UnsupportedError
 from ..pools import in_pool, pool
+from ..tables.table_ids import FILE_SHIFT
 from ..tables.table_map import TableMap
 from .config import ReadConfig
 from .logwalk import LogWalk, Step
@@ -299,7 +300,8 @@ class BatchReader:
         def keep_pages(segment: Segment) -> bool:  # asked by the walk as it leaves a segment
             return id(segment) in held and (held.discard(id(segment)) is None)
 
-        for step in walk.steps(transactions=True, progress=bar, keep_pages=keep_pages):
+        # small files joined into one step, but for planned runs (which would keep the copies)
+        for step in walk.steps(transactions=True, progress=bar, keep_pages=keep_pages, join=collect is None):
             # the runs that cannot go on into this segment (another segment's buffer; another file
             # unless every piece comes from a memory-mapped or in-memory file)
             yield from self._run_jobs(spans, [n for n, sp in spans.items() if not sp.follows(step)], step, tally,
@@ -409,6 +411,9 @@ class BatchReader:
             file_of_event = src.file_of
         else:
             src, events, file_of_event = srcs[0], EventIndex.concat(span.events), None
+            joined = span.srcs[0]
+            if isinstance(joined, Gathered):  # a step of small files joined: its events' own files
+                names, file_of_event = joined.names, joined.files_of(events)
         ctx = TxnContext.concat(span.txns, file_no) if span.txns is not None else None
         gtids = config.gtids
         gtid_ok = gtids.contains(ctx.gtid) if gtids is not None and ctx is not None else None  # per transaction
@@ -447,12 +452,14 @@ class BatchReader:
         bad &= rows_filter.events(index, first=self.walk.first(f), last=self.walk.last(f))
         for i in np.flatnonzero(bad).tolist():
             code = int(index.type_code[i])
-            tid = int(step.maps.table_ids(index.take(np.array([i])))[0])
+            tid = int(step.maps.table_ids(index.take(np.array([i])), np.array([i]))[0])
+            if step.file_of is not None:  # (table ids are per file: keyed with it, see TableMaps.resolve)
+                tid |= int(step.file_of[i]) << FILE_SHIFT
             lid = step.maps.current.get(tid)
             table = step.maps.layouts[lid].name if lid is not None else None
             if table is None or (wanted(table) and rows_filter.table(table)):
                 raise UnsupportedError(
                     f"{event_type_name(code)} is not decoded by this version of vecbinlog; "
                     "its rows would be missing, so reading stops here",
-                    path=f.path, offset=int(index.pos[i]), event_type=event_type_name(code),
+                    path=event_path(step.src, i), offset=int(index.pos[i]), event_type=event_type_name(code),
                 )

@@ -15,18 +15,28 @@ order::
 
 After a file's last segment the walk warns when the next file given is not the one its last
 ROTATE_EVENT names.
+
+A read of rows (``steps(join=True)``) walks consecutive small files (at most
+:data:`JOIN_FILE_BYTES` each, of one format, without compressed events) as one step: their
+events copied into one buffer (:func:`~vecbinlog.binlog.gathered.gather`), up to about
+``segment_bytes``. An archive of small files then costs what one large file does (the fixed
+costs of a step, of a run, of a batch, paid per group rather than per file); what depends on
+the file stays per file: table ids, transactions (none crosses a file), the file and offset
+of each row and of each error. A group whose walk fails is walked again file by file, so that
+the error is the one a walk of the files one by one gives.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
 from ..binlog.compression import unpack_segment
 from ..binlog.events import rotate_at
-from ..binlog.file import BinlogFile, Segment
+from ..binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
+from ..binlog.gathered import gather
 from ..binlog.headers import EventIndex
 from ..binlog.spec import MAGIC_LEN
 from ..binlog.transactions import TransactionTracker, TxnContext
@@ -38,7 +48,12 @@ from ..tables.tracker import DdlState, SchemaTracker
 from .config import ReadConfig
 from .progress import ProgressBar
 
-__all__ = ["LogWalk", "Step", "unpacked"]
+__all__ = ["LogWalk", "Step", "unpacked", "JOIN_FILE_BYTES"]
+
+#: files up to ``segment_bytes // JOIN_SHARE`` are joined with the files after them into one
+#: step of a read (see the module docstring): 8 MiB with the default segments
+JOIN_SHARE = 4
+JOIN_FILE_BYTES = DEFAULT_SEGMENT_BYTES // JOIN_SHARE
 
 
 def unpacked(seg: Segment) -> tuple[Any, EventIndex]:
@@ -66,6 +81,9 @@ class Step:
     #: the DDL state after each statement of the segment that changed one (when the walk was
     #: asked for them: ``steps(ddl_states=True)``)
     ddl_states: list[DdlState]
+    #: small files joined into this step: the file of each event of ``index`` (an index into
+    #: ``src.paths``; ``file`` and ``segment`` are the first file's); None: one file
+    file_of: np.ndarray | None = None
 
 
 class LogWalk:
@@ -103,32 +121,95 @@ class LogWalk:
         return start, self.stop if self.last(f) else None
 
     def steps(self, transactions: bool = False, ddl_states: bool = False, progress: ProgressBar | None = None,
-              keep_pages: Callable[[Segment], bool] | None = None) -> Iterator[Step]:
+              keep_pages: Callable[[Segment], bool] | None = None, join: bool = False) -> Iterator[Step]:
         """Every segment of every file, unpacked, with its rows events and their layout ids.
 
         The DDL of the log is replayed on the way, so that each rows event knows the
         definition of its table as of that event, across segments and files (with
         ``ddl_states``, each step has the DDL states after its statements). ``keep_pages``:
         asked as the walk leaves a segment of a memory-mapped file, whether its pages stay
-        mapped (runs decoded later read them; they let go of them then).
+        mapped (runs decoded later read them; they let go of them then). ``join``: consecutive
+        small files walked as one step (see the module docstring).
         """
         config = self.config
         schema = SchemaTracker(config.schema, track=config.ddl, catalog=self.ddl_state, wanted=config.filter.table)
+        walk = _Walking(schema, transactions, ddl_states, progress, keep_pages)
+        group: list[Segment] = []  # whole small files to walk as one step
         for f in self.files:
-            maps = TableMaps(f, self.parsed)
-            tracker = TransactionTracker(f, queries=config.queries) if transactions else None
-            rotate = None  # the file the last ROTATE_EVENT names
-            for seg in f.segments(self.segment_bytes, *self.bounds(f), keep=keep_pages):
-                src, index = unpacked(seg)
-                txn = tracker.assign(src, index, seg.end) if tracker is not None else None
-                rows_pos, layout = maps.resolve(index, src)
-                generation, states = schema.scan(src, index, ddl_states)
-                rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
-                if len(rot):
-                    rotate = rotates_to(seg, int(rot[-1]))
-                if progress is not None:
-                    progress.at(f, seg.end)
-                yield Step(f, seg, src, maps, index, rows_pos, layout, txn, schema, generation[rows_pos], states)
+            if not (join and self._joinable(f)):
+                yield from self._joined(group, walk)
+                yield from self._file_steps(f, f.segments(self.segment_bytes, *self.bounds(f), keep=keep_pages), walk)
+                continue
+            whole = list(f.segments(self.segment_bytes, *self.bounds(f), keep=_kept))  # (let go of below)
+            if len(whole) == 1 and len(f.formats) == 1 and unpack_segment(whole[0].src, whole[0].index) is None:
+                if group and _format_key(group[0].file) != _format_key(f):
+                    yield from self._joined(group, walk)
+                group.append(whole[0])
+                if sum(s.end - s.start for s in group) >= self.segment_bytes:
+                    yield from self._joined(group, walk)
+                continue
+            yield from self._joined(group, walk)
+            yield from self._file_steps(f, whole, walk, release=True)
+        yield from self._joined(group, walk)
+
+    def _joinable(self, f: BinlogFile) -> bool:
+        """Whether ``f`` may be walked joined with the files around it: small, walked whole
+        (not a range's first or last file), and not where the ``start``/``stop`` filter applies."""
+        rows = self.config.filter
+        return (f.size is not None and f.size <= self.segment_bytes // JOIN_SHARE and not self.seek
+                and not (rows.start is not None and self.first(f)) and not (rows.stop is not None and self.last(f)))
+
+    def _file_steps(self, f: BinlogFile, segments: Iterable[Segment], walk: _Walking,
+                    release: bool = False) -> Iterator[Step]:
+        """The steps of one file, a segment each (``release``: the segments were listed with
+        their pages kept, which are let go of as the walk leaves each, as ``keep_pages`` says)."""
+        maps = TableMaps(f, self.parsed)
+        tracker = TransactionTracker(f, queries=self.config.queries) if walk.transactions else None
+        rotate = None  # the file the last ROTATE_EVENT names
+        for seg in segments:
+            src, index = unpacked(seg)
+            txn = tracker.assign(src, index, seg.end) if tracker is not None else None
+            rows_pos, layout = maps.resolve(index, src)
+            generation, states = walk.schema.scan(src, index, walk.ddl_states)
+            rotate = _rotate(seg, rotate)
+            if walk.progress is not None:
+                walk.progress.at(f, seg.end)
+            yield Step(f, seg, src, maps, index, rows_pos, layout, txn, walk.schema, generation[rows_pos], states)
+            if release and not (walk.keep_pages is not None and walk.keep_pages(seg)):
+                f.source.release(seg.start, seg.end)
+        self._check_chain(f, rotate)
+
+    def _joined(self, group: list[Segment], walk: _Walking) -> Iterator[Step]:
+        """The files of ``group`` (each whole in its one segment) as one step; ``group`` emptied."""
+        segs, group[:] = list(group), []
+        if len(segs) <= 1:
+            for seg in segs:
+                yield from self._file_steps(seg.file, [seg], walk, release=True)
+            return
+        files = [s.file for s in segs]
+        rotates = [_rotate(s, None) for s in segs]
+        src, index = gather([(s.src, s.index) for s in segs], range(len(segs)), [f.path for f in files],
+                            [f.name for f in files], verify_checksums=files[0].verify_checksums)
+        for s in segs:  # copied: the files' pages are not read again
+            s.file.source.release(s.start, s.end)
+        file_of = src.file_of
+        try:
+            tracker = TransactionTracker(files[-1], queries=self.config.queries) if walk.transactions else None
+            file_starts = np.flatnonzero(file_of[1:] != file_of[:-1]) + 1
+            txn = tracker.assign(src, index, segs[-1].end, file_starts) if tracker is not None else None
+            maps = TableMaps(files[0], self.parsed)
+            rows_pos, layout = maps.resolve(index, src, file_of)
+            generation, states = walk.schema.scan(src, index, walk.ddl_states)
+        except BinlogError:  # walked again one by one: the error is theirs, at its file and offset
+            for seg in segs:
+                yield from self._file_steps(seg.file, [seg], walk)
+            return
+        if walk.progress is not None:
+            for s in segs:
+                walk.progress.at(s.file, s.end)
+        yield Step(files[0], segs[0], src, maps, index, rows_pos, layout, txn, walk.schema, generation[rows_pos], states,
+                   file_of)
+        for f, rotate in zip(files, rotates):
             self._check_chain(f, rotate)
 
     def _check_chain(self, f: BinlogFile, name: str | None) -> None:
@@ -145,6 +226,34 @@ class LogWalk:
                 "still decodes alone)",
                 BinlogSetWarning,
             )
+
+
+@dataclass
+class _Walking:
+    """What a walk's steps share: the DDL replayed so far, and what the walk was asked for."""
+
+    schema: SchemaTracker
+    transactions: bool
+    ddl_states: bool
+    progress: ProgressBar | None
+    keep_pages: Callable[[Segment], bool] | None
+
+
+def _kept(segment: Segment) -> bool:
+    """A file's segments listed ahead keep their pages (let go of when walked or copied)."""
+    return True
+
+
+def _format_key(f: BinlogFile) -> tuple:
+    """What must be the same for files to be joined: their FORMAT_DESCRIPTION_EVENT's layout facts."""
+    fmt = f.formats[0]
+    return fmt.binlog_version, fmt.server_version, fmt.header_length, fmt.post_header_lengths, fmt.checksum_alg
+
+
+def _rotate(seg: Segment, last: str | None) -> str | None:
+    """The file the last ROTATE_EVENT of ``seg`` names, else ``last``."""
+    rot = np.flatnonzero(seg.index.type_code == EventType.ROTATE_EVENT)
+    return rotates_to(seg, int(rot[-1])) if len(rot) else last
 
 
 def rotates_to(seg: Segment, i: int) -> str | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..binlog.headers import ROWS_CODES, EventIndex, raise_at, read_uint
-from ..binlog.sources import EventSource
+from ..binlog.sources import EventSource, event_path
 from ..binlog.spec import (
     COMMON_HEADER_LEN,
     OLD_TABLE_ID_POST_HEADER_LEN,
@@ -26,7 +26,7 @@ from ..groups import group
 from ..jit import kernel, load_word
 from .table_map import TableMap, parse_table_map
 
-__all__ = ["TableMaps", "ParsedMaps", "hash_ranges", "same_ranges", "follow_table_maps", "table_slots"]
+__all__ = ["TableMaps", "ParsedMaps", "FILE_SHIFT", "hash_ranges", "same_ranges", "follow_table_maps", "table_slots"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -50,6 +50,11 @@ class ParsedMaps:
         if len(self._maps) >= PARSED_MAPS_KEPT:
             self._maps.clear()
         self._maps[key] = table_map
+
+
+#: in a step of joined files, a table id is keyed with its file above its 48 bits
+FILE_SHIFT = 48
+_TABLE_ID_MASK = (1 << FILE_SHIFT) - 1
 
 
 class TableMaps:
@@ -89,7 +94,7 @@ class TableMaps:
             k = int(np.flatnonzero(short)[0])
             raise MalformedEventError(
                 f"event of {int(ev.event_size[k])} bytes is shorter than its {int(ph[k])}-byte post-header",
-                path=self.file.path, offset=int(ev.pos[k]), event_type="TABLE_MAP_EVENT",
+                path=event_path(self.file, int(tm_pos[k])), offset=int(ev.pos[k]), event_type="TABLE_MAP_EVENT",
             )
         id_len = ev.table_id_width
         ids[:] = read_uint(self.file.buf, start, id_len).astype(np.int64)
@@ -144,13 +149,16 @@ class TableMaps:
         self._by_bytes[key] = lid
         return lid
 
-    def resolve(self, index: EventIndex, src: EventSource | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def resolve(self, index: EventIndex, src: EventSource | None = None,
+                file_of: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """For the rows events of a segment: their positions in ``index`` and their layout ids.
 
         Each rows event uses the last TABLE_MAP with its table id before it (in this segment,
         or carried over from earlier ones). A table id no TABLE_MAP defined is an error.
         ``src`` is what the segment's events are read from when it is not the file itself
-        (a segment whose compressed events were unpacked, see compression.py).
+        (a segment whose compressed events were unpacked, see compression.py; small files
+        joined, see gathered.py: ``file_of`` then gives each event's file, and table ids are
+        per file, as in files read one by one).
         """
         if src is not None:
             self.file = src
@@ -158,10 +166,14 @@ class TableMaps:
         tm_pos = np.flatnonzero(tc == EventType.TABLE_MAP_EVENT)
         rows_pos = np.flatnonzero(ROWS_CODES[tc])
         tm_ids, tm_layout = self._layout_ids(index, tm_pos)
+        if file_of is not None:  # (table ids take 48 bits at most: the file above them)
+            tm_ids |= file_of[tm_pos].astype(np.int64) << FILE_SHIFT
         if len(rows_pos) == 0:
             self.current.update(zip(tm_ids.tolist(), tm_layout.tolist()))
             return rows_pos, np.zeros(0, np.int64)
-        rows_ids = self.table_ids(index.take(rows_pos))
+        rows_ids = self.table_ids(index.take(rows_pos), rows_pos)
+        if file_of is not None:
+            rows_ids |= file_of[rows_pos].astype(np.int64) << FILE_SHIFT
         known = np.array(list(self.current.items()), np.int64).reshape(-1, 2)
         slots = table_slots(len(known) + len(tm_ids))
         keys, vals = np.full(slots, -1, np.int64), np.empty(slots, np.int64)
@@ -175,21 +187,25 @@ class TableMaps:
             k = int(np.flatnonzero(missing)[0])
             i = int(rows_pos[k])
             raise MalformedEventError(
-                f"rows event for table id {int(rows_ids[k])}, which no TABLE_MAP_EVENT before it defines",
-                path=self.file.path, offset=int(index.pos[i]), event_type=event_type_name(int(tc[i])),
+                f"rows event for table id {int(rows_ids[k]) & _TABLE_ID_MASK}, which no TABLE_MAP_EVENT before it "
+                "defines", path=event_path(self.file, i), offset=int(index.pos[i]), event_type=event_type_name(int(tc[i])),
             )
         return rows_pos, layout
 
-    def table_ids(self, rows: EventIndex) -> np.ndarray:
-        """The table id in the post-header of each rows event (4 or 6 bytes by format)."""
+    def table_ids(self, rows: EventIndex, at: np.ndarray | None = None) -> np.ndarray:
+        """The table id in the post-header of each rows event (4 or 6 bytes by format);
+        ``at``: their positions in their segment's events (which name the file of a bad one)."""
+        def path(bad: np.ndarray) -> str:
+            return self.file.path if at is None else event_path(self.file, int(at[np.flatnonzero(bad)[0]]))
+
         ph = rows.post_header_len
         bad = ~np.isin(ph, (OLD_TABLE_ID_POST_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2))
         if bad.any():
-            raise_at(self.file.path, rows, bad, f"the FORMAT_DESCRIPTION_EVENT gives this rows event a {int(ph[bad][0])}-byte "
+            raise_at(path(bad), rows, bad, f"the FORMAT_DESCRIPTION_EVENT gives this rows event a {int(ph[bad][0])}-byte "
                       "post-header; rows events have 6, 8 or 10")
-        if (rows.offset + COMMON_HEADER_LEN + ph > rows.body_end).any():
-            raise_at(self.file.path, rows, rows.offset + COMMON_HEADER_LEN + ph > rows.body_end,
-                      "event is shorter than its post-header")
+        short = rows.offset + COMMON_HEADER_LEN + ph > rows.body_end
+        if short.any():
+            raise_at(path(short), rows, short, "event is shorter than its post-header")
         return read_uint(self.file.buf, rows.offset + COMMON_HEADER_LEN, rows.table_id_width).astype(np.int64)
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..binlog.events import query_at, query_bounds
 from ..binlog.headers import EventIndex
+from ..binlog.sources import event_path
 from ..collations import collation_id
 from ..constants import ColumnType as T
 from ..constants import EventType
@@ -259,7 +260,7 @@ class SchemaTracker:
             elif self.catalog.databases == databases:
                 continue  # (a database's default charset changes no table, but tables created later see it)
             if states:
-                after.append(((src.path, int(index.pos[i])), self.state()))
+                after.append(((event_path(src, i), int(index.pos[i])), self.state()))
         if applied:
             # an event after the k-th applied DDL sees generation base + k
             gen += np.searchsorted(np.array(applied, np.int64), np.arange(len(index)), side="left")
@@ -267,7 +268,7 @@ class SchemaTracker:
 
     def _replay(self, src: Any, index: EventIndex, i: int) -> bool:
         q = query_at(src, index, i)
-        where = f"{src.path}: offset {int(index.pos[i])}"
+        where = f"{event_path(src, i)}: offset {int(index.pos[i])}"
         return self.replay_statement(q.query.decode("utf-8", "replace"), q.database, q.error_code, where)
 
     def replay_statement(self, sql: str, database: str | None, error_code: int, where: str) -> bool:
