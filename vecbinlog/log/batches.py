@@ -412,8 +412,9 @@ class BatchReader:
         else:
             src, events, file_of_event = srcs[0], EventIndex.concat(span.events), None
             joined = span.srcs[0]
-            if isinstance(joined, Gathered):  # a step of small files joined: its events' own files
-                names, file_of_event = joined.names, joined.files_of(events)
+            if isinstance(joined, Gathered):  # a step of small files joined: its events' own files (those used)
+                used, file_of_event = np.unique(joined.files_of(events), return_inverse=True)
+                names = [joined.names[k] for k in used.tolist()]
         ctx = TxnContext.concat(span.txns, file_no) if span.txns is not None else None
         gtids = config.gtids
         gtid_ok = gtids.contains(ctx.gtid) if gtids is not None and ctx is not None else None  # per transaction
