@@ -138,6 +138,10 @@ def test_planning_from_the_index_reads_no_binlog(changes):
         counted.read = 0
         indexed = plan_splits(files, 1, filesystem=fs, index=location)
     assert indexed == walked
+    # each file's first split follows the file before, read to its end, in both plans
+    firsts = [k for k, s in enumerate(walked) if k and s.path != walked[k - 1].path]
+    assert [s.follows for s in indexed] == [s.follows for s in walked] == [k in firsts for k in range(len(walked))]
+    assert len(firsts) == len(files) - 1
     assert counted.read <= 64 * 1024 * len(files)
     assert counted.read == 0
     assert walked_bytes >= sum(os.path.getsize(f) for f in files)

@@ -47,7 +47,7 @@ from .reader import Binlog, PathLike
 from .tables.ddl import Catalog
 from .tables.tracker import SchemaTracker
 
-__all__ = ["Split", "plan_splits", "read_split", "with_history", "DEFAULT_SPLIT_BYTES",
+__all__ = ["Split", "plan_splits", "read_split", "read_splits", "with_history", "DEFAULT_SPLIT_BYTES",
            "transaction_starts", "cut_bounds", "split_paths", "may_hold_gtids"]
 
 #: Default split size: a Spark task decodes about this much binlog.
@@ -73,6 +73,10 @@ class Split:
     #: from :meth:`vecbinlog.Binlog.history`), so that ``_schema_version`` and ``_incarnation``
     #: count as in a read of the whole files; None: they count from the split
     versions: dict[str, VersionState] | None = field(default=None, compare=False, repr=False)
+    #: the split starts the file right after the one the split before it in its plan ends
+    #: (which it read to its end): a task reads such splits in one walk (:func:`read_splits`),
+    #: small files joined (vecbinlog/log/logwalk.py), rather than a walk each
+    follows: bool = field(default=False, compare=False, repr=False)
 
     @property
     def size(self) -> int | None:
@@ -167,18 +171,21 @@ def plan_splits(
                                 wanted_gtids)
     out: list[Split] = []
     tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
+    chain = _Chain()
     for k, path in enumerate(files):
         lo = start if k == 0 and start is not None else MAGIC_LEN
         with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:
             if not f.source.seekable:  # a compressed file: one split, from its start
                 if k == 0 and start is not None and start > MAGIC_LEN:
                     raise ValueError(f"{f.path}: a compressed file cannot be read from start={start}")
-                out.append(Split(path, MAGIC_LEN, stop if k == len(files) - 1 else None,
-                                 _state_at(_ddl_states(f, tracker, MAGIC_LEN, None), MAGIC_LEN)))
+                whole = stop is None or k < len(files) - 1
+                out.extend(chain.file(k, [Split(path, MAGIC_LEN, None if whole else stop,
+                                                _state_at(_ddl_states(f, tracker, MAGIC_LEN, None), MAGIC_LEN))], whole))
                 continue
             hi = f.size if k < len(files) - 1 or stop is None else min(stop, f.size)
             ddl = _ddl_states(f, tracker, MAGIC_LEN, hi)  # from the file's start: DDL before lo counts
             if lo >= hi:
+                chain.file(k, [], False)
                 continue
             cuts = transaction_starts(f, lo, hi)
             if k == 0 and start is not None and start > MAGIC_LEN and (len(cuts) == 0 or cuts[0] != start):
@@ -189,8 +196,24 @@ def plan_splits(
             if len(f.formats) > 1:  # a relay log: no cut after its second FDE
                 cuts = cuts[cuts < f.formats[1].offset]
             bounds = cut_bounds(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
-        out.extend(Split(path, int(a), int(b), _state_at(ddl, int(a))) for a, b in zip(bounds[:-1], bounds[1:]))
+        out.extend(chain.file(k, [Split(path, int(a), int(b), _state_at(ddl, int(a))) for a, b in zip(bounds[:-1], bounds[1:])],
+                              hi == f.size))
     return out
+
+
+class _Chain:
+    """Marks the splits that :attr:`Split.follows`: a file's first split, from its start, when
+    the plan read the file before it to its end."""
+
+    def __init__(self) -> None:
+        self._whole = -2  # the last file planned to its end
+
+    def file(self, k: int, splits: list[Split], to_end: bool) -> list[Split]:
+        """The splits of file ``k`` (in order; ``to_end``: they reach its end), marked."""
+        if splits and splits[0].start == MAGIC_LEN and self._whole == k - 1:
+            splits[0] = replace(splits[0], follows=True)
+        self._whole = k if splits and to_end else -2
+        return splits
 
 
 def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop: int | None, filesystem: Any,
@@ -207,6 +230,7 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
     changes = sorted((where, name, state) for name, found in history.history.items() for where, state in found)
     at, now = 0, {}  # the layout states in force, swept along the splits (they come in log order)
     out: list[Split] = []
+    chain = _Chain()
     for k, (path, ix) in enumerate(zip(files, indexed)):
         last = k == len(files) - 1
         lo = start if k == 0 and start is not None else MAGIC_LEN
@@ -229,17 +253,20 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
             for a, b in ranges:
                 bounds = cut_bounds(cuts[(cuts > a) & (cuts < b)], a, b, split_bytes)
                 pieces += list(zip(bounds[:-1], bounds[1:]))
-        if tables is not None and not any(wanted(t["name"]) for t in ix.row["tables"]):
+        if (tables is not None and not any(wanted(t["name"]) for t in ix.row["tables"])) \
+                or not _in_window(ix, wanted, window) or (gtids is not None and not may_hold_gtids(ix, gtids)):
+            chain.file(k, [], False)
             continue
-        if not _in_window(ix, wanted, window) or (gtids is not None and not may_hold_gtids(ix, gtids)):
-            continue
+        mine = []
         for a, b in pieces:
             if b is not None and a >= b:
                 continue
             while at < len(changes) and changes[at][0] < (k, a):
                 now[changes[at][1]] = changes[at][2]
                 at += 1
-            out.append(Split(path, int(a), None if b is None else int(b), _state_at(ddl[k], int(a)), dict(now)))
+            mine.append(Split(path, int(a), None if b is None else int(b), _state_at(ddl[k], int(a)), dict(now)))
+        to_end = bool(mine) and (mine[-1].stop is None or (ix.end == ix.row["size"] and mine[-1].stop == ix.end))
+        out.extend(chain.file(k, mine, to_end))
     return out
 
 
@@ -370,6 +397,29 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, config: 
     with Binlog.over_range(split.path, split.start, split.stop, ddl=split.ddl, versions=split.versions,
                            config=config.over_range(split.start, split.stop, tables)) as log:
         yield from log._iter_tables(project)
+
+
+def read_splits(splits: Iterable[Split], tables: str | Iterable[str] | None = None, config: ReadConfig | None = None,
+                project: bool = True) -> Iterator[tuple[str, pa.RecordBatch]]:
+    """:func:`read_split` of each of ``splits`` (in plan order), those that follow the split
+    before them (:attr:`Split.follows`: the next file, from its start, after a file read to
+    its end) read in the same walk: a task's many small files cost what one file does (they
+    are joined, vecbinlog/log/logwalk.py), the rows are those of each split read alone."""
+    config = config if config is not None else ReadConfig.build()
+    chains: list[list[Split]] = []
+    for s in splits:
+        if chains and s.follows and chains[-1][-1].path != s.path:
+            chains[-1].append(s)
+        else:
+            chains.append([s])
+    for chain in chains:
+        if len(chain) == 1:
+            yield from read_split(chain[0], tables, config, project)
+            continue
+        first, last = chain[0], chain[-1]
+        with Binlog.over_range([s.path for s in chain], first.start, last.stop, ddl=first.ddl, versions=first.versions,
+                               config=config.over_range(first.start, last.stop, tables)) as log:
+            yield from log._iter_tables(project)
 
 
 #: the options of :class:`~vecbinlog.Binlog` that a range read sets itself

@@ -34,6 +34,7 @@ first, so that the events inside them count.
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 import re
 import warnings
@@ -411,36 +412,42 @@ class Archive:
                 raise SourceNotFoundError(f"{p.file} (stream position {p}) is no longer in the archive",
                                           uri=self.shown)
         out: list[Split] = []
+        follows = False  # the file before was planned to its end (Split.follows)
         for name, path in files[names.index(start.file): names.index(end.file) + 1]:
             lo = start.pos if name == start.file else MAGIC_LEN
             hi = end.pos if name == end.file else None
-            ix = self._indexed.get(name)
-            if ix is not None:  # its transaction starts from the index: not read
-                if not ix.row["seekable"]:
-                    out.append(Split(path, lo, hi))
-                    continue
-                stop = ix.row["indexed_to"] if hi is None else hi
-                cuts = ix.starts
-                if ix.row["second_format"] is not None:
-                    cuts = cuts[cuts < ix.row["second_format"]]
-                if lo < stop:
-                    bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
-                    out.extend(Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:]))
-                continue
+            mine = self._file_splits(name, path, lo, hi, split_bytes)
+            if mine and follows and mine[0].start == MAGIC_LEN:
+                mine[0] = dataclasses.replace(mine[0], follows=True)
+            follows = bool(mine) and hi is None
+            out.extend(mine)
+        return out
+
+    def _file_splits(self, name: str, path: str, lo: int, hi: int | None, split_bytes: int) -> list[Split]:
+        """``[lo, hi)`` of one file (None: to its end) as splits (see :meth:`splits`)."""
+        ix = self._indexed.get(name)
+        if ix is not None:  # its transaction starts from the index: not read
+            if not ix.row["seekable"]:
+                return [Split(path, lo, hi)]
+            stop = ix.row["indexed_to"] if hi is None else hi
+            cuts = ix.starts
+            if ix.row["second_format"] is not None:
+                cuts = cuts[cuts < ix.row["second_format"]]
+        else:
             with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
                 warnings.simplefilter("ignore", TruncatedWarning)  # a final file cut short: read to its last event
                 if not f.source.seekable:
-                    out.append(Split(path, lo, hi))
-                    continue
+                    return [Split(path, lo, hi)]
                 stop = f.size if hi is None else hi
                 if lo >= stop:
-                    continue
+                    return []
                 cuts = transaction_starts(f, lo, stop)
                 if len(f.formats) > 1:  # a relay log: no cut after its second FORMAT_DESCRIPTION_EVENT
                     cuts = cuts[cuts < f.formats[1].offset]
-            bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
-            out.extend(Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:]))
-        return out
+        if lo >= stop:
+            return []
+        bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
+        return [Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _datetime(text: str) -> datetime | None:
@@ -567,7 +574,7 @@ class StreamHistory:
         out = []
         for s in splits:
             ddl, layouts = self.state_at(Position(name_of(s.path), s.start))
-            out.append(Split(s.path, s.start, s.stop, ddl, layouts))
+            out.append(dataclasses.replace(s, ddl=ddl, versions=layouts))
         return out
 
     def forget(self, before: Position) -> None:

@@ -248,3 +248,31 @@ def test_a_table_id_mapped_only_in_an_earlier_file_is_an_error(archive, tmp_path
     assert "which no TABLE_MAP_EVENT before it defines" in str(together.value)
     assert (together.value.path, together.value.offset, together.value.message) == (
         alone.value.path, alone.value.offset, alone.value.message)
+
+
+@pytest.mark.parametrize("split_bytes", [1, 1 << 30])
+def test_splits_of_consecutive_files_read_in_one_walk(archive, monkeypatch, split_bytes):
+    """plan_splits of the archive marks each file's first split as following the file before
+    (read to its end); read_splits reads such splits in one walk, whole files joined, and gives
+    the rows of each split read alone (read_split), with their states."""
+    from vecbinlog.splits import plan_splits, read_split, read_splits, with_history
+
+    files, _ = archive
+    with vecbinlog.open(files) as log:
+        history = log.history()
+    splits = with_history(plan_splits(files, split_bytes), history)
+    firsts = {}
+    for s in splits:
+        firsts.setdefault(s.path, s)
+    assert [s.follows for s in splits] == [s is firsts[s.path] and s.path != str(files[0]) for s in splits]
+    alone = [(n, b.to_pylist()) for s in splits for n, b in read_split(s)]
+    made = _joined_steps(monkeypatch)
+    together = [(n, b.to_pylist()) for n, b in read_splits(splits)]
+    assert max(made) <= 1 if split_bytes == 1 else max(made) == len(files)  # (a split per transaction: none joined)
+    by_table = {}
+    for n, rows in alone:
+        by_table.setdefault(n, []).extend(rows)
+    joined = {}
+    for n, rows in together:
+        joined.setdefault(n, []).extend(rows)
+    assert joined == by_table

@@ -153,11 +153,13 @@ class LogWalk:
         yield from self._joined(group, walk)
 
     def _joinable(self, f: BinlogFile) -> bool:
-        """Whether ``f`` may be walked joined with the files around it: small, walked whole
-        (not a range's first or last file), and not where the ``start``/``stop`` filter applies."""
-        rows = self.config.filter
-        return (f.size is not None and f.size <= self.segment_bytes // JOIN_SHARE and not self.seek
-                and not (rows.start is not None and self.first(f)) and not (rows.stop is not None and self.last(f)))
+        """Whether ``f`` may be walked joined with the files around it: small, and walked whole
+        (neither the ``start`` nor the ``stop`` of a range or of the filter cuts it)."""
+        if f.size is None or f.size > self.segment_bytes // JOIN_SHARE:
+            return False
+        start = self.config.filter.start if self.first(f) else None
+        stop = self.config.filter.stop if self.last(f) else None
+        return (start is None or start <= MAGIC_LEN) and (stop is None or stop >= f.size)
 
     def _file_steps(self, f: BinlogFile, segments: Iterable[Segment], walk: _Walking,
                     release: bool = False) -> Iterator[Step]:

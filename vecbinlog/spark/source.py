@@ -36,7 +36,7 @@ from ..log.config import TEXT_OPTIONS, ReadConfig, RowsFilter, text_bytes
 from ..log.versions import SchemaHistory
 from ..netchanges import KEY_METADATA, table_key
 from ..reader import Binlog
-from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_split, with_history
+from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_splits, with_history
 from ..streaming import (
     Archive,
     NewLayout,
@@ -285,11 +285,10 @@ def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schem
     Arrow form of ``schema``."""
     target = arrow_schema(schema)
     tables = list(plans)
-    for split in splits:
-        for name, batch in _told_by_driver(read_split(split, tables, config, project=False)):
-            if name in plans:  # the patterns were resolved on the driver: a table born later is not read
-                fitted = plans[name].conform(batch)
-                yield conform(fitted.select(config.project(fitted.schema)), target, name)
+    for name, batch in _told_by_driver(read_splits(splits, tables, config, project=False)):
+        if name in plans:  # the patterns were resolved on the driver: a table born later is not read
+            fitted = plans[name].conform(batch)
+            yield conform(fitted.select(config.project(fitted.schema)), target, name)
 
 
 def _told_by_driver(batches: Iterator[tuple[str, pa.RecordBatch]]) -> Iterator[tuple[str, pa.RecordBatch]]:
