@@ -131,6 +131,10 @@ class BatchReader:
         #: in windows that planned runs may hold (a folder's newest file, read with pread)
         windowed = [f.size for f in walk.files if f.buf is None]
         self._plannable = not walk.seek and None not in windowed and sum(windowed) <= PLANNED_WINDOW_BYTES
+        #: planned runs may hold the copies of small files joined into one step (as they hold
+        #: windows) when all the files hold at most PLANNED_WINDOW_BYTES together
+        sizes = [f.size for f in walk.files]
+        self._join_planned = None not in sizes and sum(sizes) <= PLANNED_WINDOW_BYTES
         #: (id of a layout, flavor) -> (the layout, its declared schema): made once for the
         #: batches of a layout, not per batch; at most SCHEMAS_KEPT layouts
         self._declared: dict[tuple[int, str], tuple[TableMap, pa.Schema]] = {}
@@ -300,8 +304,9 @@ class BatchReader:
         def keep_pages(segment: Segment) -> bool:  # asked by the walk as it leaves a segment
             return id(segment) in held and (held.discard(id(segment)) is None)
 
-        # small files joined into one step, but for planned runs (which would keep the copies)
-        for step in walk.steps(transactions=True, progress=bar, keep_pages=keep_pages, join=collect is None):
+        # small files joined into one step (for planned runs, which keep the copies, when they are few)
+        join = collect is None or self._join_planned
+        for step in walk.steps(transactions=True, progress=bar, keep_pages=keep_pages, join=join):
             # the runs that cannot go on into this segment (another segment's buffer; another file
             # unless every piece comes from a memory-mapped or in-memory file)
             yield from self._run_jobs(spans, [n for n, sp in spans.items() if not sp.follows(step)], step, tally,
