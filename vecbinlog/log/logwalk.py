@@ -135,17 +135,25 @@ class LogWalk:
         schema = SchemaTracker(config.schema, track=config.ddl, catalog=self.ddl_state, wanted=config.filter.table)
         walk = _Walking(schema, transactions, ddl_states, progress, keep_pages)
         group: list[Segment] = []  # whole small files to walk as one step
+        held = 0  # their bytes
         for f in self.files:
             if not (join and self._joinable(f)):
                 yield from self._joined(group, walk)
                 yield from self._file_steps(f, f.segments(self.segment_bytes, *self.bounds(f), keep=keep_pages), walk)
                 continue
-            whole = list(f.segments(self.segment_bytes, *self.bounds(f), keep=_kept))  # (let go of below)
+            try:
+                whole = list(f.segments(self.segment_bytes, *self.bounds(f), keep=_kept))  # (let go of below)
+            except BinlogError:  # the files before it first, as when each is walked in turn
+                yield from self._joined(group, walk)
+                raise
             if len(whole) == 1 and len(f.formats) == 1 and unpack_segment(whole[0].src, whole[0].index) is None:
                 if group and _format_key(group[0].file) != _format_key(f):
                     yield from self._joined(group, walk)
+                if not group:
+                    held = 0
                 group.append(whole[0])
-                if sum(s.end - s.start for s in group) >= self.segment_bytes:
+                held += whole[0].end - whole[0].start
+                if held >= self.segment_bytes:
                     yield from self._joined(group, walk)
                 continue
             yield from self._joined(group, walk)
