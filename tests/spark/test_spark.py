@@ -428,3 +428,32 @@ def test_build_index_with_spark_tasks(spark, tmp_path):
         expected = vecbinlog.read_table([str(folder / n) for n in names], "shop.orders")
     got = read(spark, str(folder / "mariadb-bin.*"), "shop.orders", index=str(by_spark)).toArrow()
     assert_same_rows(expected, got)
+
+
+@pytest.mark.mariadb
+def test_a_schema_given_by_the_user(spark, mariadb_server, tmp_path):
+    """spark.read.schema(...) (issue 36): its columns are read, others left out, a column the
+    table never had is null, a type that holds the values widens them (INT as BIGINT); a type
+    that does not fit is an error naming the column and the file and offset of the first row
+    whose value does not fit (read_table's rows say which)."""
+    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+
+    run = run_workload(mariadb_server, "FULL")
+    paths = ",".join(str(p) for p in run["files"])
+    expected = vecbinlog.read_table(run["files"], run["table"]).select(["id", "note", "_log_file", "_log_pos",
+                                                                         "_change_type"])
+    given = StructType([StructField("id", LongType()), StructField("note", StringType()),
+                        StructField("never", StringType()), StructField("_log_file", StringType()),
+                        StructField("_log_pos", LongType()), StructField("_change_type", StringType())])
+    df = spark.read.format("binlog").schema(given).option("table", run["table"]).option("split_bytes", "1").load(paths)
+    got = df.toArrow()
+    assert got.column_names == given.fieldNames()
+    assert got.column("never").null_count == got.num_rows == expected.num_rows
+    assert sorted(map(tuple, (r.values() for r in got.drop_columns(["never"]).to_pylist()))) == sorted(
+        map(tuple, (r.values() for r in expected.to_pylist())))
+    bad = StructType([StructField("id", IntegerType()), StructField("note", IntegerType())])
+    first = next(r for r in expected.to_pylist() if r["note"] is not None and not r["note"].lstrip("-").isdigit())
+    with pytest.raises(Exception, match=f"column 'note' of type string cannot be cast to int32 at "
+                                        f"{first['_log_file']}:{first['_log_pos']}, row 0 of its event"):
+        spark.read.format("binlog").schema(bad).option("table", run["table"]).option("split_bytes", "1g").load(
+            paths).toArrow()

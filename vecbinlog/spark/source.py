@@ -279,16 +279,16 @@ def pack_splits(splits: Sequence[Split], target_bytes: int) -> list[list[Split]]
 
 
 def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schema: StructType,
-                  config: ReadConfig) -> Iterator[pa.RecordBatch]:
+                  config: ReadConfig, given: bool = False) -> Iterator[pa.RecordBatch]:
     """Batches of the tables of ``plans`` in the splits (planned with their version states,
     :func:`vecbinlog.splits.with_history`), each fitted to its table's plan, then cast to the
-    Arrow form of ``schema``."""
+    Arrow form of ``schema`` (``given`` by the user: its columns only, see :func:`conform`)."""
     target = arrow_schema(schema)
     tables = list(plans)
     for name, batch in _told_by_driver(read_splits(splits, tables, config, project=False)):
         if name in plans:  # the patterns were resolved on the driver: a table born later is not read
             fitted = plans[name].conform(batch)
-            yield conform(fitted.select(config.project(fitted.schema)), target, name)
+            yield conform(fitted.select(config.project(fitted.schema)), target, name, given=given, rows=fitted)
 
 
 def _told_by_driver(batches: Iterator[tuple[str, pa.RecordBatch]]) -> Iterator[tuple[str, pa.RecordBatch]]:
@@ -317,6 +317,10 @@ class BinlogReader(DataSourceReader):
         self.options = options
         self.plans = resolved.plans
         self.schema = schema
+        #: a schema the user gave (``spark.read.schema(...)``) that is not the one found: its
+        #: columns are read (others left out, those it adds null), each value cast to its type
+        self.given = [(f.name, f.dataType) for f in schema.fields] != [(f.name, f.dataType)
+                                                                        for f in resolved.schema.fields]
         self._history = resolved.history  # where versions and DDL stand at each offset, for partitions()
 
     def partitions(self) -> list[InputPartition]:
@@ -340,7 +344,7 @@ class BinlogReader(DataSourceReader):
         return [InputPartition(group) for group in pack_splits(splits, o.split_bytes)] or [InputPartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        yield from decode_splits(partition.value, self.plans, self.schema, self.options.config)
+        yield from decode_splits(partition.value, self.plans, self.schema, self.options.config, self.given)
 
 
 class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):

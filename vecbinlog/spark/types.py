@@ -132,6 +132,41 @@ def arrow_schema(schema: StructType) -> pa.Schema:
         return to_arrow_schema(schema)  # pyspark 4.0: timestamps are UTC by default
 
 
+def _cast(col: pa.Array, to: pa.DataType) -> pa.Array:
+    if pa.types.is_decimal(col.type) and pa.types.is_string(to):
+        return decimal_text(col)
+    return col.cast(to) if col.type != to else col
+
+
+def _first_unfit(col: pa.Array, to: pa.DataType) -> int | None:
+    """The first row of ``col`` whose value cannot be cast to ``to`` (halving: a cast per half,
+    on the error's path only); None when each half casts alone (the whole does not)."""
+    lo, n = 0, len(col)
+    while n > 1:
+        half = n // 2
+        try:
+            _cast(col.slice(lo, half), to)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            n = half
+            continue
+        try:
+            _cast(col.slice(lo + half, n - half), to)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            lo, n = lo + half, n - half
+            continue
+        return None
+    return lo if n == 1 else None
+
+
+def _where(rows: pa.RecordBatch, k: int | None) -> str:
+    """`` at FILE:POS (row N of its event)`` of row ``k`` of ``rows`` (empty when not known)."""
+    if k is None or "_log_file" not in rows.schema.names or "_log_pos" not in rows.schema.names:
+        return ""
+    row = rows.slice(k, 1).to_pylist()[0]
+    event_row = f", row {row['_event_row']} of its event" if "_event_row" in row else ""
+    return f" at {row['_log_file']}:{row['_log_pos']}{event_row}"
+
+
 def decimal_text(arr: pa.Array) -> pa.Array:
     """A decimal array as plain text with all ``scale`` fraction digits, as MySQL prints it
     (``-0.000000000000000000000000000001``, never Arrow's ``-1E-30``), for every value at once."""
@@ -152,15 +187,19 @@ def decimal_text(arr: pa.Array) -> pa.Array:
     return pc.binary_join_element_wise(whole, fraction, point)
 
 
-def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None) -> pa.RecordBatch:
+def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None, *,
+            given: bool = False, rows: pa.RecordBatch | None = None) -> pa.RecordBatch:
     """``batch`` cast, column by column (by name), to exactly ``target``.
 
     A target column the batch lacks (a layout that has fewer columns) is all null; a
-    batch column the target lacks is an error, never dropped silently.
+    batch column the target lacks is an error, never dropped silently, unless ``target`` was
+    ``given`` by the user (``spark.read.schema(...)``: the columns to read). A value that does
+    not fit its target type is a ValueError naming the column and where the row is (``rows``:
+    the batch with its ``_log_file``/``_log_pos``, when ``batch`` was projected without them).
     """
     names = set(batch.schema.names)
     extra = names - set(target.names)
-    if extra:
+    if extra and not given:
         raise ValueError(
             f"{table or 'batch'}: columns {sorted(extra)} are not in the schema {target.names} (a batch must be "
             "fitted to its table's plan first: TablePlan.conform)"
@@ -170,13 +209,11 @@ def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None) 
         if field.name in names:
             col = batch.column(field.name)
             try:
-                if pa.types.is_decimal(col.type) and pa.types.is_string(field.type):
-                    arrays.append(decimal_text(col))
-                else:
-                    arrays.append(col.cast(field.type) if col.type != field.type else col)
+                arrays.append(_cast(col, field.type))
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                at = _where(rows if rows is not None else batch, _first_unfit(col, field.type))
                 raise ValueError(
-                    f"{table or 'batch'}: column {field.name!r} of type {col.type} cannot be cast to {field.type} "
+                    f"{table or 'batch'}: column {field.name!r} of type {col.type} cannot be cast to {field.type}{at} "
                     f"(text that is invalid in its charset comes back as binary: see the charsets option): {exc}"
                 ) from exc
         elif field.name == TABLE_COLUMN and table is not None:
