@@ -168,6 +168,16 @@ def _each_file_alone(files, **options) -> dict[str, list[dict]]:
     return out
 
 
+def _copies_and_victim(files, folder):
+    """The files copied into ``folder``, the copy in the middle (to be damaged) and its events."""
+    copies = [folder / f.name for f in files]
+    for f, c in zip(files, copies):
+        shutil.copy(f, c)
+    victim = copies[len(copies) // 2]
+    with vecbinlog.open(victim) as log:
+        return copies, victim, log.events().to_pylist()
+
+
 def _joined_steps(monkeypatch) -> list[int]:
     """The number of files of each joined step the walks make from now on."""
     made: list[int] = []
@@ -198,13 +208,7 @@ def test_a_transaction_cut_at_the_end_of_a_file_does_not_go_on_in_the_next(archi
     crashed; the next file starts with new transactions): its rows are incomplete, kept with
     rolled_back="keep" and left out by default, as when each file is read alone; the next
     file's rows are whole."""
-    files, _ = archive
-    copies = [tmp_path / f.name for f in files]
-    for f, c in zip(files, copies):
-        shutil.copy(f, c)
-    victim = copies[len(copies) // 2]
-    with vecbinlog.open(victim) as log:
-        events = log.events().to_pylist()
+    copies, victim, events = _copies_and_victim(archive[0], tmp_path)
     last_xid = max(k for k, e in enumerate(events) if e["type"] == "XID_EVENT")
     cut = events[last_xid]["pos"]
     victim.write_bytes(victim.read_bytes()[:cut])
@@ -230,13 +234,7 @@ def test_a_table_id_mapped_only_in_an_earlier_file_is_an_error(archive, tmp_path
     off): its rows event's table id is mapped in the file before (the server keeps a table's
     id), but table ids are per file: the read stops with the error of that file read alone,
     at its file and offset."""
-    files, _ = archive
-    copies = [tmp_path / f.name for f in files]
-    for f, c in zip(files, copies):
-        shutil.copy(f, c)
-    victim = copies[len(copies) // 2]
-    with vecbinlog.open(victim) as log:
-        events = log.events().to_pylist()
+    copies, victim, events = _copies_and_victim(archive[0], tmp_path)
     first_map = next(e for e in events if e["type"] == "TABLE_MAP_EVENT")
     data = bytearray(victim.read_bytes())
     data[first_map["pos"] + 4] = 0xF0  # its type code: an event type no server writes
