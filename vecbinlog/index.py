@@ -47,9 +47,8 @@ from .tables.tracker import SchemaTracker
 if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every start (9 ms)
     import pyarrow.fs as pafs
 
-__all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "replay_index", "index_history", "archive_paths",
-           "current_index",
-           "indexed_tables", "indexed_table_maps", "IndexJob", "index_job", "index_file", "file_identity",
+__all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "current_index", "replay_index", "index_history",
+           "archive_paths", "indexed_tables", "indexed_table_maps", "IndexJob", "index_job", "index_file", "file_identity",
            "INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME"]
 
 #: an index file's name is its binlog's name and this

@@ -45,6 +45,7 @@ from typing import Any, Iterable, Sequence
 import numpy as np
 
 from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
+from .binlog.gtid import GtidSet
 from .binlog.sources import NewestPath, name_of, open_source, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import FileScan, scan_transactions
@@ -57,7 +58,6 @@ from .log.logset import log_order_key
 from .log.versions import SchemaHistory, VersionState, followed_by
 from .reader import Binlog
 from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, may_hold_gtids, split_paths, transaction_starts
-from .binlog.gtid import GtidSet
 
 __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamHistory",
            "NewLayout", "SchemaChangedError", "archive_history"]
