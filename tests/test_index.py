@@ -10,6 +10,7 @@ import os
 import shutil
 import time
 import warnings
+import zlib
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -106,6 +107,67 @@ def test_corpus_plans_from_the_index_equal_walked_plans(path, tmp_path):
     assert indexed == walked
     assert all(_same_ddl(a.ddl, b.ddl) for a, b in zip(walked, indexed))
     assert info_from_index == info
+
+
+@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_corpus_files_cut_then_grown_are_extended_to_their_whole_index(path, tmp_path):
+    """Every corpus file cut at a transaction start (its first, middle and last), indexed, then
+    grown to its whole bytes: the next build walks only what it grew by (walks it whole when a
+    transaction was open at the cut) and gives, field by field, the index a build of the whole
+    file gives (GTID sets, tables and their ranges, layouts, layout changes, DDL, info)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            build_index(str(path), tmp_path / "whole", processes=1)
+        except (vecbinlog.BinlogError, vecbinlog.SourceError):
+            pytest.skip("the file cannot be indexed (its documented error): tests/test_corpus.py")
+    data = path.read_bytes()
+    fresh = _summary(tmp_path / "whole", path.name)
+    if not fresh["seekable"] or fresh["second_format"] is not None:
+        pytest.skip("a compressed file or a relay log with a second FORMAT_DESCRIPTION: indexed again whole")
+    starts = fresh["transaction_starts"]
+    if not starts:
+        pytest.skip("no transaction")
+    for cut in sorted({starts[0], starts[len(starts) // 2], starts[-1]}):
+        copy = tmp_path / f"at{cut}" / path.name
+        copy.parent.mkdir()
+        copy.write_bytes(data[:cut])
+        location = tmp_path / f"at{cut}-index"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
+            build_index(str(copy), location, processes=1)
+            before = _summary(location, path.name)
+            assert before["indexed_to"] == cut
+            copy.write_bytes(data)  # it grew
+            os.utime(copy, ns=(time.time_ns(), time.time_ns() + 10**9))  # (a later time, as any write gives)
+            result = build_index(str(copy), location, processes=1)
+            if before["complete_to"] == cut:  # else a transaction open before the cut (not closed by a next start)
+                assert (result.indexed, result.extended, result.bytes) == (1, 1, fresh["indexed_to"] - cut)
+            else:
+                assert (result.indexed, result.extended, result.bytes) == (1, 0, fresh["indexed_to"])
+            build_index(str(copy), tmp_path / f"at{cut}-whole", processes=1)
+        assert _summary(location, path.name) == _summary(tmp_path / f"at{cut}-whole", path.name)
+
+
+def test_a_grown_file_whose_first_bytes_changed_is_indexed_again_whole(tmp_path):
+    """A file replaced, under its name, by a larger one that is another file (its first bytes,
+    the FORMAT_DESCRIPTION's time, differ): not extended, an ArchiveIndexWarning, indexed whole."""
+    data = SAMPLE.read_bytes()
+    copy = tmp_path / "archive" / SAMPLE.name
+    copy.parent.mkdir()
+    row = summarize_file(str(SAMPLE), file_identity(str(SAMPLE))).to_pylist()[0]
+    assert row["checksum"] == "CRC32"
+    copy.write_bytes(data[:row["transaction_starts"][-1]])
+    location = tmp_path / "index"
+    build_index(str(copy), location, processes=1)
+    other = bytearray(data)
+    other[4:8] = (int.from_bytes(data[4:8], "little") + 3600).to_bytes(4, "little")  # created an hour later
+    end = 4 + int.from_bytes(data[4 + 9:4 + 13], "little")  # the FORMAT_DESCRIPTION's end, its CRC32 made again
+    other[end - 4:end] = zlib.crc32(other[4:end - 4]).to_bytes(4, "little")
+    copy.write_bytes(bytes(other))
+    with pytest.warns(vecbinlog.ArchiveIndexWarning, match="first bytes are not those of the file indexed"):
+        result = build_index(str(copy), location, processes=1)
+    assert (result.indexed, result.extended, result.bytes) == (1, 0, len(data))
 
 
 # -- an archive with ALTERs and a recreated table -------------------------------------------------
@@ -352,6 +414,37 @@ def test_a_growing_file_is_indexed_to_its_last_complete_transaction_then_extende
         assert extended[key] == fresh[key], key
     assert extended["complete_to"] == len(data)
     assert plan_splits(str(copy), 1, index=location) == plan_splits(str(copy), 1)
+
+
+@pytest.mark.mariadb
+def test_the_binlog_a_server_writes_is_extended_as_it_grows(mariadb_server, tmp_path):
+    """The server's current binlog indexed in place, then written to (rows, an ALTER, a new
+    table, a transaction of two statements), indexed again: extended (only what it grew by
+    walked), to the index a build of the file as it is then gives; the plan from it is the walked plan."""
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS ext", "CREATE DATABASE ext")
+    s.flush_binary_logs()
+    s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(20))", "INSERT INTO t VALUES (1, 'a'), (2, 'b')",
+              database="ext")
+    path = s.current_binlog()
+    location = tmp_path / "index"
+    build_index(str(path), location, processes=1)
+    before = _summary(location, path.name)
+    assert before["complete_to"] == before["indexed_to"] == os.path.getsize(path)
+    s.execute("INSERT INTO t VALUES (3, 'c')", "ALTER TABLE t ADD COLUMN w BIGINT UNSIGNED",
+              "CREATE TABLE u (k INT PRIMARY KEY)", "BEGIN", "INSERT INTO u VALUES (1)",
+              "UPDATE t SET w = 18446744073709551615 WHERE id = 1", "COMMIT", "DELETE FROM t WHERE id = 2",
+              database="ext")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # grown: no warning
+        result = build_index(str(path), location, processes=1)
+    size = os.path.getsize(path)
+    assert (result.indexed, result.extended, result.bytes) == (1, 1, size - before["indexed_to"])
+    build_index(str(path), tmp_path / "whole", processes=1)
+    extended = _summary(location, path.name)
+    assert extended == _summary(tmp_path / "whole", path.name)
+    assert {t["name"] for t in extended["tables"]} == {"ext.t", "ext.u"}
+    assert plan_splits(str(path), 1, index=location) == plan_splits(str(path), 1)
 
 
 # -- pruning ---------------------------------------------------------------------------------------

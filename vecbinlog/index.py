@@ -17,9 +17,11 @@ the walk every read takes; no row decoded) and holds facts of that file alone: t
 and the TABLE_MAPs as bytes, replayed in log order when a plan needs the DDL and layout states
 where its splits start (:func:`replay_index`). An archive is indexed incrementally: a file whose
 size and modification time are those indexed is skipped; a file that grew (a binlog still being
-written: indexed to its last whole event, planned to its last complete transaction) is indexed
-again to its new end (walked again whole); any other change is indexed again with an
-:class:`~vecbinlog.errors.ArchiveIndexWarning`.
+written: indexed to its last whole event, planned to its last complete transaction) is extended:
+walked from where it was indexed to, its summary added to (:func:`~vecbinlog.log.summary.extend_summary`;
+walked again whole when its last transaction was not complete then, or its first bytes are not
+those indexed: another file, with an :class:`~vecbinlog.errors.ArchiveIndexWarning`); any other
+change is indexed again with that warning.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from .errors import ArchiveIndexError, ArchiveIndexWarning, BinlogError, SchemaW
 from .decode.batch import table_schema
 from .log.config import ReadConfig
 from .log.logset import binlog_files
-from .log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, summarize_file
+from .log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, extend_summary, head_hash, summarize_file
 from .log.versions import SchemaHistory, SchemaVersions
 from .tables.ddl import Catalog
 from .tables.table_map import TableMap, parse_table_map
@@ -62,7 +64,7 @@ _BYTES_PER_PROCESS = 1 << 30
 #: (:class:`_Gathered`); the file of a binlog stays the truth when the two differ
 GATHERED_NAME = "_archive.parquet"
 #: the columns that say which file was indexed (read alone to decide what to index again)
-_IDENTITY = ("name", "path", "size", "mtime_ns", "etag", "indexed_to", "complete_to")
+_IDENTITY = ("name", "path", "size", "mtime_ns", "etag", "indexed_to", "complete_to", "seekable", "second_format")
 
 
 @dataclass(frozen=True)
@@ -71,12 +73,14 @@ class IndexResult:
 
     indexed: int  #: files indexed (new, grown or changed)
     skipped: int  #: files whose index was up to date
-    bytes: int  #: binlog bytes walked (the files indexed)
+    bytes: int  #: binlog bytes walked (the files indexed; of a grown file, what it grew by)
     files: tuple[str, ...] = ()  #: the names of the files indexed
+    extended: int = 0  #: of the files indexed, those that grew and were walked from where they were indexed to
 
     def summary(self) -> str:
         """One line: what the command line prints."""
-        return f"{self.indexed} file(s) indexed ({self.bytes:,} bytes), {self.skipped} up to date"
+        grown = f" ({self.extended} grown, extended)" if self.extended else ""
+        return f"{self.indexed} file(s) indexed{grown} ({self.bytes:,} bytes), {self.skipped} up to date"
 
 
 # -- where things are ------------------------------------------------------------------------
@@ -157,14 +161,42 @@ def _read(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None, 
 
 # -- building ------------------------------------------------------------------------------
 def _index_one(path: str, identity: dict[str, Any], filesystem: Any, folder: str, index_fs: pafs.FileSystem,
-               verify_checksums: bool) -> tuple[str, int]:
+               verify_checksums: bool, extend: bool = False) -> tuple[str, int, bool]:
     """Index one binlog file: its summary written (to a temporary name, then moved into place);
-    returns (name, bytes walked). Runs in a pool's process."""
-    import pyarrow.parquet as pq
-
+    ``extend``: the file grew, its index is extended when it can be. Returns (name, bytes
+    walked, extended). Runs in a pool's process, or a Spark task."""
+    name = identity["name"]
+    if extend:
+        table, walked = _extended(path, identity, filesystem, index_fs, folder, verify_checksums)
+        if table is not None:
+            _write(index_fs, _index_path(folder, name), table)
+            return name, walked, True
     table = summarize_file(path, identity, filesystem=filesystem, verify_checksums=verify_checksums)
-    _write(index_fs, _index_path(folder, identity["name"]), table)
-    return identity["name"], int(table.column("indexed_to")[0].as_py())  # (the bytes walked)
+    _write(index_fs, _index_path(folder, name), table)
+    return name, int(table.column("indexed_to")[0].as_py()), False  # (the bytes walked)
+
+
+def _extended(path: str, identity: dict[str, Any], filesystem: Any, index_fs: pafs.FileSystem, folder: str,
+              verify_checksums: bool) -> tuple[pa.Table | None, int]:
+    """The index of a file that grew, its summary extended (:func:`~.log.summary.extend_summary`),
+    and the bytes walked; (None, 0) when its first bytes are not those indexed (another file,
+    said with an ArchiveIndexWarning) or its index is gone."""
+    from .binlog.file import BinlogFile
+
+    old = _read(index_fs, _index_path(folder, identity["name"]), rebuild=True)
+    if old is None or old.num_rows != 1:
+        return None, 0
+    row = old.to_pylist()[0]
+    cut = row["complete_to"]
+    with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:
+        same = head_hash(f, cut) == row["head_hash"]
+    if not same:
+        warn(f"{identity['path']}: its first bytes are not those of the file indexed (size {row['size']:,} -> "
+             f"{identity['size']:,}): another file, indexed again", ArchiveIndexWarning)
+        return None, 0
+    new = summarize_file(path, identity, filesystem=filesystem, verify_checksums=verify_checksums, start=cut)
+    part = new.to_pylist()[0]
+    return pa.Table.from_pylist([extend_summary(row, part)], schema=INDEX_SCHEMA), part["indexed_to"] - cut
 
 
 def _write(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
@@ -221,18 +253,21 @@ def _gather(fs: pafs.FileSystem, folder: str, gathered: _Gathered, names: list[s
         _write(fs, f"{folder}/{GATHERED_NAME}", pa.concat_tables(parts))
 
 
-def _todo(path: str, identity: dict[str, Any], fs: pafs.FileSystem, folder: str) -> bool:
-    """Whether ``path`` must be indexed (again): not indexed, grown, or changed (with a warning)."""
+def _todo(path: str, identity: dict[str, Any], fs: pafs.FileSystem, folder: str) -> tuple[bool, bool]:
+    """Whether ``path`` must be indexed (again): not indexed, grown, or changed (with a warning);
+    and whether its index is extended (it grew from a complete transaction: see :func:`_extended`)."""
     old = _read(fs, _index_path(folder, identity["name"]), _IDENTITY, rebuild=True)  # (its own index: the one that counts)
     if old is None or old.num_rows != 1:
-        return True
+        return True, False
     was = old.to_pylist()[0]
     if was["size"] == identity["size"] and was["mtime_ns"] == identity["mtime_ns"] and was["etag"] == identity["etag"]:
-        return False
+        return False, False
     if identity["size"] <= was["size"]:  # not the file indexed grown: another one
         warn(f"{identity['path']}: changed since it was indexed (size {was['size']:,} -> {identity['size']:,}, "
              f"modification time {was['mtime_ns']} -> {identity['mtime_ns']}): indexed again", ArchiveIndexWarning)
-    return True
+        return True, False
+    # grown: extended from its end when that ended a transaction, in a file of one format read anywhere
+    return True, was["complete_to"] == was["indexed_to"] and was["seekable"] and was["second_format"] is None
 
 
 def build_index(archive: Any, location: Any, *, filesystem: Any = None, processes: int | None = None,
@@ -271,7 +306,7 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         processes = min(cpus, -(-sum(task[1]["size"] for task in todo) // _BYTES_PER_PROCESS))
     processes = max(1, min(processes, len(todo)))
-    done: list[tuple[str, int]] = []
+    done: list[tuple[str, int, bool]] = []
     if processes == 1:
         for task in todo:
             done.append(index_file(task))
@@ -301,16 +336,16 @@ class IndexJob:
     paths: list[str]  #: the archive's files
     gathered: _Gathered
     stale: list[str]  #: the names whose row in the gathered file is not current
-    #: (path, identity, filesystem, folder, index filesystem, verify_checksums) per file to index
+    #: (path, identity, filesystem, folder, index filesystem, verify_checksums, extend) per file to index
     tasks: list[tuple[Any, ...]]
 
-    def finish(self, done: list[tuple[str, int]]) -> IndexResult:
+    def finish(self, done: list[tuple[str, int, bool]]) -> IndexResult:
         """The gathered file written again, and what the build did (``done``: what
         :func:`index_file` returned for each task)."""
         if self.stale:
             _gather(self.fs, self.folder, self.gathered, self.stale)
-        return IndexResult(len(done), len(self.paths) - len(self.tasks), sum(b for _, b in done),
-                           tuple(n for n, _ in done))
+        return IndexResult(len(done), len(self.paths) - len(self.tasks), sum(b for _, b, _ in done),
+                           tuple(n for n, _, _ in done), sum(e for _, _, e in done))
 
 
 def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_filesystem: Any = None,
@@ -332,13 +367,14 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
         if gathered.current(identity) is not None:
             continue
         stale.append(identity["name"])
-        if _todo(path, identity, fs, folder):
-            tasks.append((path, identity, filesystem, folder, fs, verify_checksums))
+        todo, extend = _todo(path, identity, fs, folder)
+        if todo:
+            tasks.append((path, identity, filesystem, folder, fs, verify_checksums, extend))
     return IndexJob(fs, folder, paths, gathered, stale, tasks)
 
 
-def index_file(task: tuple[Any, ...]) -> tuple[str, int]:
-    """Run one task of an :class:`IndexJob`: its file indexed; (name, bytes walked)."""
+def index_file(task: tuple[Any, ...]) -> tuple[str, int, bool]:
+    """Run one task of an :class:`IndexJob`: its file indexed; (name, bytes walked, extended)."""
     return _index_one(*task)
 
 

@@ -45,7 +45,7 @@ from .headers import EventIndex
 from .sources import EventSource, event_path
 from .spec import COMMON_HEADER_LEN, Cursor
 
-__all__ = ["GTID_EVENTS", "MariadbGtid", "gtid_texts", "mariadb_gtid_flags", "parse_mariadb_gtid", "previous_gtids",
+__all__ = ["GTID_EVENTS", "union_gtid_sets", "MariadbGtid", "gtid_texts", "mariadb_gtid_flags", "parse_mariadb_gtid", "previous_gtids",
            "GtidSummary", "GtidSet"]
 
 GTID_EVENTS = frozenset({
@@ -283,14 +283,15 @@ def _mysql_set(texts: pa.Array) -> str:
     parts = pc.split_pattern(texts, ":", max_splits=1, reverse=True).flatten()
     pairs = np.array(parts.to_pylist(), object).reshape(-1, 2)
     key, gno = pairs[:, 0], pairs[:, 1].astype(np.int64)
-    out: dict[str, list[str]] = {}
+    out: dict[str, dict[str, str]] = {}
     for k in dict.fromkeys(key.tolist()):
         g = np.unique(gno[key == k])
         cuts = np.flatnonzero(np.diff(g) != 1) + 1
         ivs = [str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in np.split(g, cuts)]
         uuid, _, tag = k.partition(":")
-        out.setdefault(uuid, []).append(":".join(([tag] if tag else []) + ivs))
-    return ",".join(f"{u}:{':'.join(p)}" for u, p in out.items())
+        out.setdefault(uuid, {})[tag] = ":".join(([tag] if tag else []) + ivs)
+    # per source, as the server prints it: untagged intervals first, then the tags in order
+    return ",".join(f"{u}:{':'.join(p[t] for t in sorted(p))}" for u, p in out.items())
 
 
 class GtidSet:
@@ -365,3 +366,42 @@ class GtidSet:
             hit[mine] = (j >= 0) & (seq[mine] <= hi[np.maximum(j, 0)])
         out[idx] = hit
         return out
+
+
+def union_gtid_sets(a: str | None, b: str | None) -> str | None:
+    """The set of two :meth:`GtidSummary.gtid_set` texts, the second of GTIDs after the first's
+    (a file's parts, in order), as the summary of their GTIDs together prints it: MariaDB's
+    ``domain-server-seq`` items first (the last of each domain and server), then MySQL's
+    sources in order of appearance, their intervals joined."""
+    if not a or not b:
+        return a or b
+    mariadb: dict[tuple[int, int], int] = {}
+    mysql: dict[str, dict[str, list[list[int]]]] = {}  # uuid -> tag ("": none) -> intervals
+    for text in (a, b):
+        for item in text.split(","):
+            if ":" not in item:
+                dom, srv, seq = (int(x) for x in item.split("-"))
+                mariadb[(dom, srv)] = max(seq, mariadb.get((dom, srv), seq))
+                continue
+            uuid, *rest = item.split(":")
+            tags = mysql.setdefault(uuid, {})
+            tag = ""
+            for part in rest:
+                if not part[:1].isdigit():
+                    tag = part
+                    continue
+                lo, _, hi = part.partition("-")
+                tags.setdefault(tag, []).append([int(lo), int(hi or lo)])
+    items = [f"{d}-{s}-{q}" for (d, s), q in sorted(mariadb.items())]
+    for uuid, tags in mysql.items():
+        parts = []
+        for tag, ivs in sorted(tags.items()):
+            joined: list[list[int]] = []
+            for lo, hi in sorted(ivs):
+                if joined and lo <= joined[-1][1] + 1:
+                    joined[-1][1] = max(joined[-1][1], hi)
+                else:
+                    joined.append([lo, hi])
+            parts.append(":".join(([tag] if tag else []) + [str(lo) if lo == hi else f"{lo}-{hi}" for lo, hi in joined]))
+        items.append(f"{uuid}:{':'.join(parts)}")
+    return ",".join(items)

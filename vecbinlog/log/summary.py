@@ -7,10 +7,17 @@ that depends on the files before it): the DDL statements are kept as text, to be
 log order with those of the other files (:meth:`~vecbinlog.tables.tracker.SchemaTracker.replay_statement`),
 and the TABLE_MAPs as their bytes. A file still being written is summarised up to its last
 whole event (``indexed_to``), and says where its last complete transaction ends (``complete_to``).
+
+When that file has grown, the summary is extended rather than made again (:func:`extend_summary`):
+the part after ``complete_to`` is walked from there (a transaction starts there, with its own
+TABLE_MAPs) and its facts added to those before it, which gives the summary a walk of the
+whole file gives. ``head_hash`` (of the file's first bytes, its FORMAT_DESCRIPTION with the
+time the file was created) tells the file that grew from another one written since under its name.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import warnings
 from dataclasses import dataclass, field
@@ -21,6 +28,7 @@ import pyarrow as pa
 
 from ..binlog.events import query_at
 from ..binlog.file import BinlogFile
+from ..binlog.gtid import union_gtid_sets
 from ..binlog.spec import COMMON_HEADER_LEN, MAGIC_LEN, table_id_width
 from ..binlog.transactions import FileScan, StartScan
 from ..constants import ROWS_EVENTS, EventType
@@ -30,11 +38,16 @@ from .config import ReadConfig
 from .loginfo import FileSummary
 from .logwalk import LogWalk, Step
 
-__all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "summarize_file"]
+__all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "HEAD_BYTES", "summarize_file", "extend_summary",
+           "head_hash"]
 
 #: the version of :data:`INDEX_SCHEMA`, in each index file's key-value metadata (``vecbinlog.index``):
 #: a reader refuses a version it does not know
-INDEX_FORMAT_VERSION = 2  # 2: each table's rows events' first_time and last_time
+INDEX_FORMAT_VERSION = 3  # 2: each table's rows events' first_time and last_time; 3: head_hash
+
+#: the first bytes of a file whose hash the index keeps (``head_hash``; fewer when the file
+#: was complete to less): a file that grew is extended only when they are the same
+HEAD_BYTES = 4096
 
 #: a table's rows events in transactions less than this far apart are one range: a range per
 #: transaction would make the index as large as the log's transaction count for a table
@@ -59,6 +72,9 @@ INDEX_SCHEMA = pa.schema([
     ("indexed_to", pa.int64()),  # the end of the last whole event: what is summarised here
     ("complete_to", pa.int64()),  # the end of the last complete transaction (a file being written: where it
     #                               is planned to once it grew, the transaction after it may not be whole yet)
+    # BLAKE2b (8 bytes) of its first min(HEAD_BYTES, complete_to) bytes (a grown file: the same). Not a
+    # CRC32: the CRC32 of events that end with their own CRC32 is the same whatever they hold
+    ("head_hash", pa.int64()),
     ("seekable", pa.bool_()),  # false: a compressed file, which is read from its start only (one split)
     ("second_format", pa.int64()),  # offset of a second FORMAT_DESCRIPTION_EVENT (a relay log: no cut after it)
     # -- FORMAT_DESCRIPTION_EVENT facts
@@ -131,7 +147,7 @@ class _Table:
 class _Summary:
     """The facts of one file, gathered step by step of the walk."""
 
-    def __init__(self, f: BinlogFile) -> None:
+    def __init__(self, f: BinlogFile, start: int = MAGIC_LEN) -> None:
         self.f = f
         self.tables: dict[str, _Table] = {}
         self.layouts: dict[int, int] = {}  #: layout id of the walk -> position in self.layout_rows
@@ -139,7 +155,8 @@ class _Summary:
         self.changes: list[tuple[int, int, int]] = []  #: (offset, layout, ddl_before)
         self.ddl: list[dict[str, Any]] = []
         self.info = FileSummary(f, False, 1)
-        self.last_start = MAGIC_LEN  #: the last transaction start before the current step
+        self.last_start = start  #: the last transaction start before the current step
+        self.head = head_bytes(f)  #: the file's first HEAD_BYTES (read with its FORMAT_DESCRIPTION)
 
     def add(self, step: Step, starts: np.ndarray) -> None:
         """One step of the walk; ``starts``: positions in its index of the transaction starts."""
@@ -162,7 +179,8 @@ class _Summary:
         kind = _KIND[index.type_code[rows_pos]]
         ddl_before = (len(self.ddl) - len(cand)) + np.searchsorted(cand, rows_pos, side="left")
         k = np.searchsorted(start_pos, pos, side="right") - 1
-        txn = np.where(k >= 0, start_pos[np.maximum(k, 0)], self.last_start)
+        txn = start_pos[np.maximum(k, 0)] if len(start_pos) else np.zeros(len(pos), np.int64)
+        txn = np.where(k >= 0, txn, self.last_start)
         order = list(dict.fromkeys(tm.name for tm in step.maps.layouts))  # the file's tables, numbered
         number = {name: k for k, name in enumerate(order)}
         for lid in dict.fromkeys(layout.tolist()):
@@ -225,6 +243,7 @@ class _Summary:
             **identity,
             "indexed_to": int(end),
             "complete_to": int(scan.complete),
+            "head_hash": _hash(self.head[:min(HEAD_BYTES, int(scan.complete))]),
             "seekable": bool(f.source.seekable),
             "second_format": f.formats[1].offset if len(f.formats) > 1 else None,
             "server_version": fmt.server_version,
@@ -236,7 +255,7 @@ class _Summary:
             "transaction_starts": starts.tolist(),
             "layouts": self.layout_rows,
             "tables": tables,
-            "layout_changes": [{"offset": o, "layout": lay, "ddl_before": d} for o, lay, d in self.changes],
+            "layout_changes": [{"offset": o, "layout": lay, "ddl_before": d} for o, lay, d in sorted(self.changes)],
             "ddl": self.ddl,
         }
 
@@ -255,19 +274,134 @@ def _ranges(txns: np.ndarray, starts: np.ndarray, end: int) -> list[dict[str, in
     return [{"start": a, "stop": b} for a, b in zip(txns[first].tolist(), reach[last].tolist())]
 
 
+def head_bytes(f: BinlogFile) -> bytes:
+    """The first :data:`HEAD_BYTES` of ``f`` (fewer in a shorter file)."""
+    buf, _ = f.source.window(0, HEAD_BYTES, HEAD_BYTES)  # (a window from 0 starts at 0)
+    return bytes(buf[:HEAD_BYTES])
+
+
+def head_hash(f: BinlogFile, complete_to: int) -> int:
+    """The ``head_hash`` of ``f`` complete to ``complete_to`` (see :data:`INDEX_SCHEMA`)."""
+    return _hash(head_bytes(f)[:min(HEAD_BYTES, complete_to)])
+
+
+def _hash(data: bytes) -> int:
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
+
+
 def summarize_file(path: str, identity: dict[str, Any], *, filesystem: Any = None,
-                   verify_checksums: bool = True, segment_bytes: int | None = None) -> pa.Table:
+                   verify_checksums: bool = True, segment_bytes: int | None = None,
+                   start: int | None = None) -> pa.Table:
     """The one-row :data:`INDEX_SCHEMA` table of the binlog file at ``path``, from one walk of
-    its headers; ``identity``: its name, path, size, mtime_ns and etag (taken before the walk)."""
-    options: dict[str, Any] = {"ddl": False, "filesystem": filesystem, "verify_checksums": verify_checksums}
+    its headers; ``identity``: its name, path, size, mtime_ns and etag (taken before the walk).
+    ``start``: walk from this offset only (where a transaction starts, with no transaction open
+    before it): the summary of that part, for :func:`extend_summary`."""
+    options: dict[str, Any] = {"ddl": False, "filesystem": filesystem, "verify_checksums": verify_checksums,
+                               "start": start}
     if segment_bytes is not None:
         options["segment_bytes"] = segment_bytes
     config = ReadConfig.build(**options)  # ddl=False: the statements are kept, replayed when planning
+    begin = MAGIC_LEN if start is None else start
     with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:
-        summary, scan = _Summary(f), StartScan()
+        summary, scan = _Summary(f, begin), StartScan(begin)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)  # a file being written: indexed to its last transaction
-            for step in LogWalk([f], config).steps():
+            for step in LogWalk([f], config, seek=start is not None).steps():
                 summary.add(step, scan.feed(step.src, step.index, step.segment.end))
         row = summary.row(scan.result(f.size), identity)
     return pa.Table.from_pylist([row], schema=INDEX_SCHEMA)
+
+
+# -- a grown file ----------------------------------------------------------------------------
+def extend_summary(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The summary of a grown file, from ``old``, its summary when it was complete to its end
+    (``complete_to == indexed_to``), and ``new``, the summary of its part from there
+    (:func:`summarize_file` with ``start=old["complete_to"]``): what a walk of the whole file
+    gives (rows of :data:`INDEX_SCHEMA` as Python values)."""
+    cut = old["indexed_to"]
+    starts = new["transaction_starts"]
+    after = starts[0] if starts else new["indexed_to"]  # where a range cut at the old end now stops
+    # layouts: the new part's that the old one has are the same layout (the same bytes)
+    layouts = list(old["layouts"])
+    at = {lay["body"]: k for k, lay in enumerate(layouts)}
+    moved = []
+    for lay in new["layouts"]:
+        if lay["body"] not in at:
+            at[lay["body"]] = len(layouts)
+            layouts.append(lay)
+        moved.append(at[lay["body"]])
+    # tables: counts added, times widened, ranges joined across the old end
+    tables = {t["name"]: {**t, "ranges": [{"start": r["start"], "stop": after if r["stop"] == cut else r["stop"]}
+                                          for r in t["ranges"]]} for t in old["tables"]}
+    for t in new["tables"]:
+        was = tables.get(t["name"])
+        if was is None:
+            tables[t["name"]] = t
+            continue
+        ranges = was["ranges"] + t["ranges"]
+        if len(was["ranges"]) and t["ranges"] and t["ranges"][0]["start"] - was["ranges"][-1]["stop"] < RANGE_GAP_BYTES:
+            joined = {"start": was["ranges"][-1]["start"], "stop": max(was["ranges"][-1]["stop"], t["ranges"][0]["stop"])}
+            ranges = was["ranges"][:-1] + [joined] + t["ranges"][1:]
+        tables[t["name"]] = {
+            "name": t["name"], "ranges": ranges,
+            **{k: was[k] + t[k] for k in ("rows_events", "write_events", "update_events", "delete_events")},
+            "first_time": _least(was["first_time"], t["first_time"]), "last_time": _most(was["last_time"], t["last_time"])}
+    # layout changes: the new part's, unless its first of a table is where the old part left it
+    ddl = len(old["ddl"])
+    last: dict[str, tuple[int, int]] = {}
+    for c in old["layout_changes"]:
+        last[old["layouts"][c["layout"]]["table"]] = (c["layout"], c["ddl_before"])
+    changes = list(old["layout_changes"])
+    for c in new["layout_changes"]:
+        key = (moved[c["layout"]], c["ddl_before"] + ddl)
+        table = layouts[key[0]]["table"]
+        if last.get(table) != key:
+            changes.append({"offset": c["offset"], "layout": key[0], "ddl_before": key[1]})
+        last[table] = key
+    identity = ("name", "path", "size", "mtime_ns", "etag", "indexed_to", "complete_to", "head_hash")
+    return {
+        **old,
+        **{k: new[k] for k in identity},
+        "first_time": _least(old["first_time"], new["first_time"]),
+        "last_time": _most(old["last_time"], new["last_time"]),
+        "info": json.dumps(_extend_info(json.loads(old["info"]), json.loads(new["info"]))),
+        "transaction_starts": old["transaction_starts"] + starts,
+        "layouts": layouts,
+        "tables": list(tables.values()),
+        "layout_changes": changes,
+        "ddl": old["ddl"] + new["ddl"],
+    }
+
+
+def _extend_info(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """:func:`extend_summary` of the ``info`` entries (``Binlog.info()``'s, as JSON)."""
+    def added(a: dict[str, int], b: dict[str, int], order: bool = True) -> dict[str, int]:
+        out = dict(a)
+        for k, v in b.items():
+            out[k] = out.get(k, 0) + v
+        return dict(sorted(out.items())) if order else out
+
+    og, ng = old["gtids"], new["gtids"]
+    return {
+        **old,
+        "path": new["path"], "size": new["size"], "stopped_at": new["stopped_at"],
+        "format_descriptions": old["format_descriptions"] + new["format_descriptions"] - 1,  # (the first: in both)
+        "first_timestamp": _least(old["first_timestamp"], new["first_timestamp"]),
+        "last_timestamp": _most(old["last_timestamp"], new["last_timestamp"]),
+        "events": added(old["events"], new["events"]),
+        "events_in_payloads": added(old["events_in_payloads"], new["events_in_payloads"]),
+        "rows_events_by_table": added(old["rows_events_by_table"], new["rows_events_by_table"], order=False),
+        "events_not_decoded": {k: added(old["events_not_decoded"][k], new["events_not_decoded"][k])
+                               for k in old["events_not_decoded"]},
+        "gtids": {"previous": og["previous"] if og["previous"] is not None else ng["previous"],
+                  "first": og["first"] or ng["first"], "last": ng["last"] or og["last"],
+                  "count": og["count"] + ng["count"], "set": union_gtid_sets(og["set"], ng["set"])},
+    }
+
+
+def _least(a: Any, b: Any) -> Any:
+    return b if a is None else a if b is None else min(a, b)
+
+
+def _most(a: Any, b: Any) -> Any:
+    return b if a is None else a if b is None else max(a, b)
