@@ -48,10 +48,13 @@ TABLE_DDL = "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(30) CHARACTER SET utf
 COMPARED = ["_log_file", "_log_pos", "_event_row", "_change_type", "id", "v", "n"]
 
 
-def start(spark, archive: str, table: str, checkpoint: Path, sink: Path, trigger: dict | None = None, **options):
-    """A streaming query of ``table`` into the batch-file sink ``sink``."""
+def start(spark, archive: str, table: str, checkpoint: Path, sink: Path, trigger: dict | None = None, schema=None,
+          **options):
+    """A streaming query of ``table`` into the batch-file sink ``sink`` (``schema``: the user's)."""
     sink.mkdir(exist_ok=True)
     reader = spark.readStream.format("binlog").option("table", table)
+    if schema is not None:
+        reader = reader.schema(schema)
     for k, v in options.items():
         reader = reader.option(k, v)
 
@@ -347,6 +350,47 @@ def test_new_column_stops_the_stream_and_a_restart_reads_on(spark, mariadb_serve
     got = read_sink(sink)
     assert_each_change_once(got, expected, COMPARED + ["c"])
     assert replay(got, ("id", "v", "n", "c")) == sorted(s.query("SELECT id, v, n, c FROM alt.t"))
+
+
+def test_a_stream_with_a_schema_of_the_users_reads_on_through_new_columns(spark, mariadb_server, tmp_path):
+    """readStream.schema(...): a column added by ALTER TABLE (which stops a stream of the
+    schema found) is left out, a column the table never had is null, INT read as BIGINT; every
+    change once, as read_table gives them; a value that does not fit the schema stops the query
+    with an error naming the column and the file and offset of its row."""
+    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS own", "CREATE DATABASE own")
+    s.flush_binary_logs()
+    first = s.current_binlog().name
+    s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(30), n INT)",
+              *(f"INSERT INTO t VALUES ({i}, 'a{i}', {i})" for i in range(5)), database="own")
+    folder = str(s.binlog_dir)
+    columns = ["_log_file", "_log_pos", "_event_row", "_change_type", "id", "n"]
+    schema = StructType([StructField("_log_file", StringType()), StructField("_log_pos", LongType()),
+                         StructField("_event_row", IntegerType()), StructField("_change_type", StringType()),
+                         StructField("id", LongType()), StructField("n", LongType()),
+                         StructField("never", StringType())])
+    ck, sink = tmp_path / "ck", tmp_path / "sink"
+    q = start(spark, folder, "own.t", ck, sink, schema=schema, startingPosition=f"{first}:4")
+    try:
+        q.processAllAvailable()
+        s.execute("ALTER TABLE t ADD COLUMN c INT", "UPDATE t SET c = id * 100, n = n + 1 WHERE id >= 2",
+                  "INSERT INTO t VALUES (9, 'b9', 9, 900)", "DELETE FROM t WHERE id = 0", database="own")
+        q.processAllAvailable()
+    finally:
+        q.stop()
+    got = read_sink(sink)
+    assert got.column_names == schema.fieldNames()
+    assert got.column("never").null_count == got.num_rows
+    expected = read_table(server_files(s, first), "own.t")
+    assert_each_change_once(got, expected, columns)
+    bad = StructType([StructField("id", IntegerType()), StructField("v", IntegerType())])
+    row = next(r for r in expected.to_pylist())  # its v, 'a0', is not an integer
+    with pytest.raises(Exception, match=f"column 'v' of type string cannot be cast to int32 at "
+                                        f"{row['_log_file']}:{row['_log_pos']}, row 0 of its event"):
+        drain(start(spark, folder, "own.t", tmp_path / "ck2", tmp_path / "sink2", schema=bad,
+                    startingPosition=f"{first}:4"))
 
 
 def test_splits_of_uris_with_credentials_are_told_their_states(mariadb_server, s3, tmp_path):

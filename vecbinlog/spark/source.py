@@ -305,6 +305,11 @@ def _told_by_driver(batches: Iterator[tuple[str, pa.RecordBatch]]) -> Iterator[t
         yield item
 
 
+def _differs(schema: StructType, found: StructType) -> bool:
+    """``schema`` (the reader's) is not the one found: the user gave another."""
+    return [(f.name, f.dataType) for f in schema.fields] != [(f.name, f.dataType) for f in found.fields]
+
+
 def _when(seconds: int | None) -> datetime | None:
     """A bound of the read's filter (seconds since the epoch) as plan_splits takes it."""
     return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc)
@@ -319,8 +324,7 @@ class BinlogReader(DataSourceReader):
         self.schema = schema
         #: a schema the user gave (``spark.read.schema(...)``) that is not the one found: its
         #: columns are read (others left out, those it adds null), each value cast to its type
-        self.given = [(f.name, f.dataType) for f in schema.fields] != [(f.name, f.dataType)
-                                                                        for f in resolved.schema.fields]
+        self.given = _differs(schema, resolved.schema)
         self._history = resolved.history  # where versions and DDL stand at each offset, for partitions()
 
     def partitions(self) -> list[InputPartition]:
@@ -363,16 +367,21 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     Arrow type widens, a new table of a glob without ``_table``) stops the stream before the
     first transaction in it, after every change before it was delivered, with a
     :class:`~vecbinlog.streaming.SchemaChangedError`: restart the query (from its checkpoint)
-    and its schema has the new column. Nothing is dropped.
+    and its schema has the new column. Nothing is dropped. A schema given by the user
+    (``spark.readStream.schema(...)``) holds every layout: its columns are read, as a batch
+    read with one reads them.
 
     The driver's state (:class:`~vecbinlog.streaming.Archive` walks, the layouts along the
     stream) lives in the process Spark keeps for the source; a task gets only its splits and
     the plans (:meth:`partitions`).
     """
 
-    def __init__(self, options: ReadOptions, schema: StructType) -> None:
+    def __init__(self, options: ReadOptions, schema: StructType, given: bool = False) -> None:
         self.options = options
         self.schema = schema
+        #: a schema the user gave (``spark.readStream.schema(...)``): every layout fits it, its
+        #: columns read (others left out, those it adds null), each value cast to its type
+        self.given = given
         self._archive: Archive | None = None
         self._history: StreamHistory | None = None
         self._target: Position | None = None  # Trigger.AvailableNow: no further than this
@@ -409,6 +418,8 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         for table in tables:
             if table not in plans and (plans or len(tables) > 1) and TABLE_COLUMN not in want:
                 return False  # a second table of the glob: its rows could not be told apart
+            if self.given:
+                continue  # conformed to the user's schema (a value that does not fit: an error naming it)
             trial = copy.deepcopy(plans.get(table)) or TablePlan(table)
             for new in news:
                 if new.table == table:
@@ -504,7 +515,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
         splits, plans = partition.value
-        yield from decode_splits(splits, plans, self.schema, self.options.config)
+        yield from decode_splits(splits, plans, self.schema, self.options.config, self.given)
 
     def commit(self, end: dict[str, Any]) -> None:
         """Spark will not ask for anything before ``end`` again: let go of what was found before it."""
@@ -589,4 +600,7 @@ class BinlogDataSource(DataSource):
         """``spark.readStream.format("binlog")``: see :class:`BinlogStreamReader`."""
         o = self._parsed()
         o.check_stream()
-        return BinlogStreamReader(o, schema)
+        resolved = getattr(self, "_resolved", None)
+        if resolved is None:  # a schema given by the user (schema() was not called): is it the one found?
+            resolved = resolve_tables(o.paths, o.tables, o.config, o.index)
+        return BinlogStreamReader(o, schema, _differs(schema, resolved.schema))
