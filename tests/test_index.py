@@ -21,12 +21,14 @@ from vecbinlog.index import GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, build_inde
 from vecbinlog.log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, summarize_file
 from vecbinlog.splits import plan_splits, read_split
 
-from .conftest import DATA, corpus_files
+from .conftest import DATA, corpus_files, corpus_path
 from .support.countingfs import counting_filesystem
 from .support.listing import complete_end, server_events
 from .support.workloads import run_workload
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
+#: the least range_bytes build_index takes
+RANGE_MIN = 1 << 16
 
 
 def _summary(location, name: str) -> dict:
@@ -168,6 +170,52 @@ def test_a_grown_file_whose_first_bytes_changed_is_indexed_again_whole(tmp_path)
     with pytest.warns(vecbinlog.ArchiveIndexWarning, match="first bytes are not those of the file indexed"):
         result = build_index(str(copy), location, processes=1)
     assert (result.indexed, result.extended, result.bytes) == (1, 0, len(data))
+
+
+@pytest.mark.parametrize("path", [p for p in corpus_files() if p.stat().st_size > 2 * RANGE_MIN],
+                         ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_corpus_files_indexed_in_ranges_give_their_whole_index(path, tmp_path):
+    """The corpus files of more than two ranges of 64 KiB indexed a task per range: the ranges'
+    summaries joined are, field by field, the index of one walk of the file (a file with no
+    transaction start after a range's cut, such as one LOAD DATA event of 131 KB, is indexed whole)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            build_index(str(path), tmp_path / "whole", processes=1, range_bytes=None)
+        except (vecbinlog.BinlogError, vecbinlog.SourceError):
+            pytest.skip("the file cannot be indexed (its documented error): tests/test_corpus.py")
+        ranged = build_index(str(path), tmp_path / "ranges", processes=1, range_bytes=RANGE_MIN)
+    whole = _summary(tmp_path / "whole", path.name)
+    size = path.stat().st_size
+    n = -(-size // RANGE_MIN)
+    # in ranges when each range but the first has a transaction start after its cut (else whole)
+    joined = all(any(s > size * k // n for s in whole["transaction_starts"]) for k in range(1, n))
+    assert (ranged.indexed, ranged.ranged, ranged.bytes) == (1, int(joined), whole["indexed_to"])
+    assert _summary(tmp_path / "ranges", path.name) == whole
+
+
+def test_a_huge_file_in_ranges_in_two_processes_and_one_whose_boundaries_cannot_be_found(tmp_path):
+    """A corpus file of 1.4 MB in ranges of 64 KiB walked by two processes: its whole index.
+    The same file with every header's log_pos zeroed (as relay logs and hostile files may
+    have them): no event boundary is found in the middle of it, and it is
+    indexed whole, to the index one walk of it gives."""
+    path = corpus_path("osheroff__mysql-binlog-connector-java/mysql-bin.sakila")
+    build_index(str(path), tmp_path / "whole", processes=1, range_bytes=None)
+    whole = _summary(tmp_path / "whole", path.name)
+    two = build_index(str(path), tmp_path / "two", processes=2, range_bytes=RANGE_MIN)
+    assert (two.indexed, two.ranged) == (1, 1)
+    assert _summary(tmp_path / "two", path.name) == whole
+    data = bytearray(path.read_bytes())
+    assert whole["checksum"].startswith("NONE")  # (else each event's CRC32 would be made again)
+    for e in vecbinlog.open(str(path)).events().to_pylist():
+        data[e["pos"] + 13:e["pos"] + 17] = bytes(4)
+    zeroed = tmp_path / "zeroed" / path.name
+    zeroed.parent.mkdir()
+    zeroed.write_bytes(bytes(data))
+    result = build_index(str(zeroed), tmp_path / "zeroed-index", processes=1, range_bytes=RANGE_MIN)
+    assert (result.indexed, result.ranged) == (1, 0)
+    build_index(str(zeroed), tmp_path / "zeroed-whole", processes=1, range_bytes=None)
+    assert _summary(tmp_path / "zeroed-index", path.name) == _summary(tmp_path / "zeroed-whole", path.name)
 
 
 # -- an archive with ALTERs and a recreated table -------------------------------------------------

@@ -21,11 +21,14 @@ written: indexed to its last whole event, planned to its last complete transacti
 walked from where it was indexed to, its summary added to (:func:`~vecbinlog.log.summary.extend_summary`;
 walked again whole when its last transaction was not complete then, or its first bytes are not
 those indexed: another file, with an :class:`~vecbinlog.errors.ArchiveIndexWarning`); any other
-change is indexed again with that warning.
+change is indexed again with that warning. A file larger than twice ``range_bytes`` is
+indexed in ranges, a task each (:mod:`vecbinlog.binlog.resync` finds where each starts), their
+summaries joined as a grown file's are.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from dataclasses import dataclass
@@ -35,7 +38,7 @@ import numpy as np
 import pyarrow as pa
 
 from .binlog.locations import is_uri, name_of, redact, resolve
-from .binlog.spec import table_id_width, version_tuple
+from .binlog.spec import MAGIC_LEN, table_id_width, version_tuple
 from .errors import ArchiveIndexError, ArchiveIndexWarning, BinlogError, SchemaWarning, SourceNotFoundError, warn
 from .decode.batch import table_schema
 from .log.config import ReadConfig
@@ -50,13 +53,16 @@ if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every
     import pyarrow.fs as pafs
 
 __all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "current_index", "replay_index", "index_history",
-           "archive_paths", "indexed_tables", "indexed_table_maps", "IndexJob", "index_job", "index_file", "file_identity",
-           "INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME"]
+           "archive_paths", "indexed_tables", "indexed_table_maps", "IndexJob", "IndexTask", "IndexDone", "index_job", "index_file", "file_identity",
+           "INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME", "RANGE_BYTES"]
 
 #: an index file's name is its binlog's name and this
 INDEX_SUFFIX = ".parquet"
 #: the key of the format version in an index file's Parquet key-value metadata
 VERSION_KEY = b"vecbinlog.index.version"
+#: a file larger than twice this is indexed in ranges of about this many bytes, a task each
+#: (:func:`build_index`'s ``range_bytes``): a huge file indexed by several processes or executors
+RANGE_BYTES = 256 << 20
 #: binlog bytes to index per process started by default (a small archive is indexed in this one:
 #: 122 files of 512 KB, 2.9 s in one process, 7.7 s in two, each started by ``spawn``)
 _BYTES_PER_PROCESS = 1 << 30
@@ -76,11 +82,13 @@ class IndexResult:
     bytes: int  #: binlog bytes walked (the files indexed; of a grown file, what it grew by)
     files: tuple[str, ...] = ()  #: the names of the files indexed
     extended: int = 0  #: of the files indexed, those that grew and were walked from where they were indexed to
+    ranged: int = 0  #: of the files indexed, those indexed in ranges (a task each), their summaries joined
 
     def summary(self) -> str:
         """One line: what the command line prints."""
-        grown = f" ({self.extended} grown, extended)" if self.extended else ""
-        return f"{self.indexed} file(s) indexed{grown} ({self.bytes:,} bytes), {self.skipped} up to date"
+        how = [f"{self.extended} grown, extended"] * bool(self.extended) + [f"{self.ranged} in ranges"] * bool(self.ranged)
+        said = f" ({'; '.join(how)})" if how else ""
+        return f"{self.indexed} file(s) indexed{said} ({self.bytes:,} bytes), {self.skipped} up to date"
 
 
 # -- where things are ------------------------------------------------------------------------
@@ -160,43 +168,120 @@ def _read(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None, 
 
 
 # -- building ------------------------------------------------------------------------------
-def _index_one(path: str, identity: dict[str, Any], filesystem: Any, folder: str, index_fs: pafs.FileSystem,
-               verify_checksums: bool, extend: bool = False) -> tuple[str, int, bool]:
-    """Index one binlog file: its summary written (to a temporary name, then moved into place);
-    ``extend``: the file grew, its index is extended when it can be. Returns (name, bytes
-    walked, extended). Runs in a pool's process, or a Spark task."""
-    name = identity["name"]
-    if extend:
-        table, walked = _extended(path, identity, filesystem, index_fs, folder, verify_checksums)
+@dataclass(frozen=True)
+class IndexTask:
+    """One file to index, or one range of a huge one: run by :func:`index_file` wherever the
+    file and the index location can be reached (a process of a local pool, a Spark task)."""
+
+    path: str
+    identity: dict[str, Any]  #: the file's name, path, size, mtime_ns and etag
+    filesystem: Any  #: the filesystem of ``path``
+    folder: str  #: the index location
+    index_fs: Any  #: its filesystem
+    verify_checksums: bool
+    extend: bool = False  #: the file grew: its index is extended when it can be
+    #: (k, lo, hi): the k-th range of the file, from the first transaction start after an event
+    #: boundary at or after ``lo`` (the file's start for k = 0) to the same after ``hi`` (None: its end)
+    part: tuple[int, int, int | None] | None = None
+
+
+@dataclass(frozen=True)
+class IndexDone:
+    """What :func:`index_file` did for one task."""
+
+    name: str  #: the binlog's name
+    walked: int  #: binlog bytes walked
+    extended: bool = False  #: a grown file's index extended
+    part: int | None = None  #: the range's k (its index file is written by the job, from the ranges)
+    span: tuple[int, int | None] | None = None  #: where the range's walk started and was to stop
+    table: pa.Table | None = None  #: the range's summary; None: no boundary found (indexed whole)
+
+
+def index_file(task: IndexTask) -> IndexDone:
+    """Run one task of an :class:`IndexJob`: its file indexed (the summary written, to a
+    temporary name then moved into place), or its range summarised (returned)."""
+    name = task.identity["name"]
+    if task.part is not None:
+        return _index_range(task)
+    if task.extend:
+        table, walked = _extended(task)
         if table is not None:
-            _write(index_fs, _index_path(folder, name), table)
-            return name, walked, True
-    table = summarize_file(path, identity, filesystem=filesystem, verify_checksums=verify_checksums)
-    _write(index_fs, _index_path(folder, name), table)
-    return name, int(table.column("indexed_to")[0].as_py()), False  # (the bytes walked)
+            _write(task.index_fs, _index_path(task.folder, name), table)
+            return IndexDone(name, walked, extended=True)
+    table = summarize_file(task.path, task.identity, filesystem=task.filesystem, verify_checksums=task.verify_checksums)
+    _write(task.index_fs, _index_path(task.folder, name), table)
+    return IndexDone(name, int(table.column("indexed_to")[0].as_py()))  # (the bytes walked)
 
 
-def _extended(path: str, identity: dict[str, Any], filesystem: Any, index_fs: pafs.FileSystem, folder: str,
-              verify_checksums: bool) -> tuple[pa.Table | None, int]:
+def _extended(task: IndexTask) -> tuple[pa.Table | None, int]:
     """The index of a file that grew, its summary extended (:func:`~.log.summary.extend_summary`),
     and the bytes walked; (None, 0) when its first bytes are not those indexed (another file,
     said with an ArchiveIndexWarning) or its index is gone."""
     from .binlog.file import BinlogFile
 
-    old = _read(index_fs, _index_path(folder, identity["name"]), rebuild=True)
+    identity = task.identity
+    old = _read(task.index_fs, _index_path(task.folder, identity["name"]), rebuild=True)
     if old is None or old.num_rows != 1:
         return None, 0
     row = old.to_pylist()[0]
     cut = row["complete_to"]
-    with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:
+    with BinlogFile(task.path, verify_checksums=task.verify_checksums, filesystem=task.filesystem) as f:
         same = head_hash(f, cut) == row["head_hash"]
     if not same:
         warn(f"{identity['path']}: its first bytes are not those of the file indexed (size {row['size']:,} -> "
              f"{identity['size']:,}): another file, indexed again", ArchiveIndexWarning)
         return None, 0
-    new = summarize_file(path, identity, filesystem=filesystem, verify_checksums=verify_checksums, start=cut)
+    new = summarize_file(task.path, identity, filesystem=task.filesystem, verify_checksums=task.verify_checksums,
+                         start=cut)
     part = new.to_pylist()[0]
     return pa.Table.from_pylist([extend_summary(row, part)], schema=INDEX_SCHEMA), part["indexed_to"] - cut
+
+
+def _index_range(task: IndexTask) -> IndexDone:
+    """The summary of one range of a huge file (:attr:`IndexTask.part`), its ends found by
+    :func:`~vecbinlog.binlog.resync.transaction_start_after`."""
+    from .binlog.file import BinlogFile
+    from .binlog.resync import transaction_start_after
+
+    name = task.identity["name"]
+    k, lo, hi = task.part
+    with BinlogFile(task.path, verify_checksums=task.verify_checksums, filesystem=task.filesystem) as f:
+        if not f.source.seekable:  # a compressed file: read from its start only
+            return IndexDone(name, 0, part=k)
+        start = MAGIC_LEN if k == 0 else transaction_start_after(f, lo)
+        stop = None if hi is None else transaction_start_after(f, hi)
+    if start is None or (hi is not None and stop is None):
+        return IndexDone(name, 0, part=k)
+    if stop is not None and stop <= start:  # (a range within one transaction: nothing of its own)
+        return IndexDone(name, 0, part=k, span=(start, start), table=pa.table({}))
+    table = summarize_file(task.path, task.identity, filesystem=task.filesystem,
+                           verify_checksums=task.verify_checksums, start=start if k else None, stop=stop)
+    walked = int(table.column("indexed_to")[0].as_py()) - (start if k else 0)  # (as a whole file's: from 0)
+    return IndexDone(name, walked, part=k, span=(start, stop), table=table)
+
+
+def _merge_ranges(parts: list[IndexDone]) -> pa.Table | None:
+    """The index of a file from the summaries of its ranges, when they chain: each range walked
+    from where the one before it ended, that one ending there with no transaction open (so
+    the boundaries found are the file's, whatever its bytes), in a file of one format; else None."""
+    row = None
+    for done in sorted(parts, key=lambda d: d.part):
+        if done.table is None:
+            return None
+        start, stop = done.span
+        if start == stop:
+            continue
+        part = done.table.to_pylist()[0]
+        if part["second_format"] is not None or (stop is not None and part["indexed_to"] != stop):
+            return None
+        if row is not None:
+            if not (row["complete_to"] == row["indexed_to"] == start):
+                return None
+            part = extend_summary(row, part)
+        elif start != MAGIC_LEN:
+            return None
+        row = part
+    return None if row is None else pa.Table.from_pylist([row], schema=INDEX_SCHEMA)
 
 
 def _write(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
@@ -272,7 +357,8 @@ def _todo(path: str, identity: dict[str, Any], fs: pafs.FileSystem, folder: str)
 
 def build_index(archive: Any, location: Any, *, filesystem: Any = None, processes: int | None = None,
                 index_filesystem: Any = None, verify_checksums: bool = True,
-                progress: Callable[[int, int, str], None] | None = None) -> IndexResult:
+                progress: Callable[[int, int, str], None] | None = None,
+                range_bytes: int | None = RANGE_BYTES) -> IndexResult:
     """Index the binlog files of ``archive`` at ``location``: one small Parquet file per binlog.
 
     Parameters
@@ -281,13 +367,17 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
         a ``mysql-bin.index``, or a list of them; local paths or URIs.
     location : where the index goes: a local folder (created) or a URI (``s3://bucket/idx``).
     filesystem : the ``pyarrow.fs`` (or fsspec) filesystem ``archive``'s paths are in.
-    processes : files indexed at once, each in a process of its own (default: one per GiB of
+    processes : tasks run at once, each in a process of its own (default: one per GiB of
         binlog to index, at most the CPUs this process may use; 1: in this process). The pool's
         processes are started by ``spawn``: a script that calls this with more than one must
         do so under ``if __name__ == "__main__":``, as for any process pool.
     index_filesystem : the filesystem ``location`` is a path in (default: from ``location``).
     verify_checksums : check the CRC32 of the FORMAT_DESCRIPTION_EVENT of each file.
-    progress : called as ``progress(done, total, name)`` after each file indexed.
+    progress : called as ``progress(done, total, name)`` after each task (a file, or a range
+        of a huge file).
+    range_bytes : a file to index whole that is larger than twice this is indexed in ranges of
+        about this many bytes, a task each (their summaries joined: the index the file's walk
+        gives); None: every file one task.
 
     Returns
     -------
@@ -300,56 +390,98 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
     IndexResult(indexed=193, skipped=0, bytes=..., files=(...))
     """
     job = index_job(archive, location, filesystem=filesystem, index_filesystem=index_filesystem,
-                    verify_checksums=verify_checksums)
-    todo = job.tasks
+                    verify_checksums=verify_checksums, range_bytes=range_bytes)
     if processes is None:  # a process starts in ~1-2 s (its imports, the kernels loaded): worth it for much to walk
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        processes = min(cpus, -(-sum(task[1]["size"] for task in todo) // _BYTES_PER_PROCESS))
-    processes = max(1, min(processes, len(todo)))
-    done: list[tuple[str, int, bool]] = []
-    if processes == 1:
-        for task in todo:
-            done.append(index_file(task))
-            if progress is not None:
-                progress(len(done), len(todo), done[-1][0])
-    else:  # spawned: a fork of a process with threads (numba's, Arrow's) may deadlock
-        from concurrent.futures import ProcessPoolExecutor
-        from multiprocessing import get_context
+        processes = min(cpus, -(-sum(_task_bytes(t) for t in job.tasks) // _BYTES_PER_PROCESS))
 
-        with ProcessPoolExecutor(processes, mp_context=get_context("spawn")) as pool:
-            for result in pool.map(index_file, todo, chunksize=max(1, len(todo) // (4 * processes))):
+    def run(tasks: list[IndexTask]) -> list[IndexDone]:
+        done: list[IndexDone] = []
+        workers = max(1, min(processes, len(tasks)))
+        if workers == 1:
+            for task in tasks:
+                done.append(index_file(task))
+                if progress is not None:
+                    progress(len(done), len(tasks), done[-1].name)
+            return done
+        from concurrent.futures import ProcessPoolExecutor  # spawned: a fork of a process with threads
+        from multiprocessing import get_context  # (numba's, Arrow's) may deadlock
+
+        with ProcessPoolExecutor(workers, mp_context=get_context("spawn")) as pool:
+            for result in pool.map(index_file, tasks, chunksize=max(1, len(tasks) // (4 * workers))):
                 done.append(result)
                 if progress is not None:
-                    progress(len(done), len(todo), result[0])
-    return job.finish(done)
+                    progress(len(done), len(tasks), result.name)
+        return done
+
+    return job.run(run)
+
+
+def _task_bytes(task: IndexTask) -> int:
+    size = task.identity["size"]
+    if task.part is None:
+        return size
+    _, lo, hi = task.part
+    return (size if hi is None else hi) - lo
 
 
 @dataclass
 class IndexJob:
-    """What a build of an index has to do (:func:`index_job`): ``tasks``, one per file to index,
-    each run by :func:`index_file` anywhere the file and the index location can be reached (a
-    process of a local pool, a Spark task: :func:`vecbinlog.spark.build_index`); then
-    :meth:`finish`, where the job was made."""
+    """What a build of an index has to do (:func:`index_job`): ``tasks``, one per file to index
+    (or range of a huge file), each run by :func:`index_file` anywhere the file and the index
+    location can be reached (a process of a local pool, a Spark task:
+    :func:`vecbinlog.spark.build_index`); then :meth:`finish`, where the job was made
+    (:meth:`run` does both)."""
 
     fs: Any  #: the index location's filesystem
     folder: str
     paths: list[str]  #: the archive's files
     gathered: _Gathered
     stale: list[str]  #: the names whose row in the gathered file is not current
-    #: (path, identity, filesystem, folder, index filesystem, verify_checksums, extend) per file to index
-    tasks: list[tuple[Any, ...]]
+    tasks: list[IndexTask]
 
-    def finish(self, done: list[tuple[str, int, bool]]) -> IndexResult:
+    def run(self, runner: Callable[[list[IndexTask]], Iterable[IndexDone]]) -> IndexResult:
+        """Run the tasks with ``runner`` (a list of tasks -> what :func:`index_file` returned
+        for each), then the files whose ranges did not chain again whole; :meth:`finish`."""
+        done = list(runner(self.tasks)) if self.tasks else []
+        again = self.join_ranges(done)
+        if again:
+            done += list(runner(again))
+        return self.finish(done)
+
+    def join_ranges(self, done: list[IndexDone]) -> list[IndexTask]:
+        """Write the index of each file indexed in ranges from their summaries
+        (:func:`_merge_ranges`); returns the tasks of the files to index again whole (their
+        ranges did not chain: boundaries not found, a relay log...)."""
+        parts: dict[str, list[IndexDone]] = {}
+        for d in done:
+            if d.part is not None:
+                parts.setdefault(d.name, []).append(d)
+        again = []
+        for task in self.tasks:
+            name = task.identity["name"]
+            if task.part is None or task.part[0] != 0 or name not in parts:
+                continue
+            table = _merge_ranges(parts[name])
+            if table is None:
+                again.append(dataclasses.replace(task, part=None))
+            else:
+                _write(self.fs, _index_path(self.folder, name), table)
+        return again
+
+    def finish(self, done: list[IndexDone]) -> IndexResult:
         """The gathered file written again, and what the build did (``done``: what
         :func:`index_file` returned for each task)."""
         if self.stale:
             _gather(self.fs, self.folder, self.gathered, self.stale)
-        return IndexResult(len(done), len(self.paths) - len(self.tasks), sum(b for _, b, _ in done),
-                           tuple(n for n, _, _ in done), sum(e for _, _, e in done))
+        files = tuple(dict.fromkeys(d.name for d in done))
+        ranged = {d.name for d in done if d.part is not None} - {d.name for d in done if d.part is None}
+        return IndexResult(len(files), len(self.paths) - len(files), sum(d.walked for d in done), files,
+                           sum(d.extended for d in done), len(ranged))
 
 
 def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_filesystem: Any = None,
-              verify_checksums: bool = True) -> IndexJob:
+              verify_checksums: bool = True, range_bytes: int | None = RANGE_BYTES) -> IndexJob:
     """The files of ``archive`` to index (again) at ``location`` (see :func:`build_index`),
     from their filesystem's metadata and the index: no binlog byte read."""
     fs, folder = _location(location, index_filesystem)
@@ -360,6 +492,8 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ValueError(f"an index keeps one file per binlog name, and the archive has several named "
                          f"{', '.join(twice)}: index each server's files at a location of its own")
+    if range_bytes is not None and (not isinstance(range_bytes, int) or range_bytes < 1 << 16):
+        raise ValueError(f"range_bytes must be an integer of at least 65536, or None, not {range_bytes!r}")
     gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}", rebuild=True))
     tasks, stale = [], []
     for path in paths:
@@ -368,14 +502,17 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
             continue
         stale.append(identity["name"])
         todo, extend = _todo(path, identity, fs, folder)
-        if todo:
-            tasks.append((path, identity, filesystem, folder, fs, verify_checksums, extend))
+        if not todo:
+            continue
+        task = IndexTask(path, identity, filesystem, folder, fs, verify_checksums, extend)
+        size = identity["size"]
+        if extend or range_bytes is None or size <= 2 * range_bytes:
+            tasks.append(task)
+            continue
+        n = -(-size // range_bytes)
+        cuts = [size * k // n for k in range(n)] + [None]
+        tasks += [dataclasses.replace(task, part=(k, cuts[k], cuts[k + 1])) for k in range(n)]
     return IndexJob(fs, folder, paths, gathered, stale, tasks)
-
-
-def index_file(task: tuple[Any, ...]) -> tuple[str, int, bool]:
-    """Run one task of an :class:`IndexJob`: its file indexed; (name, bytes walked, extended)."""
-    return _index_one(*task)
 
 
 # -- reading ---------------------------------------------------------------------------------

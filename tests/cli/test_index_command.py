@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 
 from vecbinlog.index import GATHERED_NAME, INDEX_SUFFIX
 
+from ..conftest import corpus_path
 from ..support.clirun import SAMPLE, run
 
 
@@ -30,3 +31,23 @@ def test_index_command(tmp_path):
     assert p.stdout == "0 file(s) indexed (0 bytes), 3 up to date\n"
     p = run("index", "--processes", "0", str(folder), str(location), module=True, check=2)
     assert "--processes must be at least 1" in p.stderr
+    p = run("index", "--range-bytes", "1k", str(folder), str(location), module=True, check=2)
+    assert "--range-bytes '1k': at least 64k (or 0)" in p.stderr
+
+
+def test_index_command_in_ranges_then_grown(tmp_path):
+    """A file of 1.4 MB indexed in ranges of 64 KiB (said in the line printed), then the same
+    file cut at a transaction start, indexed, grown back: extended (what it grew by walked)."""
+    big = corpus_path("osheroff__mysql-binlog-connector-java/mysql-bin.sakila")
+    size = big.stat().st_size
+    p = run("index", "--range-bytes", "64k", str(big), str(tmp_path / "index"), module=True)
+    assert p.stdout == f"1 file(s) indexed (1 in ranges) ({size:,} bytes), 0 up to date\n"
+    starts = pq.read_table(tmp_path / "index" / (big.name + INDEX_SUFFIX)).column("transaction_starts")[0].as_py()
+    copy = tmp_path / "archive" / big.name
+    copy.parent.mkdir()
+    data = big.read_bytes()
+    copy.write_bytes(data[:starts[len(starts) // 2]])
+    run("index", "--range-bytes", "0", str(copy), str(tmp_path / "grown"), module=True)
+    copy.write_bytes(data)
+    p = run("index", "--range-bytes", "0", str(copy), str(tmp_path / "grown"), module=True)
+    assert p.stdout == f"1 file(s) indexed (1 grown, extended) ({size - starts[len(starts) // 2]:,} bytes), 0 up to date\n"

@@ -430,6 +430,20 @@ def test_build_index_with_spark_tasks(spark, tmp_path):
     assert_same_rows(expected, got)
 
 
+def test_build_index_of_a_huge_file_in_ranges_of_spark_tasks(spark, tmp_path):
+    """vecbinlog.spark.build_index with range_bytes: a 1.4 MB corpus file indexed by 22 tasks,
+    one per range of 64 KiB, their summaries joined on the driver: the index one walk of the
+    file gives, field by field."""
+    import pyarrow.parquet as pq
+
+    path = corpus_path("osheroff__mysql-binlog-connector-java/mysql-bin.sakila")
+    result = vspark.build_index(spark, str(path), str(tmp_path / "spark"), range_bytes=1 << 16)
+    assert (result.indexed, result.ranged, result.bytes) == (1, 1, path.stat().st_size)
+    vecbinlog.build_index(str(path), tmp_path / "whole", processes=1, range_bytes=None)
+    name = path.name + ".parquet"
+    assert pq.read_table(tmp_path / "spark" / name).to_pylist() == pq.read_table(tmp_path / "whole" / name).to_pylist()
+
+
 @pytest.mark.mariadb
 def test_a_schema_given_by_the_user(spark, mariadb_server, tmp_path):
     """spark.read.schema(...) (issue 36): its columns are read, others left out, a column the

@@ -291,13 +291,14 @@ def _hash(data: bytes) -> int:
 
 def summarize_file(path: str, identity: dict[str, Any], *, filesystem: Any = None,
                    verify_checksums: bool = True, segment_bytes: int | None = None,
-                   start: int | None = None) -> pa.Table:
+                   start: int | None = None, stop: int | None = None) -> pa.Table:
     """The one-row :data:`INDEX_SCHEMA` table of the binlog file at ``path``, from one walk of
     its headers; ``identity``: its name, path, size, mtime_ns and etag (taken before the walk).
     ``start``: walk from this offset only (where a transaction starts, with no transaction open
-    before it): the summary of that part, for :func:`extend_summary`."""
+    before it), ``stop``: to the first event boundary at or after it: the summary of that part,
+    for :func:`extend_summary`."""
     options: dict[str, Any] = {"ddl": False, "filesystem": filesystem, "verify_checksums": verify_checksums,
-                               "start": start}
+                               "start": start, "stop": stop}
     if segment_bytes is not None:
         options["segment_bytes"] = segment_bytes
     config = ReadConfig.build(**options)  # ddl=False: the statements are kept, replayed when planning
@@ -306,7 +307,7 @@ def summarize_file(path: str, identity: dict[str, Any], *, filesystem: Any = Non
         summary, scan = _Summary(f, begin), StartScan(begin)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)  # a file being written: indexed to its last transaction
-            for step in LogWalk([f], config, seek=start is not None).steps():
+            for step in LogWalk([f], config, seek=start is not None or stop is not None).steps():
                 summary.add(step, scan.feed(step.src, step.index, step.segment.end))
         row = summary.row(scan.result(f.size), identity)
     return pa.Table.from_pylist([row], schema=INDEX_SCHEMA)

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Mapping, Sequence
 import pyarrow as pa
 from pyspark.sql.types import LongType, StringType, StructField, StructType
 
-from ..index import IndexResult, index_file, index_job
+from ..index import RANGE_BYTES, IndexResult, index_file, index_job
 from ..log.config import ReadConfig
 from ..netchanges import KEY_METADATA, checked_key
 from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, split_paths, with_history
@@ -66,22 +66,22 @@ def register(spark: SparkSession) -> None:
 
 
 def build_index(spark: SparkSession, archive: Any, location: str, *, filesystem: Any = None,
-                index_filesystem: Any = None, verify_checksums: bool = True) -> IndexResult:
-    """:func:`vecbinlog.build_index` with one Spark task per file to index: the executors read
-    the binlogs and write their index files (``location`` and the archive must be reachable
-    from them: a URI, or a shared folder), the driver only lists the files and, at the end,
-    writes the gathered index file. Incremental as :func:`vecbinlog.build_index`.
+                index_filesystem: Any = None, verify_checksums: bool = True,
+                range_bytes: int | None = RANGE_BYTES) -> IndexResult:
+    """:func:`vecbinlog.build_index` with one Spark task per file to index, or per range of
+    ``range_bytes`` of a file larger than twice that: the executors read the binlogs and write
+    their index files (``location`` and the archive must be reachable from them: a URI, or a
+    shared folder); the driver lists the files and, at the end, joins the summaries of the
+    ranges of each huge file (small: no binlog byte) and writes the gathered index file.
+    Incremental as :func:`vecbinlog.build_index`.
 
     Examples
     --------
     >>> vecbinlog.spark.build_index(spark, "s3://binlogs/prod/", "s3://binlogs/prod-index/")  # doctest: +SKIP
     """
     job = index_job(archive, location, filesystem=filesystem, index_filesystem=index_filesystem,
-                    verify_checksums=verify_checksums)
-    done = []
-    if job.tasks:
-        done = spark.sparkContext.parallelize(job.tasks, len(job.tasks)).map(index_file).collect()
-    return job.finish(done)
+                    verify_checksums=verify_checksums, range_bytes=range_bytes)
+    return job.run(lambda tasks: spark.sparkContext.parallelize(tasks, len(tasks)).map(index_file).collect())
 
 
 # -- helpers for users' own pipelines ------------------------------------------------------------
