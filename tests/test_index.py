@@ -91,9 +91,10 @@ def test_a_summary_does_not_depend_on_the_segments_walked():
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_corpus_plans_from_the_index_equal_walked_plans(path, tmp_path):
-    """Every corpus file, cut at every transaction: the plan from its index alone has the splits
-    (and the DDL state before each) of the plan that walks it; info() from the index is the
-    walk's (events by type, GTIDs, rows events by table, where the walk stopped...)."""
+    """Every corpus file, cut at every transaction: the plan from its index alone, and the plan
+    from what the walk of its history kept (the Spark source's, after its schema), have the
+    splits (and the DDL state before each) of the plan that walks it; info() from the index is
+    the walk's (events by type, GTIDs, rows events by table, where the walk stopped...)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -103,9 +104,14 @@ def test_corpus_plans_from_the_index_equal_walked_plans(path, tmp_path):
         build_index(str(path), tmp_path, processes=1)
         indexed = plan_splits(str(path), 1, index=tmp_path)
         with vecbinlog.open(str(path)) as log:
+            history = log.history()
+        from_history = plan_splits(str(path), 1, history=history)
+        with vecbinlog.open(str(path)) as log:
             info = log.info()
         with vecbinlog.open(str(path), index=tmp_path) as log:
             info_from_index = log.info()
+    assert from_history == walked
+    assert all(_same_ddl(a.ddl, b.ddl) for a, b in zip(walked, from_history))
     assert indexed == walked
     assert all(_same_ddl(a.ddl, b.ddl) for a, b in zip(walked, indexed))
     assert info_from_index == info
@@ -260,7 +266,8 @@ def test_planning_from_the_index_reads_no_binlog(changes):
 @pytest.mark.mariadb
 @pytest.mark.parametrize("split_bytes", [1, 512, 4096, 64 << 10, 1 << 30])
 def test_split_reads_from_the_index_equal_read_table(changes, split_bytes):
-    """Splits planned from the index are those planned by walking the files (DDL states alike),
+    """Splits planned from the index, and from the history a walk kept, are those planned by
+    walking the files (DDL states alike),
     and read alone with their DDL and layout states, fitted to the table's plan, they give
     read_table's rows, every column: _schema_version and _incarnation included, numbered from
     the index's TABLE_MAPs and DDL."""
@@ -278,6 +285,9 @@ def test_split_reads_from_the_index_equal_read_table(changes, split_bytes):
             history = log.history()
         for s in splits:  # the layout states a walk of the whole files gives the same start
             assert s.versions == history.start_state(s.path, s.start)[1]
+        from_history = plan_splits(files, split_bytes, history=history)  # (the Spark source's, after its schema)
+        assert from_history == walked
+        assert all(_same_ddl(a.ddl, b.ddl) and a.versions == b.versions for a, b in zip(from_history, splits))
         got = [plan.conform(b) for s in splits for _, b in read_split(s, table)]
     assert pa.Table.from_batches(got, expected.schema).to_pylist() == expected.to_pylist()
     assert set(expected.column("_schema_version").to_pylist()) == set(range(7))

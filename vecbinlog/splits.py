@@ -33,7 +33,7 @@ import pyarrow as pa
 
 from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .binlog.gtid import GtidSet
-from .binlog.sources import is_uri
+from .binlog.sources import is_uri, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import scan_transactions
 from .errors import SchemaWarning, SourceNotFoundError
@@ -106,6 +106,7 @@ def plan_splits(
     since: WhenLike | None = None,
     until: WhenLike | None = None,
     gtids: str | GtidSet | None = None,
+    history: SchemaHistory | None = None,
 ) -> list[Split]:
     """Cut binlog files into splits of about ``split_bytes`` that start at transactions.
 
@@ -142,6 +143,10 @@ def plan_splits(
         domain-server); MySQL: no interval of its GTIDs meets the set's; MariaDB (the index
         keeps the greatest sequence number of each domain-server only): every wanted number
         of that source is after it.
+    history : what :meth:`vecbinlog.Binlog.history` found walking these files whole: the plan
+        is made from the transaction starts it kept, and each split gets its DDL and layout
+        states (as :func:`with_history`); no file is walked again (the Spark source plans so,
+        after the walk that gave the schema).
 
     Returns
     -------
@@ -164,6 +169,8 @@ def plan_splits(
     if split_bytes < 1:
         raise ValueError(f"split_bytes must be at least 1, not {split_bytes}")
     files = binlog_files(paths, filesystem)
+    if index is None and history is not None and history.walked is not None:
+        return _plan_from_history(files, split_bytes, start, stop, history)
     if index is not None:
         window = (epoch(since, "since"), epoch(until, "until"))
         wanted_gtids = gtids if isinstance(gtids, GtidSet) or gtids is None else GtidSet(gtids)
@@ -199,6 +206,40 @@ def plan_splits(
         out.extend(chain.file(k, [Split(path, int(a), int(b), _state_at(ddl, int(a))) for a, b in zip(bounds[:-1], bounds[1:])],
                               hi == f.size))
     return out
+
+
+def _plan_from_history(files: list[str], split_bytes: int, start: int | None, stop: int | None,
+                       history: SchemaHistory) -> list[Split]:
+    """:func:`plan_splits` from what a walk of the whole files kept (``history.walked``), with
+    the states where each split starts: the plan walking them gives, no byte read."""
+    assert history.walked is not None
+    out: list[Split] = []
+    chain = _Chain()
+    for k, path in enumerate(files):
+        f = history.walked[history.file_number(path)]
+        shown = redact(path) if is_uri(path) else path
+        lo = start if k == 0 and start is not None else MAGIC_LEN
+        last = k == len(files) - 1
+        if not f.seekable:
+            if k == 0 and start is not None and start > MAGIC_LEN:
+                raise ValueError(f"{shown}: a compressed file cannot be read from start={start}")
+            whole = stop is None or not last
+            out.extend(chain.file(k, [Split(path, MAGIC_LEN, None if whole else stop)], whole))
+            continue
+        size = f.size if f.size is not None else 0
+        hi = size if not last or stop is None else min(stop, size)
+        if lo >= hi:
+            chain.file(k, [], False)
+            continue
+        cuts = f.starts[(f.starts >= lo) & (f.starts < hi)]
+        if k == 0 and start is not None and start > MAGIC_LEN and (len(cuts) == 0 or cuts[0] != start):
+            raise ValueError(f"{shown}: start={start} is not where a transaction starts (a GTID event, or a BEGIN "
+                             "query without one): a split must hold its transactions' TABLE_MAP events")
+        if f.second_format is not None:  # a relay log: no cut after its second FDE
+            cuts = cuts[cuts < f.second_format]
+        bounds = cut_bounds(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
+        out.extend(chain.file(k, [Split(path, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])], hi == size))
+    return with_history(out, history)
 
 
 class _Chain:

@@ -32,7 +32,7 @@ from ..binlog.file import Segment, checksums_match
 from ..binlog.gathered import Gathered, gather
 from ..binlog.headers import EventIndex, code_table
 from ..binlog.sources import MappedSource, event_path
-from ..binlog.transactions import INCOMPLETE, ROLLBACK, TxnContext
+from ..binlog.transactions import INCOMPLETE, ROLLBACK, StartScan, TxnContext
 from ..constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from ..decode.batch import RowTransactions, build_batch, table_schema
 from ..decode.rows import PlacedRun
@@ -67,7 +67,7 @@ from .scheduler import (
     ReadTally,
     decode_in_order,
 )
-from .versions import SchemaHistory, SchemaVersions, VersionState, versioned
+from .versions import SchemaHistory, SchemaVersions, VersionState, WalkedFile, versioned
 
 __all__ = ["BatchReader", "Read"]
 
@@ -224,14 +224,19 @@ class BatchReader:
                           nbytes=span.nbytes)
 
     # -- layouts, without decoding a row --------------------------------------------------------
-    def schema_versions(self, history: bool = False) -> tuple[SchemaVersions, list[tuple[tuple[str, int], Any]]]:
+    def schema_versions(self, history: bool = False, scans: list[StartScan] | None = None,
+                        ) -> tuple[SchemaVersions, list[tuple[tuple[str, int], Any]]]:
         """Every table's versions (the ``tables`` filter applies), from a walk of the headers,
-        TABLE_MAPs and DDL, and the DDL states after each statement (with ``history``)."""
+        TABLE_MAPs and DDL, and the DDL states after each statement (with ``history``);
+        ``scans``: a StartScan per file, fed the file's transaction starts on the way."""
         versions = SchemaVersions(self.start_versions, history=history)
         ddl: list[tuple[tuple[str, int], Any]] = []
         for step in self.walk.steps(ddl_states=history):
-            versioned(step, self.config.filter.table, versions, self.walk.files.index(step.file))
+            k = self.walk.files.index(step.file)
+            versioned(step, self.config.filter.table, versions, k)
             ddl.extend(step.ddl_states)
+            if scans is not None:
+                scans[k].feed(step.src, step.index, step.segment.end)
         return versions, ddl
 
     def plan_runs(self) -> None:
@@ -257,12 +262,17 @@ class BatchReader:
     def history(self) -> SchemaHistory:
         """Each table's TablePlan, and where each table's versions and the DDL stand at any
         offset (see :meth:`vecbinlog.Binlog.history`)."""
-        versions, ddl = self.schema_versions(history=True)
         files = self.walk.files
+        whole = not self.walk.seek
+        scans = [StartScan() for _ in files] if whole else None  # (the starts a plan of splits needs)
+        versions, ddl = self.schema_versions(history=True, scans=scans)
         number = {f.path: k for k, f in enumerate(files)}
         plans = {name: self.plan(name, versions) for name in versions.layouts}
+        walked = None if scans is None else [
+            WalkedFile(f.size, f.source.seekable, f.formats[1].offset if len(f.formats) > 1 else None,
+                       scan.result(f.size).starts) for f, scan in zip(files, scans)]
         return SchemaHistory([f.path for f in files], plans, versions.history or {},
-                             [((number[path], pos), state) for (path, pos), state in ddl])
+                             [((number[path], pos), state) for (path, pos), state in ddl], walked)
 
     def plan(self, table: str, versions: SchemaVersions) -> TablePlan:
         """The TablePlan of ``table`` from the layouts a walk met (their declared schemas)."""

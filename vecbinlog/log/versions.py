@@ -25,7 +25,7 @@ from ..groups import group
 from ..tables.table_map import TableMap
 from .logwalk import Step
 
-__all__ = ["VersionState", "SchemaVersions", "SchemaHistory", "Versioned", "effective_layouts", "versioned", "followed_by"]
+__all__ = ["VersionState", "SchemaVersions", "SchemaHistory", "WalkedFile", "Versioned", "effective_layouts", "versioned", "followed_by"]
 
 
 @dataclass(frozen=True)
@@ -104,6 +104,16 @@ class SchemaVersions:
         return plan
 
 
+@dataclass(frozen=True)
+class WalkedFile:
+    """What a walk of a whole file found that a plan of its splits needs."""
+
+    size: int | None  #: its bytes then
+    seekable: bool  #: false: a compressed file, one split
+    second_format: int | None  #: the offset of a second FORMAT_DESCRIPTION_EVENT (a relay log: no cut after it)
+    starts: np.ndarray  #: int64: its transaction starts (binlog/transactions.py's rule)
+
+
 @dataclass
 class SchemaHistory:
     """Every table's layouts in the files read, found without decoding a row
@@ -116,8 +126,12 @@ class SchemaHistory:
     history: dict[str, list[tuple[tuple[int, int], VersionState]]]
     #: [((file number, offset), DDL state after the DDL statement at that offset)], in log order
     ddl: list[tuple[tuple[int, int], Any]]
+    #: what the walk found of each file for planning splits (None: not kept, e.g. from an index):
+    #: :func:`vecbinlog.splits.plan_splits` with ``history=`` plans from them, walking no file again
+    walked: list[WalkedFile] | None = None
 
-    def _file_number(self, path: str) -> int:
+    def file_number(self, path: str) -> int:
+        """The place of ``path`` among the files walked (a ValueError when it is not one)."""
         def same(p: str) -> str:  # a file's path is its URI without credentials (BinlogFile.path)
             return redact(p) if is_uri(p) else os.path.realpath(p)
 
@@ -134,7 +148,7 @@ class SchemaHistory:
     def start_state(self, path: str, offset: int) -> tuple[Any, dict[str, VersionState]]:
         """(DDL state, layout states) in force where a range of ``path`` starting at ``offset``
         starts: after every DDL statement and rows event before it."""
-        at = (self._file_number(path), offset)
+        at = (self.file_number(path), offset)
         ddl = None
         for where, state in self.ddl:
             if where >= at:

@@ -335,15 +335,16 @@ class BinlogReader(DataSourceReader):
             filesystem=o.config.filesystem if o.index is not None else None,
             since=_when(o.config.filter.since), until=_when(o.config.filter.until),  # with an index: files out of them
             gtids=o.config.gtids,  # (and with none of the GTIDs) left out
+            history=self._history if o.index is None else None,  # the schema's walk: no file walked again
         )
         walked = sum(s.size or 0 for s in splits)
         if o.index is None and walked > INDEX_ADVISED_BYTES:
-            warn(f"planning walked {walked:,} bytes of binlogs on the driver, twice (the schema, then the "
-                 "splits): build an archive index where the files are (vecbinlog.build_index, `vecbinlog index "
+            warn(f"planning walked {walked:,} bytes of binlogs on the driver (for the schema and the splits): "
+                 "build an archive index where the files are (vecbinlog.build_index, `vecbinlog index "
                  "ARCHIVE LOCATION` or vecbinlog.spark.build_index) and read with .option('index', LOCATION)",
                  ArchiveIndexWarning)
-        # each split knows where the DDL and the versions stand at its start
-        splits = with_history(splits, self._history)
+        if o.index is not None:  # each split knows where the DDL and the versions stand at its start
+            splits = with_history(splits, self._history)  # (planned from the history: it does already)
         # each partition's value: the splits one task decodes, in order
         return [InputPartition(group) for group in pack_splits(splits, o.split_bytes)] or [InputPartition([])]
 
