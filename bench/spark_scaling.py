@@ -1,14 +1,24 @@
-"""Decoding a binlog set through Spark with 1 and 2 cores: does the split planner spread the work?
+"""Decoding a binlog set through Spark with 1 and 2 cores: does the split planner spread the work,
+and how far is the ``binlog`` source from Spark's own Parquet reader on the same rows?
 
     pip install -e ".[test,spark]"
     python bench/spark_scaling.py                      # generates ~80 MB of binlogs with MariaDB
     python bench/spark_scaling.py /archive/mysql-bin.* --table db.t
+    python bench/spark_scaling.py --parquet --threads 1  # and the same rows from Parquet
 
 For each core count, a fresh ``local[n]`` SparkSession reads the table through the ``binlog``
 data source (with 1 and 2 decoding threads per task: the ``threads`` option) and writes it to
 Spark's ``noop`` sink (every column decoded and handed to Spark,
 nothing stored); best of ``--repeat`` runs. The driver-side planning (header walk) is timed
 apart. VECBINLOG_BENCH_ROWS scales the generated files (as in bench/conftest.py).
+
+``--parquet``: the rows ``read_table`` gives are written as Parquet, a file per split (zstd),
+and read by ``spark.read.parquet`` into the same ``noop`` sink, in the same session; the
+``binlog`` source is also timed with ``metadata`` false (the table's own columns only: what
+the per-row metadata columns cost), and its parts apart, in this process: the driver's
+planning (``schema()`` and ``partitions()``), and the tasks' decoding (``read()`` of each
+partition, one after the other), so that what Spark adds (Python workers, the hand-over of
+Arrow batches to the JVM) is the rest.
 """
 
 from __future__ import annotations
@@ -54,6 +64,7 @@ def main() -> None:
     parser.add_argument("--split-bytes", default="8m")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", default="1,2", help="decoding threads per task to try (the threads option)")
+    parser.add_argument("--parquet", action="store_true", help="also Spark's Parquet reader on the same rows")
     args = parser.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -90,7 +101,66 @@ def main() -> None:
                 rows = df.count()
                 print(f"local[{cores}], {threads} thread(s) per task: {rows} rows in {best:.2f} s "
                       f"({rows / best / 1e6:.2f} M rows/s, {size / best / 1e6:.0f} MB/s)")
+            if args.parquet:
+                parquet(spark, paths, splits, args, Path(tmp))
             spark.stop()
+        if args.parquet:
+            parts(paths, args)
+
+
+def _best(fn, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def parquet(spark, paths: list[str], splits: list, args: argparse.Namespace, tmp: Path) -> None:
+    """The binlog source without its metadata columns, and Spark's Parquet reader on the rows
+    read_table gives (a file per split), into the noop sink."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import vecbinlog
+    from vecbinlog.splits import read_split
+
+    folder = tmp / f"parquet-{args.table}"
+    if not folder.exists():
+        folder.mkdir()
+        with vecbinlog.open(paths) as log:
+            plan = log.plans()[args.table]
+        for k, s in enumerate(splits):
+            batches = [plan.conform(b) for _, b in read_split(s, args.table)]
+            if batches:
+                pq.write_table(pa.Table.from_batches(batches), folder / f"part-{k:05d}.parquet", compression="zstd")
+    lean = (spark.read.format("binlog").option("table", args.table).option("metadata", "false")
+            .option("split_bytes", args.split_bytes).load(",".join(paths)))
+    took = _best(lambda: lean.write.format("noop").mode("overwrite").save(), args.repeat)
+    print(f"  binlog, metadata false: {took:.2f} s")
+    df = spark.read.parquet(str(folder))
+    took = _best(lambda: df.write.format("noop").mode("overwrite").save(), args.repeat)
+    print(f"  Parquet ({len(list(folder.iterdir()))} files, {sum(f.stat().st_size for f in folder.iterdir()) / 1e6:.1f} MB, "
+          f"every column): {took:.2f} s")
+
+
+def parts(paths: list[str], args: argparse.Namespace) -> None:
+    """The binlog source's work without Spark, in this process: planning, then each partition's decoding."""
+    from vecbinlog.spark.source import BinlogDataSource
+
+    options = {"path": ",".join(paths), "table": args.table, "split_bytes": args.split_bytes}
+
+    def plan():
+        ds = BinlogDataSource(options)
+        reader = ds.reader(ds.schema())
+        return reader, reader.partitions()
+
+    took = _best(plan, args.repeat)
+    reader, partitions = plan()
+    print(f"in this process: the driver's schema() + partitions(): {took:.2f} s ({len(partitions)} partitions)")
+    took = _best(lambda: [sum(b.num_rows for b in reader.read(p)) for p in partitions], args.repeat)
+    print(f"in this process: read() of every partition, one after the other: {took:.2f} s")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ import pyarrow.parquet as pq
 import pytest
 
 import vecbinlog
-from vecbinlog.index import GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, build_index, file_identity, load_index
+from vecbinlog.index import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, build_index, file_identities, file_identity,
+                             load_index)
 from vecbinlog.log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, summarize_file
 from vecbinlog.splits import plan_splits, read_split
 
@@ -327,7 +328,8 @@ def test_open_with_an_index_answers_tables_and_schemas_from_it(changes):
 @pytest.mark.mariadb
 def test_an_archive_in_s3(changes, s3):
     """The archive uploaded to an S3 server (moto, 127.0.0.1), indexed from there by URIs into
-    an index in S3 too: a second build skips every file; the plan from the index is the walked
+    an index in S3 too (the files' sizes and times from a listing: a HEAD of each says the
+    same): a second build skips every file; the plan from the index is the walked
     plan, and its splits read alone give read_table's rows."""
     run, files, _ = changes
     client, query, _ = s3
@@ -337,6 +339,8 @@ def test_an_archive_in_s3(changes, s3):
         client.upload_file(f, "binlogs", f"{prefix}/{os.path.basename(f)}")
         uris.append(f"s3://binlogs/{prefix}/{os.path.basename(f)}{query}")
     location = f"s3://binlogs/{prefix}-index{query}"
+    # sizes and times from one listing of the folder: what a HEAD of each file says
+    assert file_identities(uris) == [file_identity(u) for u in uris]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
         assert build_index(uris, location, processes=1).indexed == len(files)
