@@ -12,6 +12,7 @@ import time
 import warnings
 import zlib
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
@@ -199,6 +200,51 @@ def test_corpus_files_indexed_in_ranges_give_their_whole_index(path, tmp_path):
     joined = all(any(s > size * k // n for s in whole["transaction_starts"]) for k in range(1, n))
     assert (ranged.indexed, ranged.ranged, ranged.bytes) == (1, int(joined), whole["indexed_to"])
     assert _summary(tmp_path / "ranges", path.name) == whole
+
+
+@pytest.mark.parametrize("name", ["osheroff__mysql-binlog-connector-java/mysql-bin.sakila",
+                                  "baojingyu__docker-canal-elasticsearch-kibana-mysql/mysql-bin.000002"])
+def test_transaction_starts_found_from_any_offset_are_the_files(name):
+    """From every 4 KiB offset of two server binlogs (1.4 and 3 MB), the transaction start
+    found without walking what is before it is one a walk of the whole file finds, the first
+    after the offset (or after the event boundary nearest it)."""
+    from vecbinlog.binlog.file import BinlogFile
+    from vecbinlog.binlog.resync import transaction_start_after
+
+    path = corpus_path(name)
+    starts = np.array(summarize_file(str(path), file_identity(str(path))).to_pylist()[0]["transaction_starts"])
+    events = np.array(vecbinlog.open(str(path)).events().column("pos").to_pylist() + [path.stat().st_size])
+    found = 0
+    with BinlogFile(str(path)) as f:
+        for at in range(4, path.stat().st_size, 4096):
+            got = transaction_start_after(f, at)
+            boundary = events[np.searchsorted(events, at)]  # the first event at or after the offset
+            later = starts[starts > boundary]
+            assert got == (int(later[0]) if len(later) else None), at
+            found += got is not None
+    assert found > 100
+
+
+def test_damaged_bytes_in_a_range_are_the_error_a_walk_gives(tmp_path):
+    """A file with an event header in its middle damaged (its size 5 bytes), indexed in ranges:
+    the build fails with the MalformedEventError (file and offset) of a walk of the whole file,
+    not an IndexError and not an index of part of it."""
+    path = corpus_path("osheroff__mysql-binlog-connector-java/mysql-bin.sakila")
+    data = bytearray(path.read_bytes())
+    events = vecbinlog.open(str(path)).events().column("pos").to_pylist()
+    at = events[len(events) // 2]
+    data[at + 9:at + 13] = (5).to_bytes(4, "little")
+    damaged = tmp_path / "damaged" / path.name
+    damaged.parent.mkdir()
+    damaged.write_bytes(bytes(data))
+    with pytest.raises(vecbinlog.BinlogError) as whole:
+        build_index(str(damaged), tmp_path / "whole", processes=1, range_bytes=None)
+    with pytest.raises(vecbinlog.BinlogError) as ranged:
+        build_index(str(damaged), tmp_path / "ranges", processes=1, range_bytes=RANGE_MIN)
+    assert (type(ranged.value), ranged.value.path, ranged.value.offset) == \
+        (type(whole.value), whole.value.path, whole.value.offset)
+    assert whole.value.offset == at
+    assert not (tmp_path / "ranges" / (path.name + INDEX_SUFFIX)).exists()
 
 
 def test_a_huge_file_in_ranges_in_two_processes_and_one_whose_boundaries_cannot_be_found(tmp_path):
