@@ -291,7 +291,9 @@ def changes(request, mariadb_server, tmp_path_factory):
 @pytest.mark.mariadb
 def test_planning_from_the_index_reads_no_binlog(changes):
     """Through a filesystem that counts the bytes read: the plan from the index reads none of the
-    binlogs (at most 64 KiB each, the issue's bound), the plan that walks them reads them whole."""
+    binlogs (at most 64 KiB each, the issue's bound), the plan that walks them reads them whole;
+    open(index=) answers what the walk answers (tables, schema, plans, TABLE_MAPs, info)
+    reading none either."""
     _, files, location = changes
     fs, counted = counting_filesystem()
     with warnings.catch_warnings():
@@ -308,6 +310,18 @@ def test_planning_from_the_index_reads_no_binlog(changes):
     assert counted.read <= 64 * 1024 * len(files)
     assert counted.read == 0
     assert walked_bytes >= sum(os.path.getsize(f) for f in files)
+    # open(index=) answers tables, schemas, plans, TABLE_MAPs and info() opening no binlog
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
+        with vecbinlog.open(files, filesystem=fs, index=location) as log:
+            tables = log.tables
+            answers = (tables, log.schema(tables[0]), log.plans()[tables[0]].schema, log.table_maps(tables[0]),
+                       log.info())
+        assert counted.read == 0
+        with vecbinlog.open(files, filesystem=fs) as log:
+            walked_answers = (log.tables, log.schema(tables[0]), log.plans()[tables[0]].schema,
+                              log.table_maps(tables[0]), log.info())
+    assert answers == walked_answers
 
 
 @pytest.mark.mariadb

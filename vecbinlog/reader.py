@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 
 from .arrowbuild import scalar, strings
 from .binlog.file import BinlogFile
+from .binlog.locations import is_uri, name_of, redact
 from .binlog.sources import MemorySource
 from .decode.tableplan import TablePlan, concat_batches, widen_type
 from .errors import DecodeWarning, TableNotFoundError
@@ -129,8 +130,9 @@ class Binlog:
     index : an archive index location (:func:`vecbinlog.build_index`) of these files:
         :attr:`tables`, :meth:`table_maps`, :meth:`plans`, :meth:`schema`, :meth:`history` and
         :meth:`info` (without ``rows``) are answered from
-        it, without walking the files (each is opened: its first 64 KiB read); rows are read
-        from the files as without it.
+        it, without opening the files (only their sizes and times are checked against it, from
+        their filesystem's metadata); rows are read from the files as without it (the files are
+        opened when first walked).
     progress : ``True`` draws a progress bar of the binlog bytes done (``tqdm.auto``: a widget
         in notebooks, stderr elsewhere) while ``read_table``, ``read_all``, ``iter_batches``
         and ``iter_tables`` walk the files; a dict passes tqdm's own options (``{"file":
@@ -154,21 +156,50 @@ class Binlog:
             raise TypeError(f"Binlog takes a config or options, not both: {sorted(options)}")
         self.config = config
         self.filesystem = config.filesystem
-        sources = binlog_sources(paths, config.filesystem)
-        self.paths = [source_name(src) for src in sources]
-        self.files: list[BinlogFile] = []
-        try:
-            for src in sources:
-                self.files.append(BinlogFile(
-                    MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
-                    strict=config.strict, verify_checksums=config.verify_checksums, filesystem=config.filesystem,
-                    max_event_bytes=config.max_event_bytes))
-        except BaseException:
-            self.close()
-            raise
-        self._start_walk()
+        self._sources = binlog_sources(paths, config.filesystem)
+        self.paths = [source_name(src) for src in self._sources]
+        self._files: list[BinlogFile] | None = None
+        self._walking: tuple[LogWalk, BatchReader] | None = None
         self._tables: dict[str, int] | None = None
         self._schemas: dict[str, pa.Schema] | None = None
+        if index is None or not all(isinstance(src, str) for src in self._sources):
+            self._open()  # (with an index, when a walk first needs them: what the index answers opens none)
+
+    def _open(self) -> list[BinlogFile]:
+        """The files, opened (each checked to be a binlog: its FORMAT_DESCRIPTION read)."""
+        if self._files is None:
+            files: list[BinlogFile] = []
+            try:
+                for src in self._sources:
+                    files.append(BinlogFile(
+                        MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
+                        strict=self.config.strict, verify_checksums=self.config.verify_checksums,
+                        filesystem=self.config.filesystem, max_event_bytes=self.config.max_event_bytes))
+            except BaseException:
+                for f in files:
+                    f.close()
+                raise
+            self._files = files
+        return self._files
+
+    @property
+    def files(self) -> list[BinlogFile]:
+        """The binlog files read, in log order (opened the first time they are asked for)."""
+        return self._open()
+
+    @property
+    def _walk(self) -> LogWalk:
+        return self._walker()[0]
+
+    @property
+    def _reader(self) -> BatchReader:
+        return self._walker()[1]
+
+    def _walker(self) -> tuple[LogWalk, BatchReader]:
+        if self._walking is None:
+            self._start_walk()
+        assert self._walking is not None
+        return self._walking
 
     @classmethod
     def over_range(cls, paths: SourceLike | Iterable[SourceLike], start: int, stop: int | None, *,
@@ -197,12 +228,12 @@ class Binlog:
     def _start_walk(self, seek: bool = False, ddl_state: Catalog | None = None,
                     start_versions: dict[str, VersionState] | None = None) -> None:
         """The walk of the files and the batch reader over it: whole files, or a range (over_range)."""
-        self._walk = LogWalk(self.files, self.config, seek=seek, ddl_state=ddl_state)
-        self._reader = BatchReader(self._walk, self.config, start_versions)
+        walk = LogWalk(self.files, self.config, seek=seek, ddl_state=ddl_state)
+        self._walking = (walk, BatchReader(walk, self.config, start_versions))
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
-        for f in self.files:
+        for f in self._files or []:
             f.close()
 
     def __enter__(self) -> Binlog:
@@ -212,7 +243,8 @@ class Binlog:
         self.close()
 
     def __repr__(self) -> str:
-        return f"<vecbinlog.Binlog {len(self.files)} file(s): {', '.join(f.name for f in self.files)}>"
+        names = [f.name for f in self._files] if self._files is not None else [name_of(p) for p in self.paths]
+        return f"<vecbinlog.Binlog {len(names)} file(s): {', '.join(names)}>"
 
     # -- tables and layouts, without decoding a row ------------------------------------
     @property
@@ -272,7 +304,8 @@ class Binlog:
 
     def _indexed(self) -> list[IndexedFile]:
         """The index of the files (``index=``), checked to be of them."""
-        return load_index([f.path for f in self.files], self.index, filesystem=self.filesystem)
+        paths = [f.path for f in self._files] if self._files is not None else list(self.paths)
+        return load_index(paths, self.index, filesystem=self.filesystem)
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table`` over every layout it has in the files read, as
@@ -480,8 +513,8 @@ class Binlog:
         in ``row_images_by_table``. With ``index=`` (and ``rows=False``), from the index.
         """
         if self.index is not None and not rows:
-            return {"files": [{**json.loads(ix.row["info"]), "path": f.path}
-                              for f, ix in zip(self.files, self._indexed())]}
+            return {"files": [{**json.loads(ix.row["info"]), "path": redact(ix.path) if is_uri(ix.path) else ix.path}
+                              for ix in self._indexed()]}
         return {"files": [file_info(f, self.config.segment_bytes, rows, self.config.batch_rows) for f in self.files]}
 
 
