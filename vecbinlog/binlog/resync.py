@@ -21,9 +21,9 @@ import numpy as np
 
 from ..errors import BinlogError, TruncatedWarning
 from ..jit import kernel
+from .compression import unpack_segment
 from .file import BinlogFile
 from .spec import COMMON_HEADER_LEN
-from .compression import unpack_segment
 from .transactions import StartScan
 
 __all__ = ["CHAIN_EVENTS", "LOOK_BYTES", "transaction_start_after"]
