@@ -31,20 +31,20 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
-from urllib.parse import urlsplit
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
 
-from .binlog.locations import is_uri, name_of, redact, resolve
+from .binlog.locations import name_of
 from .binlog.spec import MAGIC_LEN, table_id_width, version_tuple
-from .errors import ArchiveIndexError, ArchiveIndexWarning, BinlogError, SchemaWarning, SourceNotFoundError, warn
+from .errors import ArchiveIndexError, ArchiveIndexWarning, BinlogError, SchemaWarning, warn
 from .decode.batch import table_schema
 from .log.config import ReadConfig
-from .log.logset import binlog_files
-from .log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, extend_summary, head_hash, summarize_file
+from .log.indexfiles import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, Gathered, archive_paths, file_identities,
+                             file_identity, gather, index_location, index_path, read_index_file, write_index_file)
+from .log.summary import INDEX_SCHEMA, extend_summary, head_hash, summarize_file
 from .log.versions import SchemaHistory, SchemaVersions
 from .tables.ddl import Catalog
 from .tables.table_map import TableMap, parse_table_map
@@ -58,19 +58,12 @@ __all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "current_i
            "index_file", "file_identity", "file_identities",
            "INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME", "RANGE_BYTES"]
 
-#: an index file's name is its binlog's name and this
-INDEX_SUFFIX = ".parquet"
-#: the key of the format version in an index file's Parquet key-value metadata
-VERSION_KEY = b"vecbinlog.index.version"
 #: a file larger than twice this is indexed in ranges of about this many bytes, a task each
 #: (:func:`build_index`'s ``range_bytes``): a huge file indexed by several processes or executors
 RANGE_BYTES = 256 << 20
 #: binlog bytes to index per process started by default (a small archive is indexed in this one:
 #: 122 files of 512 KB, 2.9 s in one process, 7.7 s in two, each started by ``spawn``)
 _BYTES_PER_PROCESS = 1 << 30
-#: the index rows of every binlog indexed at a location, gathered in one file by each build
-#: (:class:`_Gathered`); the file of a binlog stays the truth when the two differ
-GATHERED_NAME = "_archive.parquet"
 #: the columns that say which file was indexed (read alone to decide what to index again)
 _IDENTITY = ("name", "path", "size", "mtime_ns", "etag", "indexed_to", "complete_to", "seekable", "second_format")
 
@@ -91,122 +84,6 @@ class IndexResult:
         how = [f"{self.extended} grown, extended"] * bool(self.extended) + [f"{self.ranged} in ranges"] * bool(self.ranged)
         said = f" ({'; '.join(how)})" if how else ""
         return f"{self.indexed} file(s) indexed{said} ({self.bytes:,} bytes), {self.skipped} up to date"
-
-
-# -- where things are ------------------------------------------------------------------------
-def archive_paths(archive: Any, filesystem: Any = None) -> list[str]:
-    """The binlog files of ``archive`` (a file, a glob, a folder, a ``mysql-bin.index`` or a
-    list of them, as :func:`vecbinlog.open` takes paths), in log order; local ones absolute."""
-    files = binlog_files(archive, filesystem)
-    if filesystem is None:
-        files = [f if is_uri(f) else type(f)(os.path.abspath(f)) for f in files]
-    return files
-
-
-def _location(location: Any, filesystem: Any = None) -> tuple[pafs.FileSystem, str]:
-    """(filesystem, folder) of an index location: a local folder, a URI, or a path in ``filesystem``."""
-    import pyarrow.fs as pafs
-
-    text = os.fspath(location)
-    if filesystem is not None:
-        return resolve(text, filesystem)[0], text.rstrip("/")
-    if is_uri(text) and not text.startswith("file://"):
-        fs, inner = pafs.FileSystem.from_uri(text)
-        return fs, inner.rstrip("/")
-    fs, inner, _ = resolve(text)
-    return pafs.LocalFileSystem(), os.path.abspath(inner)
-
-
-def file_identity(path: str, filesystem: Any = None) -> dict[str, Any]:
-    """The name, path, size and modification time of a binlog file, from its filesystem's
-    metadata (no byte of it read)."""
-    fs, inner, shown = resolve(path, filesystem)
-    if fs is None:  # (pyarrow.fs not needed: a local binlog of an index on S3, or of a local index)
-        try:
-            st = os.stat(inner)
-        except FileNotFoundError:
-            raise SourceNotFoundError("no such binlog file", uri=shown) from None
-        size, mtime = st.st_size, st.st_mtime_ns
-    else:
-        import pyarrow.fs as pafs
-
-        info = fs.get_file_info(inner)
-        if info.type == pafs.FileType.NotFound:
-            raise SourceNotFoundError("no such binlog file", uri=shown)
-        size, mtime = info.size, info.mtime_ns
-    return {"name": name_of(shown), "path": redact(shown) if is_uri(shown) else shown, "size": int(size),
-            "mtime_ns": None if mtime is None else int(mtime), "etag": None}
-
-
-def file_identities(paths: list[str], filesystem: Any = None) -> list[dict[str, Any]]:
-    """:func:`file_identity` of each of ``paths``: local files by their own ``stat``, files in
-    object storage (URIs, or paths in ``filesystem``) by one listing of each folder they are in
-    (a HEAD request per file, one after another, is most of a plan of a thousand files in S3:
-    ~6 ms each), a file the listing does not show by its own metadata call."""
-    import pyarrow.fs as pafs
-
-    out: list[dict[str, Any] | None] = [None] * len(paths)
-    folders: dict[tuple[Any, ...], list[int]] = {}
-    for k, path in enumerate(paths):
-        text = os.fspath(path)
-        if filesystem is None and (not is_uri(text) or text.startswith("file://")):
-            out[k] = file_identity(text)
-            continue
-        if filesystem is not None:
-            key: tuple[Any, ...] = (id(filesystem), text.rstrip("/").rsplit("/", 1)[0])
-        else:  # a folder of one bucket, reached with the same options (the query)
-            parts = urlsplit(text)
-            key = (parts.scheme, parts.netloc, parts.path.rsplit("/", 1)[0], parts.query)
-        folders.setdefault(key, []).append(k)
-    for ks in folders.values():
-        if len(ks) == 1:  # one file of the folder: its own call, not a listing of every file there
-            out[ks[0]] = file_identity(os.fspath(paths[ks[0]]), filesystem)
-            continue
-        fs, inner, _ = resolve(paths[ks[0]], filesystem)  # (one filesystem made per folder, not per file)
-        folder = inner.rsplit("/", 1)[0] if "/" in inner else ""
-        listed = {info.base_name: info for info in fs.get_file_info(pafs.FileSelector(folder, allow_not_found=True))
-                  if info.type == pafs.FileType.File}
-        for k in ks:
-            text = os.fspath(paths[k])
-            info = listed.get((urlsplit(text).path if filesystem is None else text).rstrip("/").rsplit("/", 1)[-1])
-            if info is None:
-                out[k] = file_identity(text, filesystem)  # (its own call says what is wrong)
-                continue
-            shown = text if filesystem is not None else redact(text)
-            out[k] = {"name": name_of(shown), "path": shown, "size": int(info.size),
-                      "mtime_ns": None if info.mtime_ns is None else int(info.mtime_ns), "etag": None}
-    return [o for o in out if o is not None]
-
-
-def _index_path(folder: str, name: str) -> str:
-    return f"{folder}/{name}{INDEX_SUFFIX}"
-
-
-def _read(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None, *,
-          rebuild: bool = False) -> pa.Table | None:
-    """An index file (its ``columns``), or None when there is none; another format version is
-    an ArchiveIndexError (``rebuild``: None, with an ArchiveIndexWarning, for a build to replace it)."""
-    import pyarrow.parquet as pq  # here: a read that is given no index does not load it
-
-    try:
-        with fs.open_input_file(path) as fh:
-            pf = pq.ParquetFile(fh)
-            version = (pf.schema_arrow.metadata or {}).get(VERSION_KEY)
-            if version != str(INDEX_FORMAT_VERSION).encode() and rebuild:
-                warn(f"{path}: index format version {version!r}, not {INDEX_FORMAT_VERSION}: indexed again",
-                     ArchiveIndexWarning)
-                return None
-            if version != str(INDEX_FORMAT_VERSION).encode():
-                raise ArchiveIndexError(f"{path}: index format version {version!r}; this vecbinlog reads "
-                                        f"{INDEX_FORMAT_VERSION} (build the index again)")
-            return pf.read(columns=list(columns) if columns is not None else None)
-    except FileNotFoundError:
-        return None
-    except (pa.ArrowException, OSError) as exc:  # not Parquet, cut short, a column missing...
-        if rebuild:
-            warn(f"{path}: not a readable index file ({exc}): indexed again", ArchiveIndexWarning)
-            return None
-        raise ArchiveIndexError(f"{path}: not a readable index file ({exc}); build the index again") from exc
 
 
 # -- building ------------------------------------------------------------------------------
@@ -248,10 +125,10 @@ def index_file(task: IndexTask) -> IndexDone:
     if task.extend:
         table, walked = _extended(task)
         if table is not None:
-            _write(task.index_fs, _index_path(task.folder, name), table)
+            write_index_file(task.index_fs, index_path(task.folder, name), table)
             return IndexDone(name, walked, extended=True)
     table = summarize_file(task.path, task.identity, filesystem=task.filesystem, verify_checksums=task.verify_checksums)
-    _write(task.index_fs, _index_path(task.folder, name), table)
+    write_index_file(task.index_fs, index_path(task.folder, name), table)
     return IndexDone(name, int(table.column("indexed_to")[0].as_py()))  # (the bytes walked)
 
 
@@ -262,7 +139,7 @@ def _extended(task: IndexTask) -> tuple[pa.Table | None, int]:
     from .binlog.file import BinlogFile
 
     identity = task.identity
-    old = _read(task.index_fs, _index_path(task.folder, identity["name"]), rebuild=True)
+    old = read_index_file(task.index_fs, index_path(task.folder, identity["name"]), rebuild=True)
     if old is None or old.num_rows != 1:
         return None, 0
     row = old.to_pylist()[0]
@@ -326,64 +203,10 @@ def _merge_ranges(parts: list[IndexDone]) -> pa.Table | None:
     return None if row is None else pa.Table.from_pylist([row], schema=INDEX_SCHEMA)
 
 
-def _write(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
-    """Write index rows to ``path``: to a temporary name, then moved into place."""
-    import pyarrow.parquet as pq
-
-    tmp = f"{path}.{os.getpid()}.tmp"
-    version = {VERSION_KEY: str(INDEX_FORMAT_VERSION).encode()}
-    # the footer is most of a small file's index: no statistics (nothing filters on them), no
-    # Arrow schema (Parquet's own types read back as INDEX_SCHEMA): 12.7 -> 7.0 KB a file
-    lean = hasattr(pq.ParquetWriter, "add_key_value_metadata")  # pyarrow 16+
-    schema = INDEX_SCHEMA if lean else INDEX_SCHEMA.with_metadata(version)
-    table = table.select(INDEX_SCHEMA.names).cast(schema)
-    with fs.open_output_stream(tmp) as out, pq.ParquetWriter(
-            out, schema, compression="zstd", write_statistics=False, store_schema=not lean,
-            use_dictionary=False, column_encoding={"transaction_starts.list.element": "DELTA_BINARY_PACKED"}) as writer:
-        writer.write_table(table)
-        if lean:
-            writer.add_key_value_metadata(version)
-    fs.move(tmp, path)
-
-
-class _Gathered:
-    """The index rows of a location gathered in one file (:data:`GATHERED_NAME`), by binlog name:
-    what a plan reads first, rather than a file per binlog (976 of them: 2.3 s)."""
-
-    def __init__(self, table: pa.Table | None) -> None:
-        self.table = table
-        self.at: dict[str, int] = {}
-        self._ids: list[tuple[Any, ...]] = []
-        if table is not None:
-            ids = table.select(["name", "size", "mtime_ns", "etag"]).to_pylist()
-            self.at = {r["name"]: k for k, r in enumerate(ids)}
-            self._ids = [(r["size"], r["mtime_ns"], r["etag"]) for r in ids]
-
-    def current(self, identity: dict[str, Any]) -> int | None:
-        """The row of the file of ``identity`` when its index there is of that file as it is now."""
-        k = self.at.get(identity["name"])
-        if k is None or self._ids[k] != (identity["size"], identity["mtime_ns"], identity["etag"]):
-            return None
-        return k
-
-
-def _gather(fs: pafs.FileSystem, folder: str, gathered: _Gathered, names: list[str]) -> None:
-    """Write :data:`GATHERED_NAME` again: its rows but those of ``names``, and the index files of ``names``."""
-    replaced = set(names)
-    keep = [k for n, k in gathered.at.items() if n not in replaced]
-    parts = [gathered.table.take(keep)] if gathered.table is not None and keep else []
-    for name in names:
-        table = _read(fs, _index_path(folder, name))
-        if table is not None:
-            parts.append(table)
-    if parts:
-        _write(fs, f"{folder}/{GATHERED_NAME}", pa.concat_tables(parts))
-
-
 def _todo(path: str, identity: dict[str, Any], fs: pafs.FileSystem, folder: str) -> tuple[bool, bool]:
     """Whether ``path`` must be indexed (again): not indexed, grown, or changed (with a warning);
     and whether its index is extended (it grew from a complete transaction: see :func:`_extended`)."""
-    old = _read(fs, _index_path(folder, identity["name"]), _IDENTITY, rebuild=True)  # (its own index: the one that counts)
+    old = read_index_file(fs, index_path(folder, identity["name"]), _IDENTITY, rebuild=True)  # (its own index: the one that counts)
     if old is None or old.num_rows != 1:
         return True, False
     was = old.to_pylist()[0]
@@ -478,7 +301,7 @@ class IndexJob:
     fs: Any  #: the index location's filesystem
     folder: str
     paths: list[str]  #: the archive's files
-    gathered: _Gathered
+    gathered: Gathered
     stale: list[str]  #: the names whose row in the gathered file is not current
     tasks: list[IndexTask]
 
@@ -508,14 +331,14 @@ class IndexJob:
             if table is None:
                 again.append(dataclasses.replace(task, part=None))
             else:
-                _write(self.fs, _index_path(self.folder, name), table)
+                write_index_file(self.fs, index_path(self.folder, name), table)
         return again
 
     def finish(self, done: list[IndexDone]) -> IndexResult:
         """The gathered file written again, and what the build did (``done``: what
         :func:`index_file` returned for each task)."""
         if self.stale:
-            _gather(self.fs, self.folder, self.gathered, self.stale)
+            gather(self.fs, self.folder, self.gathered, self.stale)
         files = tuple(dict.fromkeys(d.name for d in done))
         ranged = {d.name for d in done if d.part is not None} - {d.name for d in done if d.part is None}
         return IndexResult(len(files), len(self.paths) - len(files), sum(d.walked for d in done), files,
@@ -526,7 +349,7 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
               verify_checksums: bool = True, range_bytes: int | None = RANGE_BYTES) -> IndexJob:
     """The files of ``archive`` to index (again) at ``location`` (see :func:`build_index`),
     from their filesystem's metadata and the index: no binlog byte read."""
-    fs, folder = _location(location, index_filesystem)
+    fs, folder = index_location(location, index_filesystem)
     fs.create_dir(folder, recursive=True)
     paths = archive_paths(archive, filesystem)
     names = [name_of(p) for p in paths]
@@ -536,7 +359,7 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
                          f"{', '.join(twice)}: index each server's files at a location of its own")
     if range_bytes is not None and (not isinstance(range_bytes, int) or range_bytes < 1 << 16):
         raise ValueError(f"range_bytes must be an integer of at least 65536, or None, not {range_bytes!r}")
-    gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}", rebuild=True))
+    gathered = Gathered(read_index_file(fs, f"{folder}/{GATHERED_NAME}", rebuild=True))
     tasks, stale = [], []
     for path, identity in zip(paths, file_identities(paths, filesystem)):
         if gathered.current(identity) is not None:
@@ -610,14 +433,14 @@ def _lookup(paths: list[str], location: Any, filesystem: Any,
             index_filesystem: Any) -> Iterator[tuple[str, dict[str, Any], tuple[pa.Table, int] | None]]:
     """(path, its identity, (the index rows, its row) or None when it is not indexed) of each of
     ``paths``: the gathered rows first, a binlog's own index file where they are not current."""
-    fs, folder = _location(location, index_filesystem)
-    gathered = _Gathered(_read(fs, f"{folder}/{GATHERED_NAME}"))
+    fs, folder = index_location(location, index_filesystem)
+    gathered = Gathered(read_index_file(fs, f"{folder}/{GATHERED_NAME}"))
     for path, identity in zip(paths, file_identities(paths, filesystem)):
         k = gathered.current(identity)
         if k is not None:
             yield path, identity, (gathered.table, k)
             continue
-        table = _read(fs, _index_path(folder, identity["name"]))
+        table = read_index_file(fs, index_path(folder, identity["name"]))
         yield path, identity, (table, 0) if table is not None and table.num_rows == 1 else None
 
 
