@@ -304,8 +304,7 @@ class Binlog:
 
     def _indexed(self) -> list[IndexedFile]:
         """The index of the files (``index=``), checked to be of them."""
-        paths = [f.path for f in self._files] if self._files is not None else list(self.paths)
-        return load_index(paths, self.index, filesystem=self.filesystem)
+        return load_index(list(self.paths), self.index, filesystem=self.filesystem)  # (as given: URIs keep their options)
 
     def schema(self, table: str) -> pa.Schema:
         """The Arrow schema of ``table`` over every layout it has in the files read, as
