@@ -566,7 +566,34 @@ def test_the_binlog_a_server_writes_is_extended_as_it_grows(mariadb_server, tmp_
     extended = _summary(location, path.name)
     assert extended == _summary(tmp_path / "whole", path.name)
     assert {t["name"] for t in extended["tables"]} == {"ext.t", "ext.u"}
+    listed = server_events(s, path.name)  # the server's SHOW BINLOG EVENTS of it
+    assert extended["transaction_starts"] == [e["pos"] for e in listed if e["type"] == "Gtid"]
+    assert extended["indexed_to"] == extended["complete_to"] == max(e["end"] for e in listed)
     assert plan_splits(str(path), 1, index=location) == plan_splits(str(path), 1)
+
+
+def test_a_grown_file_whose_index_rows_do_not_hold_together_is_indexed_again_whole(tmp_path):
+    """An index file that reads but whose layout changes point past its layouts (damaged, or
+    written by something else), for a file that grew: an ArchiveIndexWarning naming it, and the
+    file indexed whole, to the index a fresh build gives (not an IndexError)."""
+    data = SAMPLE.read_bytes()
+    row = summarize_file(str(SAMPLE), file_identity(str(SAMPLE))).to_pylist()[0]
+    copy = tmp_path / "archive" / SAMPLE.name
+    copy.parent.mkdir()
+    copy.write_bytes(data[:row["transaction_starts"][-1]])
+    location = tmp_path / "index"
+    build_index(str(copy), location, processes=1)
+    path = location / (SAMPLE.name + INDEX_SUFFIX)
+    kept = pq.read_table(path).to_pylist()[0]
+    kept["layout_changes"] = [{**c, "layout": 99} for c in kept["layout_changes"]]
+    metadata = pq.ParquetFile(path).metadata.metadata
+    pq.write_table(pa.Table.from_pylist([kept], schema=INDEX_SCHEMA).replace_schema_metadata(metadata), path)
+    copy.write_bytes(data)
+    with pytest.warns(vecbinlog.ArchiveIndexWarning, match="not a usable index of .* indexed again"):
+        result = build_index(str(copy), location, processes=1)
+    assert (result.indexed, result.extended, result.bytes) == (1, 0, len(data))
+    build_index(str(copy), tmp_path / "fresh", processes=1)
+    assert _summary(location, SAMPLE.name) == _summary(tmp_path / "fresh", SAMPLE.name)
 
 
 # -- pruning ---------------------------------------------------------------------------------------

@@ -153,7 +153,13 @@ def _extended(task: IndexTask) -> tuple[pa.Table | None, int]:
     new = summarize_file(task.path, identity, filesystem=task.filesystem, verify_checksums=task.verify_checksums,
                          start=cut)
     part = new.to_pylist()[0]
-    return pa.Table.from_pylist([extend_summary(row, part)], schema=INDEX_SCHEMA), part["indexed_to"] - cut
+    try:
+        joined = extend_summary(row, part)
+    except (IndexError, KeyError, TypeError, ValueError) as exc:  # an index file whose rows do not hold together
+        warn(f"{index_path(task.folder, identity['name'])}: not a usable index of {identity['path']} "
+             f"({type(exc).__name__}: {exc}): indexed again", ArchiveIndexWarning)
+        return None, 0
+    return pa.Table.from_pylist([joined], schema=INDEX_SCHEMA), part["indexed_to"] - cut
 
 
 def _index_range(task: IndexTask) -> IndexDone:

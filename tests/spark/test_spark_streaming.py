@@ -102,6 +102,13 @@ def read_table(files, table: str) -> pa.Table:
         return vecbinlog.read_table(files, table)
 
 
+def fresh_database(server, name: str) -> str:
+    """``name`` dropped and created again, the binlogs flushed: the name of the binlog after that."""
+    server.execute(f"DROP DATABASE IF EXISTS {name}", f"CREATE DATABASE {name}")
+    server.flush_binary_logs()
+    return server.current_binlog().name
+
+
 def server_files(server, first: str) -> list[Path]:
     files = server.binlog_files()
     return files[[f.name for f in files].index(first):]
@@ -125,9 +132,7 @@ def test_live_server_stopped_and_restarted(spark, mariadb_server, tmp_path):
     its binlog folder in place, 2 KB of binlog per micro-batch; the query is stopped, the server
     writes on (a file more), the query restarts from its checkpoint."""
     s = mariadb_server
-    s.execute("DROP DATABASE IF EXISTS live", "CREATE DATABASE live")
-    s.flush_binary_logs()
-    first = s.current_binlog().name
+    first = fresh_database(s, "live")
     s.execute(TABLE_DDL, "CREATE TABLE side (id INT PRIMARY KEY) ENGINE=MyISAM",
               *(f"INSERT INTO t VALUES ({i}, 'v{i}', {i})" for i in range(30)), database="live")
     folder = str(s.binlog_dir)
@@ -167,9 +172,7 @@ def test_killed_in_the_middle_of_a_batch(spark, mariadb_server, tmp_path):
     (SIGKILL, with its JVM) while micro-batch 2 is half written; restarted from the checkpoint,
     Spark runs batch 2 again over the same offsets, and the sink holds every change once."""
     s = mariadb_server
-    s.execute("DROP DATABASE IF EXISTS killed", "CREATE DATABASE killed")
-    s.flush_binary_logs()
-    first = s.current_binlog().name
+    first = fresh_database(s, "killed")
     s.execute(TABLE_DDL, *(f"INSERT INTO t VALUES ({i}, 'k{i}', {i})" for i in range(40)),
               "UPDATE t SET id = -id WHERE id % 4 = 0", "FLUSH BINARY LOGS", "DELETE FROM t WHERE id % 5 = 1",
               "UPDATE t SET n = n + 1", database="killed")
@@ -268,9 +271,7 @@ def test_s3_copies_uploaded_as_they_grow(spark, mariadb_server, s3, tmp_path):
     what is complete in the bucket then, and in the end every change once."""
     client, query, endpoint = s3
     s = mariadb_server
-    s.execute("DROP DATABASE IF EXISTS s3live", "CREATE DATABASE s3live")
-    s.flush_binary_logs()
-    first = s.current_binlog().name
+    first = fresh_database(s, "s3live")
     uri = f"s3://testing:testing@binlogs/live/{query}"
     ck, sink = tmp_path / "ck", tmp_path / "sink"
 
@@ -320,9 +321,7 @@ def test_new_column_stops_the_stream_and_a_restart_reads_on(spark, mariadb_serve
     never dropping the column's values; restarted from its checkpoint it has the new column
     and reads on, every change once."""
     s = mariadb_server
-    s.execute("DROP DATABASE IF EXISTS alt", "CREATE DATABASE alt")
-    s.flush_binary_logs()
-    first = s.current_binlog().name
+    first = fresh_database(s, "alt")
     s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(30), n INT, gone INT)",
               *(f"INSERT INTO t VALUES ({i}, 'a{i}', {i}, {i})" for i in range(8)), database="alt")
     folder = str(s.binlog_dir)
@@ -360,9 +359,7 @@ def test_a_stream_with_a_schema_of_the_users_reads_on_through_new_columns(spark,
     from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
 
     s = mariadb_server
-    s.execute("DROP DATABASE IF EXISTS own", "CREATE DATABASE own")
-    s.flush_binary_logs()
-    first = s.current_binlog().name
+    first = fresh_database(s, "own")
     s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(30), n INT)",
               *(f"INSERT INTO t VALUES ({i}, 'a{i}', {i})" for i in range(5)), database="own")
     folder = str(s.binlog_dir)
