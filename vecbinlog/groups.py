@@ -1,7 +1,7 @@
 """Values grouped by equality, in order of first appearance: one compiled pass with a hash table.
 
-Decoding groups things all the time: TABLE_MAPs by their bytes' hash, rows events by table or
-by effective layout, a batch's GTIDs. ``np.unique`` sorts (and NumPy 2.x's hash path for
+Decoding groups things all the time: TABLE_MAPs by their bytes (:func:`group_ranges`), rows
+events by table or by effective layout, a batch's GTIDs. ``np.unique`` sorts (and NumPy 2.x's hash path for
 integers measured 20-60 ms for 100 000 values with few distinct ones: bench/TUNING.md); the
 groups here are found in one pass, and numbered in the order their first value appears,
 which is the order callers want (layouts in log order, tables in order of first rows event).
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernel
+from .jit import kernel, load_word
 
-__all__ = ["group", "group_order"]
+__all__ = ["group", "group_order", "group_ranges"]
 
 
 @kernel
@@ -62,3 +62,77 @@ def group_order(inverse: np.ndarray, n_groups: int) -> np.ndarray:
     integer type, which NumPy sorts by radix)."""
     narrow = np.uint8 if n_groups <= 1 << 8 else np.uint16 if n_groups <= 1 << 16 else np.int64
     return np.argsort(inverse.astype(narrow, copy=False), kind="stable")
+
+
+def group_ranges(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(first, inverse)`` as :func:`group`, of the byte strings ``buf[start[i]:end[i]]``
+    (int64 arrays; the caller keeps them inside ``buf``): equal bytes, one group. A hash
+    finds the candidates, the bytes decide (no collision can merge two strings)."""
+    n = len(start)
+    size = 16
+    while size < 2 * n + 2:
+        size *= 2
+    first = np.empty(n, np.int64)
+    inverse = np.empty(n, np.int64)
+    groups = _group_ranges(buf, np.ascontiguousarray(start, np.int64), np.ascontiguousarray(end, np.int64),
+                           np.full(size, -1, np.int64), np.empty(size, np.uint64), first, inverse)
+    return first[:groups].copy(), inverse
+
+
+@kernel(inline="always")
+def _hash_range(buf, p, e):  # pragma: no cover - compiled
+    """FNV-1a over 8-byte words of ``buf[p:e]``, then the length."""
+    prime = np.uint64(0x100000001B3)
+    h = np.uint64(0xCBF29CE484222325)
+    n = e - p
+    while p + 8 <= e:
+        h = (h ^ load_word(buf, p)) * prime
+        p += 8
+    tail = np.uint64(0)
+    for j in range(e - p):
+        tail |= np.uint64(buf[p + j]) << np.uint64(8 * j)
+    return ((h ^ tail) * prime ^ np.uint64(n)) * prime
+
+
+@kernel(inline="always")
+def _same_range(buf, p, e, q, f):  # pragma: no cover - compiled
+    """Whether ``buf[p:e]`` equals ``buf[q:f]``."""
+    n = e - p
+    if n != f - q:
+        return False
+    j = 0
+    while j + 8 <= n:
+        if load_word(buf, p + j) != load_word(buf, q + j):
+            return False
+        j += 8
+    while j < n:
+        if buf[p + j] != buf[q + j]:
+            return False
+        j += 1
+    return True
+
+
+@kernel
+def _group_ranges(buf, start, end, table, hashes, first, inverse):  # pragma: no cover - compiled
+    """:func:`_group` of byte ranges: ``table`` holds group numbers (-1: free) and ``hashes``
+    their hashes, slot by slot."""
+    mask = np.uint64(len(table) - 1)
+    n = 0
+    for i in range(len(start)):
+        s, e = start[i], end[i]
+        h = _hash_range(buf, s, e)
+        slot = ((h * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29)) & mask
+        while True:
+            g = table[slot]
+            if g == -1:
+                table[slot] = n
+                hashes[slot] = h
+                first[n] = i
+                inverse[i] = n
+                n += 1
+                break
+            if hashes[slot] == h and _same_range(buf, s, e, start[first[g]], end[first[g]]):
+                inverse[i] = g
+                break
+            slot = (slot + np.uint64(1)) & mask
+    return n

@@ -26,7 +26,7 @@ Layouts (control_events.h, statement_events.h, load_data_events.h; MariaDB sql/l
 This module is the one owner of these bodies: each is read here, one event at a time
 (``parse_query``/``query_at``, ``parse_xid``, ``parse_rotate``/``rotate_at``,
 ``annotated_statement``) and, where many events are read at once, vectorised over an
-:class:`~vecbinlog.binlog.headers.EventIndex` (``query_bounds``, ``xid_values``); transactions, DDL
+:class:`~vecbinlog.binlog.headers.EventIndex` (``query_bounds``); transactions, DDL
 tracking and the reader call these. (Unpacking a QUERY_COMPRESSED_EVENT, compression.py reads
 the QUERY post-header's two lengths at the offsets layout.py names.)
 
@@ -67,7 +67,7 @@ from .spec import (
 )
 
 __all__ = ["QueryEvent", "parse_query", "parse_xid", "parse_rotate", "query_at", "rotate_at", "query_bounds",
-           "xid_values", "annotated_statement", "describe_events", "mysql_double_text"]
+           "annotated_statement", "describe_events", "mysql_double_text"]
 
 #: STMT_END_F in the flags of a rows event: the last rows event of a statement.
 STMT_END_F = 0x1
@@ -167,18 +167,6 @@ def parse_xid(src: EventSource, offset: int, body_end: int, post_header_len: int
     cur = Cursor(src.buf, offset + COMMON_HEADER_LEN + post_header_len, body_end, path=src.path, src=src,
                  event_type="XID_EVENT")
     return XID.unpack(cur.take(XID.size, "xid"))[0]
-
-
-def xid_values(src: EventSource, index: EventIndex, sel: np.ndarray) -> np.ndarray:
-    """The xid (uint64) of each XID_EVENT ``index[sel]``: the vectorised :func:`parse_xid`."""
-    at = index.offset[sel] + COMMON_HEADER_LEN + index.post_header_len[sel]
-    short = at + XID.size > index.body_end[sel]
-    if short.any():
-        i = int(sel[np.flatnonzero(short)[0]])
-        raise MalformedEventError("XID event shorter than its 8-byte xid", path=event_path(src, i),
-                                  offset=int(index.pos[i]), event_type="XID_EVENT")
-    raw = np.take(src.buf, at[:, None] + np.arange(XID.size))
-    return np.ascontiguousarray(raw).view("<u8").ravel()
 
 
 def annotated_statement(src: EventSource, index: EventIndex, i: int) -> bytes:

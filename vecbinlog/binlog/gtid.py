@@ -38,14 +38,16 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..arrowbuild import numbers, scalar, strings, to_numpy, valid_mask
+from ..arrowbuild import numbers, strings, to_numpy, valid_mask
 from ..constants import EventType
+from ..digits import joined_texts
 from ..errors import MalformedEventError
-from .headers import EventIndex
+from ..groups import group_ranges
+from .headers import EventIndex, read_uint
 from .sources import EventSource, event_path
 from .spec import COMMON_HEADER_LEN, Cursor
 
-__all__ = ["GTID_EVENTS", "union_gtid_sets", "MariadbGtid", "gtid_texts", "mariadb_gtid_flags", "parse_mariadb_gtid", "previous_gtids",
+__all__ = ["GTID_EVENTS", "union_gtid_sets", "MariadbGtid", "gtid_texts", "parse_mariadb_gtid", "previous_gtids",
            "GtidSummary", "GtidSet"]
 
 GTID_EVENTS = frozenset({
@@ -58,7 +60,6 @@ FL_GROUP_COMMIT_ID = 2
 FL_PREPARED_XA = 64
 FL_COMPLETED_XA = 128
 
-_NO_SEP, _DASH = scalar("", pa.string()), scalar("-", pa.string())  # (a str separator imports pandas)
 _MYSQL_GTID_BODY = 1 + 16 + 8
 _MARIADB_GTID_BODY = 8 + 4 + 1
 
@@ -81,8 +82,8 @@ def _need(src: EventSource, index: EventIndex, sel: np.ndarray, size: int, name:
 def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array:
     """The GTID text of each event ``index[sel]`` (GTID events); null for anonymous ones.
 
-    Built with Arrow kernels per event type (one Python string per distinct server UUID),
-    then put back in the order of ``sel``.
+    Built per event type by a compiled formatter (:func:`~vecbinlog.digits.joined_texts`; one
+    Python string per distinct server UUID), then put back in the order of ``sel``.
     """
     tc = index.type_code[sel]
     buf = src.buf
@@ -93,22 +94,21 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array
     mysql = np.flatnonzero(tc == EventType.GTID_LOG_EVENT)
     if len(mysql):
         _need(src, index, sel[mysql], _MYSQL_GTID_BODY, "GTID_LOG_EVENT")
-        raw = np.take(buf, body[mysql, None] + np.arange(1, _MYSQL_GTID_BODY))
-        sids, codes = np.unique(raw[:, :16], axis=0, return_inverse=True)
-        gno = np.ascontiguousarray(raw[:, 16:24]).view("<i8").ravel()
-        prefix = strings([_uuid_text(s.tobytes()) + ":" for s in sids])
+        at = body[mysql] + 1
+        first, codes = group_ranges(buf, at, at + 16)  # one text per distinct server UUID
+        sids = [bytes(buf[p : p + 16]) for p in at[first].tolist()]
+        gno = read_uint(buf, at + 16, 8).view(np.int64)
         positions.append(mysql)
-        texts.append(pc.binary_join_element_wise(prefix.take(numbers(codes.ravel())), pc.cast(numbers(gno), pa.string()), _NO_SEP))
+        texts.append(joined_texts([gno], prefix=[_uuid_text(s).encode() + b":" for s in sids], codes=codes))
 
     maria = np.flatnonzero(tc == EventType.GTID_EVENT)
     if len(maria):
         _need(src, index, sel[maria], _MARIADB_GTID_BODY, "GTID_EVENT")
-        raw = np.take(buf, body[maria, None] + np.arange(12))
-        seq = np.ascontiguousarray(raw[:, :8]).view("<u8").ravel()
-        domain = np.ascontiguousarray(raw[:, 8:12]).view("<u4").ravel()
+        seq = read_uint(buf, body[maria], 8)
+        domain = read_uint(buf, body[maria] + 8, 4).astype(np.uint32)
         server = index.server_id[sel[maria]]
         positions.append(maria)
-        texts.append(pc.binary_join_element_wise(*[pc.cast(numbers(a), pa.string()) for a in (domain, server, seq)], _DASH))
+        texts.append(joined_texts([domain, server, seq], b"-"))
 
     tagged = np.flatnonzero(tc == EventType.GTID_TAGGED_LOG_EVENT)
     if len(tagged):  # MySQL 8.3+ only for tagged transactions: one Python parse each
@@ -128,12 +128,6 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array
     order = np.empty(len(sel), np.int64)
     order[where] = np.arange(len(where))
     return pa.concat_arrays(texts).take(numbers(order))
-
-
-def mariadb_gtid_flags(src: EventSource, index: EventIndex, sel: np.ndarray) -> np.ndarray:
-    """flags2 of MariaDB GTID events ``index[sel]`` (uint8)."""
-    _need(src, index, sel, _MARIADB_GTID_BODY, "GTID_EVENT")
-    return np.take(src.buf, index.offset[sel] + COMMON_HEADER_LEN + 12)
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,13 @@ MYSQL_BIN_LOG::commit / binlog_rollback / binlog_savepoint_rollback; MariaDB log
                                        a MariaDB GTID without FL_STANDALONE counts as BEGIN)
     inside   ``SAVEPOINT `x``` ... ``ROLLBACK TO `x```: the changes between them were undone
 
-Every change gets the transaction's outcome (:data:`OUTCOMES`). The classification is done
-for all events of a segment at once with NumPy (running maxima of start and end positions);
-only SAVEPOINT/ROLLBACK TO statements, which are rare, are replayed one by one. A
+Every change gets the transaction's outcome (:data:`OUTCOMES`). Each event's control kind is
+found for all events of a segment at once with NumPy (:func:`classify`); which transaction
+each event is in is a chain (it depends on every event before it), followed by one compiled
+walk (:func:`follow_transactions`, the one place the rules above are written), which also
+reads the xid of each XID that ends one and the flags of MariaDB GTIDs (where a NumPy form
+took some thirty passes over the segment's events). SAVEPOINT/ROLLBACK TO statements, which
+are rare, are replayed one by one. A
 transaction still open at the end of a segment is resolved by walking the headers after
 it up to its end (once per transaction; the walk keeps no index).
 """
@@ -33,15 +37,16 @@ import pyarrow as pa
 from ..arrowbuild import numbers, strings
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
 from ..errors import FileChangedError, MalformedEventError, TruncatedWarning
+from ..jit import kernel
 from .compression import unpack_segment
-from .events import annotated_statement, parse_xid, query_bounds, xid_values
+from .events import annotated_statement, parse_xid, query_bounds
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
-from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts, mariadb_gtid_flags
+from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts
 from .headers import EventIndex, code_table
-from .sources import EventSource
-from .spec import MAGIC_LEN
+from .sources import EventSource, event_path
+from .spec import COMMON_HEADER_LEN, MAGIC_LEN
 
-__all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify", "starts_transaction", "FileScan",
+__all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify", "follow_transactions", "FileScan",
            "StartScan", "scan_transactions"]
 
 
@@ -76,15 +81,84 @@ _STATEMENTS = (
 _PEEK = max(len(s) for s, _, _ in _STATEMENTS)
 
 
-def starts_transaction(kind: np.ndarray, after_gtid: bool) -> np.ndarray:
-    """Which events (of control kinds ``kind``, :func:`classify`) start a transaction: a GTID
-    event, or a BEGIN / XA START that does not follow one (``after_gtid``: the event before
-    ``kind[0]`` is a GTID event). The one place this rule is written."""
-    prev_gtid = np.empty(len(kind), bool)
-    if len(kind):
-        prev_gtid[0] = after_gtid
-        prev_gtid[1:] = kind[:-1] == GTID
-    return (kind == GTID) | ((kind == BEGIN) & ~prev_gtid)
+#: follow_transactions' status: a MariaDB GTID event shorter than its GTID, an XID event shorter than its xid
+FOLLOW_OK, SHORT_GTID, SHORT_XID = 0, 1, 2
+_MARIADB_GTID = int(EventType.GTID_EVENT)
+_XID_LEN = 8
+_GTID_FLAGS_AT, _GTID_BODY = 12, 13  # flags2 after seq_no (8) and domain_id (4)
+
+
+@kernel
+def follow_transactions(buf, kind, type_code, offset, body_end, post_header_len, carried, carried_begun, after_gtid,
+                        txn, slot_first, slot_end, xid, has_xid, read_xids):  # pragma: no cover - compiled
+    """Which transaction each event of a segment is in (``kind``: control kinds, :func:`classify`).
+
+    A transaction starts at a GTID event, or a BEGIN / XA START that does not follow one
+    (``after_gtid``: the event before the segment is a GTID event); it is *begun* when a
+    BEGIN opened it (or a MariaDB GTID without FL_STANDALONE, which stands for one), and
+    ends at its first XID / COMMIT / ROLLBACK / XA PREPARE (or the first event of another
+    file), or at any other statement when it is not begun (DDL). ``carried``: a transaction
+    is open before the segment (slot 0; ``carried_begun``: begun).
+
+    Writes ``txn`` (each event's slot, -1 outside any) and per slot ``slot_first`` (its
+    first event, -1 for the carried one), ``slot_end`` (the event that ended it, -1: still
+    open at the end of the segment or never ended: another start came first), ``xid`` and
+    ``has_xid`` (of an XID that ended it, with ``read_xids``). Returns ``(slots, begun, status, event)``:
+    ``begun`` of the transaction open at the end, and FOLLOW_OK or the status and event of
+    a malformed GTID or XID event.
+    """
+    slots = 0
+    cur = -1
+    is_open = False
+    begun = False
+    if carried:
+        slot_first[0] = -1
+        slot_end[0] = -1
+        has_xid[0] = False
+        slots, cur, is_open, begun = 1, 0, True, carried_begun
+    prev_gtid = after_gtid
+    for i in range(len(kind)):
+        k = kind[i]
+        if k == GTID or (k == BEGIN and not prev_gtid):
+            cur = slots
+            slots += 1
+            slot_first[cur] = i
+            slot_end[cur] = -1
+            has_xid[cur] = False
+            is_open = True
+            begun = k == BEGIN
+            if type_code[i] == _MARIADB_GTID:
+                at = offset[i] + COMMON_HEADER_LEN
+                if at + _GTID_BODY > body_end[i]:
+                    return slots, begun, SHORT_GTID, i
+                begun = (buf[at + _GTID_FLAGS_AT] & FL_STANDALONE) == 0
+            txn[i] = cur
+        else:
+            if k == BEGIN:
+                begun = True
+            txn[i] = cur if is_open else -1
+            if _ENDS[k] or (k == OTHER and not begun):
+                if is_open and k == XID and read_xids:
+                    at = offset[i] + COMMON_HEADER_LEN + post_header_len[i]
+                    if at + _XID_LEN > body_end[i]:
+                        return slots, begun, SHORT_XID, i
+                    v = np.uint64(0)
+                    for j in range(_XID_LEN):
+                        v |= np.uint64(buf[at + j]) << np.uint64(8 * j)
+                    xid[cur] = v
+                    has_xid[cur] = True
+                if is_open:
+                    slot_end[cur] = i
+                is_open = False
+        prev_gtid = k == GTID
+    return slots, begun, FOLLOW_OK, -1
+
+
+def _malformed(src: EventSource, index: EventIndex, status: int, i: int) -> None:
+    """Raise for the event ``index[i]`` that :func:`follow_transactions` found malformed."""
+    name, why = (("GTID_EVENT", "event is shorter than the 13 bytes of its GTID") if status == SHORT_GTID
+                 else ("XID_EVENT", "XID event shorter than its 8-byte xid"))
+    raise MalformedEventError(why, path=event_path(src, i), offset=int(index.pos[i]), event_type=name)
 
 
 def classify(src: EventSource, index: EventIndex) -> np.ndarray:
@@ -245,64 +319,27 @@ class TransactionTracker:
         segment is whole files joined (transactions do not cross files: one open at the end
         of a file is incomplete, as in a walk of the files one by one)."""
         E = len(index)
-        idx = np.arange(E)
         kind = classify(src, index)
         if file_starts is not None:
             kind[file_starts] = FILE_START
         carry = self.open
-        is_start = starts_transaction(kind, self.after_gtid)
-        # whether a start opens a BEGIN ... COMMIT group by itself
-        start_begun = kind == BEGIN
-        maria = np.flatnonzero(index.type_code == EventType.GTID_EVENT)
-        if len(maria):
-            start_begun[maria] = (mariadb_gtid_flags(src, index, maria) & FL_STANDALONE) == 0
-        last_start = np.maximum.accumulate(np.where(is_start, idx, -1)) if E else idx
-        begin_cum = np.cumsum(kind == BEGIN)
-        ls = np.maximum(last_start, 0)
-        begun = np.where(
-            last_start >= 0,
-            start_begun[ls] | (begin_cum - begin_cum[ls] > 0),
-            (carry is not None and carry.begun) | (begin_cum > 0),
-        )
-        is_end = _ENDS[kind] | ((kind == OTHER) & ~begun)
-        last_end = np.maximum.accumulate(np.where(is_end, idx, -1)) if E else idx
-        end_before = np.empty(E, np.int64)
-        if E:
-            end_before[0] = -1
-            end_before[1:] = last_end[:-1]
-        inside = np.where(last_start >= 0, last_start > end_before, (carry is not None) & (end_before < 0))
-
-        # slots: 0 = the carried transaction (when there is one), then one per start event
-        starts = np.flatnonzero(is_start)
+        room = E + 1
+        txn = np.empty(E, np.int32)
+        slot_first, slot_end = np.empty(room, np.int64), np.empty(room, np.int64)
+        xid, has_xid = np.zeros(room, np.uint64), np.empty(room, np.bool_)
+        n_slots, begun, status, bad = follow_transactions(
+            src.buf, kind, index.type_code, index.offset, index.body_end, index.post_header_len,
+            carry is not None, carry is not None and carry.begun, self.after_gtid, txn, slot_first, slot_end, xid, has_xid,
+            True)
+        if status != FOLLOW_OK:
+            _malformed(src, index, status, bad)
+        slot_first, slot_end, xid, has_xid = slot_first[:n_slots], slot_end[:n_slots], xid[:n_slots], has_xid[:n_slots]
         base = 1 if carry is not None else 0
-        n_slots = base + len(starts)
-        slot_of_start = np.full(E, -1, np.int64)
-        slot_of_start[starts] = base + np.arange(len(starts))
-        txn = np.where(inside, np.where(last_start >= 0, slot_of_start[ls], 0), -1).astype(np.int64)
-
-        # each slot's end: the first end at or after its start, unless another start comes first
-        next_end = np.minimum.accumulate(np.where(is_end, idx, E)[::-1])[::-1] if E else idx
-        next_start = np.minimum.accumulate(np.where(is_start, idx, E)[::-1])[::-1] if E else idx
-        slot_first = np.concatenate([[0] if carry is not None else [], starts]).astype(np.int64)
-        after_first = np.concatenate([[0] if carry is not None else [], starts + 1]).astype(np.int64)
-        end_of = np.where(slot_first < E, next_end[np.minimum(slot_first, E - 1)] if E else 0, E)
-        nxt = np.where(after_first < E, next_start[np.minimum(after_first, max(E - 1, 0))] if E else E, E)
-        if carry is not None and E:
-            nxt[0] = next_start[0]
-        ended = end_of < nxt
+        starts = slot_first[base:]
+        ended = slot_end >= 0
         outcome = np.full(n_slots, INCOMPLETE, np.int8)
-        xid = np.zeros(n_slots, np.uint64)
-        has_xid = np.zeros(n_slots, bool)
-        if ended.any():
-            e = end_of[ended]
-            outcome[ended] = _OUTCOME_OF_KIND[kind[e]]
-            is_xid = kind[e] == XID
-            if is_xid.any():
-                slots = np.flatnonzero(ended)[is_xid]
-                xid[slots] = xid_values(src, index, e[is_xid])
-                has_xid[slots] = True
-        # the last slot may still be open at the end of the segment
-        open_slot = n_slots - 1 if n_slots and not ended[-1] and nxt[-1] >= E else None
+        outcome[ended] = _OUTCOME_OF_KIND[kind[slot_end[ended]]]
+        open_slot = n_slots - 1 if n_slots and not ended[-1] else None
         changes = _CHANGE_CODES[index.type_code]
 
         start_pos = np.concatenate([[carry.start_pos] if carry is not None else [], index.pos[starts]]).astype(np.int64)
@@ -323,18 +360,18 @@ class TransactionTracker:
         query = np.full(E, -1, np.int32)
         queries = None
         if self.queries:
-            query, queries, last_query = self._queries(src, index, kind, txn, carry, last_start, inside)
+            query, queries, last_query = self._queries(src, index, kind, txn, starts, carry)
         # carry the open transaction into the next segment
         if open_slot is not None:
             self.open = _Open(
                 start_pos=int(start_pos[open_slot]), gtid=gtid[open_slot].as_py(),
-                begun=bool(begun[-1]) if E else bool(carry and carry.begun),
+                begun=bool(begun),
                 savepoints=carried_savepoints, query=last_query if self.queries else None,
             )
         else:
             self.open = None
         self.after_gtid = bool(E and kind[-1] == GTID) or (not E and self.after_gtid)
-        return TxnContext(txn.astype(np.int32), undone, query, start_pos, gtid, xid, has_xid, outcome, queries)
+        return TxnContext(txn, undone, query, start_pos, gtid, xid, has_xid, outcome, queries)
 
     def _savepoints(self, src: EventSource, index: EventIndex, kind: np.ndarray, txn: np.ndarray,
                     carry: _Open | None, open_slot: int | None, ahead: _Ahead | None, undone: np.ndarray) -> list[str]:
@@ -373,11 +410,16 @@ class TransactionTracker:
                 carried = []
         return carried
 
-    def _queries(self, src: EventSource, index: EventIndex, kind: np.ndarray, txn: np.ndarray, carry: _Open | None,
-                 last_start: np.ndarray, inside: np.ndarray) -> tuple[np.ndarray, pa.Array, str | None]:
-        """The statement (ROWS_QUERY / ANNOTATE_ROWS) each event's changes came from."""
+    def _queries(self, src: EventSource, index: EventIndex, kind: np.ndarray, txn: np.ndarray, starts: np.ndarray,
+                 carry: _Open | None) -> tuple[np.ndarray, pa.Array, str | None]:
+        """The statement (ROWS_QUERY / ANNOTATE_ROWS) each event's changes came from
+        (``starts``: the events that start a transaction)."""
         E = len(index)
         idx = np.arange(E)
+        inside = txn >= 0
+        last_start = np.full(E, -1, np.int64)
+        last_start[starts] = starts
+        last_start = np.maximum.accumulate(last_start) if E else last_start
         ann = np.flatnonzero(kind == ANNOTATE)
         texts: list[str | None] = [carry.query if carry is not None else None]
         texts += [annotated_statement(src, index, i).decode("utf-8", "replace") for i in ann.tolist()]
@@ -453,7 +495,7 @@ class FileScan:
 class StartScan:
     """The transaction starts of a file, segment by segment in order (each segment's events
     unpacked): what :func:`scan_transactions` and the archive index's walk
-    (:mod:`vecbinlog.log.summary`) both follow, by the one rule (:func:`starts_transaction`)."""
+    (:mod:`vecbinlog.log.summary`) both follow, by the one rule (:func:`follow_transactions`)."""
 
     def __init__(self, start: int = MAGIC_LEN) -> None:
         self.start = self.walked = start
@@ -467,25 +509,27 @@ class StartScan:
         """Follow the events of one segment (unpacked) that ends at file offset ``end``;
         returns the positions in ``index`` of the events that start a transaction."""
         kind = classify(src, index)
-        here = np.flatnonzero(starts_transaction(kind, self.prev_gtid))
+        E = len(index)
+        carried = self.open_start is not None
+        slot_first, slot_end = np.empty(E + 1, np.int64), np.empty(E + 1, np.int64)
+        n_slots, begun, status, bad = follow_transactions(
+            src.buf, kind, index.type_code, index.offset, index.body_end, index.post_header_len, carried, self.begun,
+            self.prev_gtid, np.empty(E, np.int32), slot_first, slot_end, np.zeros(E + 1, np.uint64),
+            np.empty(E + 1, np.bool_), False)
+        if status != FOLLOW_OK:
+            _malformed(src, index, status, bad)
+        here = slot_first[1 if carried else 0 : n_slots]
         self._starts.append(index.pos[here])
         self._stamps.append(index.timestamp[here])
-        rest = kind
-        if len(here):  # the last transaction that starts in the segment: does it end in it?
-            last = int(here[-1])
-            self.open_start = int(index.pos[last])
-            self.begun = bool(kind[last] == BEGIN)
-            if index.type_code[last] == EventType.GTID_EVENT:
-                flags = mariadb_gtid_flags(src, index, np.array([last]))
-                self.begun = bool((flags[0] & FL_STANDALONE) == 0)
-            rest = kind[last + 1:]
-        if self.open_start is not None and len(rest):
-            opened = self.begun | (np.cumsum(rest == BEGIN) > 0)
-            if (_ENDS[rest] | ((rest == OTHER) & ~opened)).any():
+        if n_slots:
+            last = n_slots - 1
+            if slot_end[last] >= 0:
                 self.open_start, self.begun = None, False
             else:
-                self.begun = bool(opened[-1])
-        if len(kind):
+                if slot_first[last] >= 0:
+                    self.open_start = int(index.pos[slot_first[last]])
+                self.begun = bool(begun)
+        if E:
             self.prev_gtid = bool(kind[-1] == GTID)
         self.walked = end
         return here

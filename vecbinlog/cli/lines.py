@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..arrowbuild import numbers, strings, to_numpy, valid_mask
+from ..digits import DIGIT_PAIRS, int_width, put_int
 from ..jit import kernel, load_word, store_word
 from ..pools import pool
 from .buffers import string_parts
@@ -120,58 +121,6 @@ def _spaces(out, p, n):  # pragma: no cover - compiled
     return p
 
 
-#: "00" to "99": the digits of an integer are written two at a time
-_DIGIT_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8)
-_TEN = np.uint64(10)
-_HUNDRED = np.uint64(100)
-#: 10 ** k, k = 0..19: a number's digits are counted by comparisons, not divisions
-_POWERS_OF_TEN = np.array([10**k for k in range(20)], np.uint64)
-
-
-@kernel(inline="always")
-def _count_digits(u, powers):  # pragma: no cover - compiled
-    n = 1
-    while n < 20 and u >= powers[n]:
-        n += 1
-    return n
-
-
-@kernel(inline="always")
-def _put_digits(out, p, u, pairs):  # pragma: no cover - compiled
-    """The decimal digits of ``u`` (uint64) at ``out[p:]``; returns where they end."""
-    n = _count_digits(u, _POWERS_OF_TEN)
-    q = p + n
-    while u >= _HUNDRED:
-        d = np.int64(u % _HUNDRED) * 2
-        u //= _HUNDRED
-        q -= 2
-        out[q] = pairs[d]
-        out[q + 1] = pairs[d + 1]
-    if u >= _TEN:
-        d = np.int64(u) * 2
-        out[q - 2] = pairs[d]
-        out[q - 1] = pairs[d + 1]
-    else:
-        out[q - 1] = 48 + np.uint8(u)
-    return p + n
-
-
-@kernel(inline="always")
-def _int_width(v, unsigned):  # pragma: no cover - compiled
-    """Characters of the decimal text of ``v`` (int64, or the bits of a uint64)."""
-    if unsigned or v >= 0:
-        return _count_digits(np.uint64(v), _POWERS_OF_TEN)
-    return 1 + _count_digits(np.uint64(-(v + 1)) + np.uint64(1), _POWERS_OF_TEN)
-
-
-@kernel(inline="always")
-def _put_int(out, p, v, unsigned, pairs):  # pragma: no cover - compiled
-    if unsigned or v >= 0:
-        return _put_digits(out, p, np.uint64(v), pairs)
-    out[p] = 45
-    return _put_digits(out, p + 1, np.uint64(-(v + 1)) + np.uint64(1), pairs)
-
-
 @kernel
 def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsigned, has_valid, valid,
                  codes, identity, ebase, eoff, ewidth, pool, null_text, null_width, strip, out):  # pragma: no cover
@@ -188,7 +137,7 @@ def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsi
     ``out`` must hold every line (the caller counts the bytes); ``consts``, ``pool``,
     ``null_text`` and ``out`` have ``_SLACK`` bytes more than they use (see :func:`_copy`)."""
     m = len(kinds)
-    pairs = _DIGIT_PAIRS
+    pairs = DIGIT_PAIRS
     p = 0
     for r in range(n):
         start = p
@@ -215,9 +164,9 @@ def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsi
             elif kind != 2:
                 v = ints[r, k]
                 if widths[j] == 0:  # no padding: the digits straight away
-                    p = _put_int(out, p, v, kind == 1, pairs)
+                    p = put_int(out, p, v, kind == 1, pairs)
                     continue
-                w = _int_width(v, kind == 1)
+                w = int_width(v, kind == 1)
             pad = widths[j] - w
             if pad > 0 and right[j]:
                 p = _spaces(out, p, pad)
@@ -232,7 +181,7 @@ def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsi
                     out[p] = 34
                     p += 1
             else:
-                p = _put_int(out, p, ints[r, k], kind == 1, pairs)
+                p = put_int(out, p, ints[r, k], kind == 1, pairs)
             if pad > 0 and not right[j]:
                 p = _spaces(out, p, pad)
         if strip:

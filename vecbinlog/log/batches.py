@@ -468,7 +468,7 @@ class BatchReader:
         bad &= rows_filter.events(index, first=self.walk.first(f), last=self.walk.last(f))
         for i in np.flatnonzero(bad).tolist():
             code = int(index.type_code[i])
-            tid = int(step.maps.table_ids(index.take(np.array([i])), np.array([i]))[0])
+            tid = int(step.maps.table_ids(index, np.array([i]))[0])
             if step.file_of is not None:  # (table ids are per file: keyed with it, see TableMaps.resolve)
                 tid |= int(step.file_of[i]) << FILE_SHIFT
             lid = step.maps.current.get(tid)

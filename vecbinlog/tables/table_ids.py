@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..binlog.headers import ROWS_CODES, EventIndex, raise_at, read_uint
+from ..binlog.headers import ROWS_CODES, EventIndex, read_uint
 from ..binlog.sources import EventSource, event_path
 from ..binlog.spec import (
     COMMON_HEADER_LEN,
@@ -22,11 +22,11 @@ from ..binlog.spec import (
 )
 from ..constants import EventType, event_type_name
 from ..errors import MalformedEventError, UnsupportedError
-from ..groups import group
-from ..jit import kernel, load_word
+from ..groups import group_ranges
+from ..jit import kernel
 from .table_map import TableMap, parse_table_map
 
-__all__ = ["TableMaps", "ParsedMaps", "FILE_SHIFT", "hash_ranges", "same_ranges", "follow_table_maps", "table_slots"]
+__all__ = ["TableMaps", "ParsedMaps", "FILE_SHIFT", "follow_table_maps", "table_slots"]
 
 _INT64_MAX = np.iinfo(np.int64).max
 
@@ -77,44 +77,33 @@ class TableMaps:
     def _layout_ids(self, index: EventIndex, tm_pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Table id and layout id of the TABLE_MAP events ``index[tm_pos]``.
 
-        Maps are grouped by their bytes (a compiled hash of each, then grouped by it, each map
-        then checked byte for byte against its group's first), so only distinct layouts reach
-        Python: a busy server repeats the same few maps in every transaction.
+        Maps are grouped by their bytes (:func:`~vecbinlog.groups.group_ranges`, compiled), so
+        only distinct layouts reach Python: a busy server repeats the same few maps in every
+        transaction.
         """
         n = len(tm_pos)
-        ids = np.zeros(n, np.int64)
-        lids = np.zeros(n, np.int64)
         if n == 0:
-            return ids, lids
-        ev = index.take(tm_pos)
-        ph = ev.post_header_len
-        start = ev.offset + COMMON_HEADER_LEN
-        short = start + ph > ev.body_end
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        ph = index.post_header_len[tm_pos]
+        start = index.offset[tm_pos] + COMMON_HEADER_LEN
+        key_end = index.body_end[tm_pos]
+        short = start + ph > key_end
         if short.any():
             k = int(np.flatnonzero(short)[0])
+            i = int(tm_pos[k])
             raise MalformedEventError(
-                f"event of {int(ev.event_size[k])} bytes is shorter than its {int(ph[k])}-byte post-header",
-                path=event_path(self.file, int(tm_pos[k])), offset=int(ev.pos[k]), event_type="TABLE_MAP_EVENT",
+                f"event of {int(index.event_size[i])} bytes is shorter than its {int(ph[k])}-byte post-header",
+                path=event_path(self.file, i), offset=int(index.pos[i]), event_type="TABLE_MAP_EVENT",
             )
-        id_len = ev.table_id_width
-        ids[:] = read_uint(self.file.buf, start, id_len).astype(np.int64)
+        id_len = index.table_id_width[tm_pos]
+        ids = read_uint(self.file.buf, start, id_len).astype(np.int64)
         key_start = start + id_len
-        key_end = ev.body_end
-        # grouped by a hash of their bytes, checked byte for byte against each group's first
-        hashes = np.empty(len(key_start), np.uint64)
-        hash_ranges(self.file.buf, key_start, key_end, hashes)
-        first, inverse = group(hashes)  # groups in order of appearance: new layouts numbered so
-        rep = first[inverse]
-        same = np.empty(len(key_start), np.bool_)
-        same_ranges(self.file.buf, key_start, key_end, key_start[rep], key_end[rep], same)
+        first, inverse = group_ranges(self.file.buf, key_start, key_end)  # in order of appearance
         mem = memoryview(self.file.buf)
         uniq = np.zeros(len(first), np.int64)
         for u, f in enumerate(first.tolist()):
-            uniq[u] = self._layout_for(ev, f, bytes(mem[int(key_start[f]):int(key_end[f])]), int(ph[f]))
-        lids[:] = uniq[inverse]
-        for k in np.flatnonzero(~same).tolist():  # a hash collision (hostile bytes): by its own bytes
-            lids[k] = self._layout_for(ev, k, bytes(mem[int(key_start[k]):int(key_end[k])]), int(ph[k]))
-        return ids, lids
+            uniq[u] = self._layout_for(index, int(tm_pos[f]), bytes(mem[int(key_start[f]):int(key_end[f])]), int(ph[f]))
+        return ids, uniq[inverse]
 
     def _layout_for(self, ev: EventIndex, k: int, key: bytes, ph: int) -> int:
         """The layout id of a TABLE_MAP's bytes, parsing it the first time they are seen."""
@@ -171,7 +160,7 @@ class TableMaps:
         if len(rows_pos) == 0:
             self.current.update(zip(tm_ids.tolist(), tm_layout.tolist()))
             return rows_pos, np.zeros(0, np.int64)
-        rows_ids = self.table_ids(index.take(rows_pos), rows_pos)
+        rows_ids = self.table_ids(index, rows_pos)
         if file_of is not None:
             rows_ids |= file_of[rows_pos].astype(np.int64) << FILE_SHIFT
         known = np.array(list(self.current.items()), np.int64).reshape(-1, 2)
@@ -192,60 +181,26 @@ class TableMaps:
             )
         return rows_pos, layout
 
-    def table_ids(self, rows: EventIndex, at: np.ndarray | None = None) -> np.ndarray:
-        """The table id in the post-header of each rows event (4 or 6 bytes by format);
-        ``at``: their positions in their segment's events (which name the file of a bad one)."""
-        def path(bad: np.ndarray) -> str:
-            return self.file.path if at is None else event_path(self.file, int(at[np.flatnonzero(bad)[0]]))
+    def table_ids(self, index: EventIndex, at: np.ndarray) -> np.ndarray:
+        """The table id in the post-header of each rows event ``index[at]`` (4 or 6 bytes by format)."""
+        def fail(bad: np.ndarray, message: str) -> MalformedEventError:
+            i = int(at[np.flatnonzero(bad)[0]])
+            return MalformedEventError(message, path=event_path(self.file, i), offset=int(index.pos[i]),
+                                       event_type=event_type_name(int(index.type_code[i])))
 
-        ph = rows.post_header_len
-        bad = ~np.isin(ph, (OLD_TABLE_ID_POST_HEADER_LEN, ROWS_HEADER_LEN_V1, ROWS_HEADER_LEN_V2))
+        ph = index.post_header_len[at]
+        bad = (ph != OLD_TABLE_ID_POST_HEADER_LEN) & (ph != ROWS_HEADER_LEN_V1) & (ph != ROWS_HEADER_LEN_V2)
         if bad.any():
-            raise_at(path(bad), rows, bad, f"the FORMAT_DESCRIPTION_EVENT gives this rows event a {int(ph[bad][0])}-byte "
-                      "post-header; rows events have 6, 8 or 10")
-        short = rows.offset + COMMON_HEADER_LEN + ph > rows.body_end
+            raise fail(bad, f"the FORMAT_DESCRIPTION_EVENT gives this rows event a {int(ph[bad][0])}-byte "
+                       "post-header; rows events have 6, 8 or 10")
+        start = index.offset[at] + COMMON_HEADER_LEN
+        short = start + ph > index.body_end[at]
         if short.any():
-            raise_at(path(short), rows, short, "event is shorter than its post-header")
-        return read_uint(self.file.buf, rows.offset + COMMON_HEADER_LEN, rows.table_id_width).astype(np.int64)
+            raise fail(short, "event is shorter than its post-header")
+        return read_uint(self.file.buf, start, index.table_id_width[at]).astype(np.int64)
 
 
 # -- compiled ------------------------------------------------------------------------------------
-
-
-@kernel
-def hash_ranges(buf, start, end, out):  # pragma: no cover - compiled
-    """A 64-bit hash of each ``buf[start[i]:end[i]]`` into ``out[i]`` (uint64; FNV-1a over
-    8-byte words, then the length): equal bytes, equal hashes. Not collision-proof:
-    :func:`same_ranges` checks."""
-    prime = np.uint64(0x100000001B3)
-    for i in range(len(start)):
-        h = np.uint64(0xCBF29CE484222325)
-        p, e = start[i], end[i]
-        while p + 8 <= e:
-            h = (h ^ load_word(buf, p)) * prime
-            p += 8
-        tail = np.uint64(0)
-        for j in range(e - p):
-            tail |= np.uint64(buf[p + j]) << np.uint64(8 * j)
-        h = (h ^ tail) * prime
-        out[i] = (h ^ np.uint64(e - start[i])) * prime
-
-
-@kernel
-def same_ranges(buf, start, end, other_start, other_end, out):  # pragma: no cover - compiled
-    """Whether ``buf[start[i]:end[i]]`` and ``buf[other_start[i]:other_end[i]]`` are equal,
-    into ``out[i]`` (bool)."""
-    for i in range(len(start)):
-        n = end[i] - start[i]
-        same = n == other_end[i] - other_start[i]
-        j = 0
-        while same and j + 8 <= n:
-            same = load_word(buf, start[i] + j) == load_word(buf, other_start[i] + j)
-            j += 8
-        while same and j < n:
-            same = buf[start[i] + j] == buf[other_start[i] + j]
-            j += 1
-        out[i] = same
 
 
 @kernel(inline="always")
