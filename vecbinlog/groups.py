@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernel, load_word
+from .jit import kernel, load_word, prefetch
 
 __all__ = ["group", "group_order", "group_ranges"]
 
@@ -81,10 +81,19 @@ def group_ranges(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
 
 @kernel(inline="always")
 def _hash_range(buf, p, e):  # pragma: no cover - compiled
-    """FNV-1a over 8-byte words of ``buf[p:e]``, then the length."""
+    """A 64-bit hash of ``buf[p:e]``: four FNV-1a lanes over 32-byte steps (independent
+    multiplications, so that they overlap), then the rest by words and bytes, and the length."""
     prime = np.uint64(0x100000001B3)
-    h = np.uint64(0xCBF29CE484222325)
+    a = np.uint64(0xCBF29CE484222325)
+    b, c, d = a ^ np.uint64(1), a ^ np.uint64(2), a ^ np.uint64(3)
     n = e - p
+    while p + 32 <= e:
+        a = (a ^ load_word(buf, p)) * prime
+        b = (b ^ load_word(buf, p + 8)) * prime
+        c = (c ^ load_word(buf, p + 16)) * prime
+        d = (d ^ load_word(buf, p + 24)) * prime
+        p += 32
+    h = (((a * prime) ^ b) * prime ^ c) * prime ^ d
     while p + 8 <= e:
         h = (h ^ load_word(buf, p)) * prime
         p += 8
@@ -112,6 +121,9 @@ def _same_range(buf, p, e, q, f):  # pragma: no cover - compiled
     return True
 
 
+_AHEAD, _AHEAD_BYTES = 8, 512
+
+
 @kernel
 def _group_ranges(buf, start, end, table, hashes, first, inverse):  # pragma: no cover - compiled
     """:func:`_group` of byte ranges: ``table`` holds group numbers (-1: free) and ``hashes``
@@ -120,6 +132,9 @@ def _group_ranges(buf, start, end, table, hashes, first, inverse):  # pragma: no
     n = 0
     for i in range(len(start)):
         s, e = start[i], end[i]
+        if i + _AHEAD < len(start):  # ranges far apart (events): their cache misses asked for early, to overlap
+            for line in range(start[i + _AHEAD], min(end[i + _AHEAD], start[i + _AHEAD] + _AHEAD_BYTES), 64):
+                prefetch(buf, line)
         h = _hash_range(buf, s, e)
         slot = ((h * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29)) & mask
         while True:

@@ -36,7 +36,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..jit import host_x86_has, kernel, load_word
+from ..jit import host_x86_has, kernel, load_word, prefetch
 from .spec import CHECKSUM_LEN
 
 __all__ = ["first_mismatch"]
@@ -106,23 +106,39 @@ _LOW32 = np.uint64(0xFFFFFFFF)
 FOLD_MIN = 64
 
 
-def _byte_table() -> np.ndarray:
-    """The CRC32 of each byte value (uint64, 256), the reflected polynomial's table."""
+def _byte_tables() -> np.ndarray:
+    """The tables of slicing-by-8 (uint64, 8 x 256): row 0 is the CRC32 of each byte value
+    (the reflected polynomial's table), row k that of the byte followed by k zero bytes."""
     crc = np.arange(256, dtype=np.uint64)
     for _ in range(8):
         crc = np.where(crc & 1, (crc >> np.uint64(1)) ^ np.uint64(0xEDB88320), crc >> np.uint64(1))
-    return crc
+    tables = np.empty((8, 256), np.uint64)
+    tables[0] = crc
+    for k in range(1, 8):
+        prev = tables[k - 1]
+        tables[k] = (prev >> np.uint64(8)) ^ crc[(prev & np.uint64(0xFF)).astype(np.int64)]
+    return tables
 
 
-_TABLE = _byte_table()
+_TABLES = _byte_tables()
+_TABLE = _TABLES[0]
 
 
 @kernel(inline="always")
 def _crc_of_bytes(buf, p, q, crc):  # pragma: no cover - compiled
-    """zlib's ``crc32(crc, buf[p:q])``, a byte at a time (for a few bytes)."""
+    """zlib's ``crc32(crc, buf[p:q])``: 8 bytes a step by slicing-by-8 (Intel's, as in zlib's
+    and Linux's table CRCs), the last few a byte at a time."""
     c = crc ^ _LOW32
+    t = _TABLES
+    ff = np.uint64(0xFF)
+    while p + 8 <= q:
+        w = load_word(buf, p) ^ c
+        c = (t[7, w & ff] ^ t[6, (w >> np.uint64(8)) & ff] ^ t[5, (w >> np.uint64(16)) & ff]
+             ^ t[4, (w >> np.uint64(24)) & ff] ^ t[3, (w >> np.uint64(32)) & ff] ^ t[2, (w >> np.uint64(40)) & ff]
+             ^ t[1, (w >> np.uint64(48)) & ff] ^ t[0, w >> np.uint64(56)])
+        p += 8
     for i in range(p, q):
-        c = _TABLE[(c ^ np.uint64(buf[i])) & np.uint64(0xFF)] ^ (c >> np.uint64(8))
+        c = _TABLE[(c ^ np.uint64(buf[i])) & ff] ^ (c >> np.uint64(8))
     return c ^ _LOW32
 
 
@@ -192,11 +208,19 @@ def _folded_crc(buf, p, n):  # pragma: no cover - compiled
     return (((w ^ r) >> np.uint64(32)) ^ _LOW32) & _LOW32, q - p
 
 
+#: events ahead whose first bytes are asked for (a run's events are scattered over its segment:
+#: the CPU does not guess where the next one is; asked early, their cache misses overlap)
+_AHEAD, _AHEAD_BYTES = 8, 1024
+
+
 @kernel
 def _mismatch_folded(buf, start, end, first):  # pragma: no cover - compiled
     """:func:`_mismatch`, events of FOLD_MIN bytes or more folded (x86-64 with PCLMULQDQ only)."""
     for i in range(first, len(start)):
         s, e = start[i], end[i]
+        if i + _AHEAD < len(start):  # the events of a run are scattered: ask for the next ones early
+            for line in range(start[i + _AHEAD], min(end[i + _AHEAD], start[i + _AHEAD] + _AHEAD_BYTES), 64):
+                prefetch(buf, line)
         crc, done = np.uint64(0), 0
         if e - s >= FOLD_MIN:
             crc, done = _folded_crc(buf, s, e - s)

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..constants import ROWS_EVENTS, event_type_name
 from ..errors import MalformedEventError
-from ..jit import kernel
+from ..jit import kernel, prefetch
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, EVENT_SIZE_OFFSET, table_id_width
 
 if TYPE_CHECKING:
@@ -165,6 +165,8 @@ def _read_uints(buf, pos, nbytes, step, out):  # pragma: no cover - compiled
     ``nbytes`` over 8), else -1."""
     n = len(buf)
     for i in range(len(pos)):
+        if i + 8 < len(pos):  # fields of events far apart: each a cache miss, asked for early to overlap
+            prefetch(buf, pos[i + 8])
         p = pos[i]
         w = nbytes[i * step]
         if p < 0 or w < 0 or w > 8 or p + w > n:

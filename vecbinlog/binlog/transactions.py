@@ -37,7 +37,7 @@ import pyarrow as pa
 from ..arrowbuild import numbers, strings
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
 from ..errors import FileChangedError, MalformedEventError, TruncatedWarning
-from ..jit import kernel
+from ..jit import kernel, prefetch
 from .compression import unpack_segment
 from .events import annotated_statement, parse_xid, query_bounds
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
@@ -117,7 +117,10 @@ def follow_transactions(buf, kind, type_code, offset, body_end, post_header_len,
         has_xid[0] = False
         slots, cur, is_open, begun = 1, 0, True, carried_begun
     prev_gtid = after_gtid
-    for i in range(len(kind)):
+    n = len(kind)
+    for i in range(n):
+        if i + 8 < n and (kind[i + 8] == GTID or kind[i + 8] == XID):  # its body is read: asked for early
+            prefetch(buf, offset[i + 8] + COMMON_HEADER_LEN)
         k = kind[i]
         if k == GTID or (k == BEGIN and not prev_gtid):
             cur = slots
