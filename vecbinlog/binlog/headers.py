@@ -41,6 +41,10 @@ def _u32(buf, p):  # pragma: no cover - compiled
             | (np.int64(buf[p + 3]) << 24))
 
 
+#: bytes ahead of the header walk asked for (a hint: a prefetch never faults, even past the data)
+_WALK_AHEAD = 1024
+
+
 @kernel
 def walk_event_headers(buf, start, stop, limit,
                        offset, type_code, event_size, timestamp, server_id, log_pos, flags):  # pragma: no cover
@@ -56,7 +60,12 @@ def walk_event_headers(buf, start, stop, limit,
     """
     n = 0
     pos = start
+    ahead = start  # the bytes after the walk are asked for early: each header depends on the last
     while pos < stop:
+        ahead = max(ahead, pos)  # (past a large event, not every line of it)
+        while ahead < pos + _WALK_AHEAD:
+            prefetch(buf, ahead)
+            ahead += 64
         if pos + _HEADER_LEN > limit:
             return n, pos, HEADER_TRUNCATED, 0
         size = _u32(buf, pos + _EVENT_SIZE_AT)
