@@ -14,7 +14,8 @@ import pytest
 
 import vecbinlog
 from vecbinlog.binlog.file import BinlogFile
-from vecbinlog.binlog.headers import EventIndex, walk_headers
+from vecbinlog.binlog.headers import EventIndex, read_uint, walk_headers
+from vecbinlog.errors import MalformedEventError
 
 from ..conftest import DATA, corpus_files
 from ..support import builder as b
@@ -142,3 +143,16 @@ def test_files_without_the_magic_are_refused(path):
     """A file that does not start with the binlog magic is not walked: NotABinlogError."""
     with pytest.raises(vecbinlog.NotABinlogError):
         BinlogFile(path)
+
+
+def test_read_uint_is_int_from_bytes() -> None:
+    rng = np.random.default_rng(8)
+    buf = rng.integers(0, 256, 4096, dtype=np.uint8)
+    pos = rng.integers(0, 4096 - 8, 300)
+    width = rng.integers(0, 9, 300)
+    got = read_uint(buf, pos, width)
+    assert got.tolist() == [int.from_bytes(bytes(buf[p:p + w]), "little") for p, w in zip(pos.tolist(), width.tolist())]
+    assert read_uint(buf, pos, 6).tolist() == [int.from_bytes(bytes(buf[p:p + 6]), "little") for p in pos.tolist()]
+    with pytest.raises(MalformedEventError, match="runs past the end"):
+        read_uint(buf, np.array([4090]), 8)  # a read past the data: an error, never a read outside it
+

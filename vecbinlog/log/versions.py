@@ -21,7 +21,7 @@ import pyarrow as pa
 
 from ..binlog.sources import is_uri, redact
 from ..decode.tableplan import TablePlan
-from ..groups import group
+from ..groups import group, group_order
 from ..tables.table_map import TableMap
 from .logwalk import Step
 
@@ -70,9 +70,12 @@ class SchemaVersions:
         ``lifetime[code]``. ``where``: (file number, offset of each event), for the history."""
         version = np.zeros(len(code), np.int32)
         incarnation = np.zeros(len(code), np.int32)
-        for t in dict.fromkeys(table.tolist()):
+        first, inverse = group(table)  # the tables in order of first appearance
+        order = group_order(inverse, len(first))
+        bounds = np.concatenate(([0], np.cumsum(np.bincount(inverse, minlength=len(first))))).tolist()
+        for g, t in enumerate(table[first].tolist()):
             name = tables[t]
-            mine = np.flatnonzero(table == t)
+            mine = order[bounds[g]:bounds[g + 1]]  # its events, in log order
             c = code[mine]
             starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])  # runs of one layout: few
             runs = []
