@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import BinlogError
-from ..jit import kernel
+from ..jit import kernel, load_word, store_word
 from .file import relocated, verify_events
 from .format import FormatDescription
 from .headers import EventIndex
@@ -32,11 +32,24 @@ __all__ = ["Gathered", "gather"]
 @kernel
 def _copy_events(src, start, size, dest, at):  # pragma: no cover - compiled
     """Copy ``src[start[i]:start[i] + size[i]]`` to ``dest[at[i]:]``; the caller has checked
-    every range against both buffers (the header walk placed the events inside ``src``)."""
-    for i in range(len(start)):
-        a, n, d = start[i], size[i], at[i]
-        for j in range(n):
-            dest[d + j] = src[a + j]
+    every range against both buffers (the header walk placed the events inside ``src``).
+    Events that follow each other in both (a whole file's) are copied as one range, 8 bytes
+    a step (a byte loop ran at an eighth of memcpy's speed)."""
+    i = 0
+    n_events = len(start)
+    while i < n_events:
+        a, d, n = start[i], at[i], size[i]
+        i += 1
+        while i < n_events and start[i] == a + n and at[i] == d + n:
+            n += size[i]
+            i += 1
+        k = 0
+        while k + 8 <= n:
+            store_word(dest, d + k, load_word(src, a + k))
+            k += 8
+        while k < n:
+            dest[d + k] = src[a + k]
+            k += 1
 
 
 class Gathered:
@@ -68,10 +81,6 @@ class Gathered:
     def path_at(self, offset: int) -> str:
         """The path of the file the byte at ``offset`` of ``buf`` came from."""
         return self.paths[int(self.file_of[self._event_at(offset)])]
-
-    def files_of(self, index: EventIndex) -> np.ndarray:
-        """The file (an index into ``paths``) of each event of ``index`` (events of ``buf``)."""
-        return self.file_of[np.searchsorted(self._starts, index.offset)]
 
     def _event_at(self, offset: int) -> int:
         return max(int(np.searchsorted(self._starts, offset, side="right")) - 1, 0)

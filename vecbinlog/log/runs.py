@@ -93,6 +93,8 @@ class CarriedRun:
     checked: list[Future | None] = field(default_factory=list)
     #: every piece so far is a whole memory-mapped or in-memory file (its source is the file)
     whole_files: bool = True
+    #: per piece from a step of small files joined: the file of each event (Gathered.file_of)
+    file_of: list[np.ndarray] = field(default_factory=list)
 
     @classmethod
     def of(cls, step: Step, run: Run) -> CarriedRun:
@@ -134,6 +136,8 @@ class CarriedRun:
         self.srcs.append(step.src)
         self.files.append(step.file)
         self.whole_files = self.whole_files and step.src is step.file  # kept, not recounted: follows() is asked per piece
+        if step.file_of is not None:
+            self.file_of.append(step.file_of[run.rows_pos])
         if self.txns is not None:
             self.txns.append(step.txn.of_events(run.rows_pos))
         source = step.file.source
