@@ -264,18 +264,21 @@ class EventIndex:
         return len(self.offset)
 
     def take(self, idx: np.ndarray) -> EventIndex:
-        """The events at positions ``idx`` (an int array or a boolean mask)."""
+        """The events at positions ``idx`` (an int array or a boolean mask); ``pos`` stays the
+        same array as ``offset`` where it was (a file's own events: one gather less)."""
+        same = self.pos is self.offset
         return EventIndex(
-            **{name: getattr(self, name)[idx] for name in self.__dataclass_fields__}
+            **{name: getattr(self, name)[idx] for name in self.__dataclass_fields__ if not (same and name == "pos")}
         )
 
     @classmethod
     def concat(cls, parts: list[EventIndex]) -> EventIndex:
         if not parts:
             return cls.empty()
+        same = all(p.pos is p.offset for p in parts)
         return cls(
             **{
                 name: np.concatenate([getattr(p, name) for p in parts])
-                for name in cls.__dataclass_fields__
+                for name in cls.__dataclass_fields__ if not (same and name == "pos")
             }
         )

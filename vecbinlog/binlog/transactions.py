@@ -277,7 +277,17 @@ class TxnContext:
 
 def _used(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """(the codes of ``range(n)`` that ``codes`` uses, in order; ``codes`` as positions among
-    them, -1 kept), by marks rather than a sort."""
+    them, -1 kept). Codes in log order do not decrease (a run's events: transactions do not
+    interleave): then by their changes, in the run's length; else by marks over ``range(n)``."""
+    inside = codes >= 0
+    vals = codes[inside]
+    if bool((vals[1:] >= vals[:-1]).all()):
+        new = np.empty(len(vals), bool)
+        new[:1] = True
+        np.not_equal(vals[1:], vals[:-1], out=new[1:])
+        out = np.full(len(codes), -1, np.int32)
+        out[inside] = np.cumsum(new, dtype=np.int32) - 1
+        return vals[new].astype(np.int64), out
     mark = np.zeros(n + 1, bool)  # the last one for -1
     mark[codes] = True
     mark[n] = False
