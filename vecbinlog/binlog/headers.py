@@ -247,12 +247,22 @@ class EventIndex:
             lengths = np.frombuffer(fde.post_header_lengths, np.uint8)[:255]  # entry i: type i + 1
             post_header[f, 1 : 1 + len(lengths)] = lengths
         self.fmt = np.asarray(fmt, np.int32)
-        self.post_header_len = post_header[self.fmt, self.type_code]
+        widths = table_id_width(post_header).astype(np.int8)  # (format, type code) -> table id bytes
+        has_checksum = np.array([f.has_checksum for f in formats], bool)
+        one = len(self.fmt) == 0 or bool((self.fmt == self.fmt[0]).all())
+        if one:  # the usual segment: one format, a look-up by type code (not a 2-d gather)
+            f = int(self.fmt[0]) if len(self.fmt) else 0
+            self.post_header_len = post_header[f][self.type_code]
+            self.table_id_width = widths[f][self.type_code]
+        else:
+            self.post_header_len = post_header[self.fmt, self.type_code]
+            self.table_id_width = widths[self.fmt, self.type_code]
         if checksum is None:
-            checksum = np.array([f.has_checksum for f in formats], bool)[self.fmt]
+            checksum = np.full(len(self.fmt), has_checksum[int(self.fmt[0])]) if one and len(self.fmt) else has_checksum[self.fmt]
         self.checksum = checksum
-        self.table_id_width = table_id_width(self.post_header_len).astype(np.int8)
-        self.body_end = self.offset + self.event_size.astype(np.int64) - CHECKSUM_LEN * self.checksum
+        self.body_end = self.offset + self.event_size.astype(np.int64)
+        if checksum.any():
+            self.body_end -= CHECKSUM_LEN * checksum
 
     @classmethod
     def empty(cls) -> EventIndex:

@@ -64,7 +64,12 @@ _OUTCOME_OF_KIND = np.full(FILE_START + 1, INCOMPLETE, np.int8)
 for _k, _o in _OUTCOME_OF_END.items():
     _OUTCOME_OF_KIND[_k] = _o
 
-_GTID_CODES = code_table(sorted(GTID_EVENTS))
+#: the control kind of each event type (QUERY_EVENT: by its statement, :func:`classify`)
+_KIND_OF_CODE = np.full(256, NONE, np.int8)
+_KIND_OF_CODE[sorted(GTID_EVENTS)] = GTID
+_KIND_OF_CODE[[EventType.XID_EVENT]] = XID
+_KIND_OF_CODE[[EventType.XA_PREPARE_LOG_EVENT]] = PREPARE_Q
+_KIND_OF_CODE[[EventType.ROWS_QUERY_LOG_EVENT, EventType.ANNOTATE_ROWS_EVENT]] = ANNOTATE
 _CHANGE_CODES = code_table(sorted({*ROWS_EVENTS, *UNDECODED_ROWS_EVENTS}))
 #: (statement text, exact match or prefix, kind), checked in order
 _STATEMENTS = (
@@ -167,11 +172,7 @@ def _malformed(src: EventSource, index: EventIndex, status: int, i: int) -> None
 def classify(src: EventSource, index: EventIndex) -> np.ndarray:
     """The control kind (int8) of every event: GTID, BEGIN, XID, COMMIT, ... or NONE."""
     tc = index.type_code
-    kind = np.zeros(len(index), np.int8)
-    kind[_GTID_CODES[tc]] = GTID
-    kind[tc == EventType.XID_EVENT] = XID
-    kind[tc == EventType.XA_PREPARE_LOG_EVENT] = PREPARE_Q
-    kind[(tc == EventType.ROWS_QUERY_LOG_EVENT) | (tc == EventType.ANNOTATE_ROWS_EVENT)] = ANNOTATE
+    kind = _KIND_OF_CODE[tc]  # one look-up per event; QUERY events by their statement below
     q = np.flatnonzero(tc == EventType.QUERY_EVENT)
     if len(q):
         start, end = query_bounds(src, index, q, lenient=True)
