@@ -16,44 +16,14 @@ from .jit import kernel, load_word, prefetch
 __all__ = ["group", "group_order", "group_ranges"]
 
 
-@kernel
-def _group(values, table, first, inverse):  # pragma: no cover - compiled
-    """Fill ``inverse`` (group of each value) and ``first`` (position of each group's first
-    value); ``table`` (-1: free) has a power-of-two size over twice the values. Returns the
-    number of groups."""
-    mask = np.uint64(len(table) - 1)
-    n = 0
-    for i in range(len(values)):
-        v = values[i]
-        slot = ((v * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(29)) & mask
-        while True:
-            g = table[slot]
-            if g == -1:
-                table[slot] = n
-                first[n] = i
-                inverse[i] = n
-                n += 1
-                break
-            if values[first[g]] == v:
-                inverse[i] = g
-                break
-            slot = (slot + np.uint64(1)) & mask
-    return n
-
-
 def group(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(first, inverse)`` of a 1-d array of integers (any width, read as 64-bit): group ``g``
     is the ``g``-th distinct value to appear, ``first[g]`` where it first appears (int64),
     ``inverse[i]`` the group of ``values[i]`` (int64). ``values[first]`` are the distinct
     values, in order of appearance."""
     words = np.ascontiguousarray(values).astype(np.uint64, copy=False)
-    size = 16
-    while size < 2 * len(words) + 2:
-        size *= 2
-    first = np.empty(len(words), np.int64)
-    inverse = np.empty(len(words), np.int64)
-    n = _group(words, np.full(size, -1, np.int64), first, inverse)
-    return first[:n].copy(), inverse
+    start = np.arange(len(words), dtype=np.int64) * 8
+    return group_ranges(words.view(np.uint8), start, start + 8)  # each value as its 8 bytes
 
 
 def group_order(inverse: np.ndarray, n_groups: int) -> np.ndarray:
@@ -126,8 +96,9 @@ _AHEAD, _AHEAD_BYTES = 8, 512
 
 @kernel
 def _group_ranges(buf, start, end, table, hashes, first, inverse):  # pragma: no cover - compiled
-    """:func:`_group` of byte ranges: ``table`` holds group numbers (-1: free) and ``hashes``
-    their hashes, slot by slot."""
+    """Fill ``inverse`` (group of each range) and ``first`` (position of each group's first
+    range); ``table`` (-1: free; a power-of-two size over twice the ranges) holds group numbers
+    and ``hashes`` their hashes, slot by slot. Returns the number of groups."""
     mask = np.uint64(len(table) - 1)
     n = 0
     for i in range(len(start)):
