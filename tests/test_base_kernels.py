@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pytest
 
 from vecbinlog.digits import joined_texts
 from vecbinlog.groups import group_ranges
@@ -29,6 +30,8 @@ def test_joined_texts_with_a_prefix_per_row() -> None:
     texts = joined_texts([gno], prefix=prefix, codes=codes)
     assert texts.to_pylist() == [prefix[c].decode() + str(g) for c, g in zip(codes.tolist(), gno.tolist())]
     assert joined_texts([np.zeros(0, np.uint64)], b"-").to_pylist() == []
+    with pytest.raises(ValueError, match="one byte"):
+        joined_texts([gno, gno], b", ")
 
 
 def test_group_ranges_groups_equal_bytes_in_order_of_appearance() -> None:

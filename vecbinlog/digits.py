@@ -3,8 +3,9 @@ GTID texts (``domain-server-seq``, ``uuid:gno``) are written with.
 
 A number's digits are counted by comparisons with powers of ten (no division), then written
 two at a time from a table of "00" to "99". :func:`joined_texts` builds a whole Arrow string
-column of such texts in two passes (their lengths, then their bytes), where the Arrow form
-(a cast to string per part, then a join) took 0.45 us a GTID, and Python's f-strings 0.3 us.
+column of such texts in two passes (their lengths, then their bytes): 46 000 MariaDB GTIDs
+(``domain-server-seq``) in 4 ms, where Arrow's form (a cast to string per part, then a join)
+took 9 ms.
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ def joined_texts(columns: list[np.ndarray], sep: bytes = b"", prefix: list[bytes
     """A string array: for each row ``i``, ``prefix[codes[i]]`` (when given) then the decimal
     texts of ``columns[0][i]``, ``columns[1][i]``... joined by ``sep`` (one byte or none).
     Unsigned columns print as unsigned, signed ones with their sign."""
+    if len(sep) > 1:
+        raise ValueError(f"joined_texts joins by one byte or none, not {sep!r}")
     n = len(columns[0]) if columns else 0
     values = np.empty((len(columns), n), np.int64)
     unsigned = np.zeros(len(columns), np.bool_)
