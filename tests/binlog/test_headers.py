@@ -67,6 +67,23 @@ def test_walk_headers_is_the_reference_walk(path):
             zip(index.timestamp.tolist(), index.server_id.tolist(), index.log_pos.tolist(), index.flags.tolist()))
 
 
+@pytest.mark.parametrize("path", FILES)
+def test_a_walk_out_of_room_goes_on(path, monkeypatch):
+    """The walk has room for an event per 64 bytes first, then for the rest at 19 bytes each:
+    with room for 64 events first (the files of more go on in the second room), the walk is
+    the reference walk still."""
+    from vecbinlog.binlog import headers
+    monkeypatch.setattr(headers, "_LIKELY_EVENT_BYTES", 1 << 40)
+    data, bounds, end, why, _ = reference(path)
+    index, nxt, stop = index_of(data)
+    assert index.offset.tolist() == [e.offset for e in bounds]
+    assert index.event_size.tolist() == [e.size for e in bounds]
+    assert index.type_code.tolist() == [e.type for e in bounds]
+    assert nxt == end and (stop is None) == (why is None)
+    if stop is not None:
+        assert (stop.offset, stop.kind) == (end, why)
+
+
 @pytest.mark.parametrize("path", FILES[::7])
 def test_walking_in_pieces_is_walking_whole(path):
     """Each piece ends at the first boundary at or after its stop; the pieces concatenated
