@@ -215,6 +215,29 @@ def test_value_past_its_event_is_reported_at_the_references_column():
     assert n == 1 and code in (2, 3) and (image, column + 1) == (1, 2)
 
 
+def test_columns_gathered_at_once_are_each_columns_values():
+    """gather_columns copies the values of several columns row after row: each column's are
+    its values' bytes in row order (Python slices of the buffer), none where not valid; a
+    value outside the buffer gives None (each column's gather_var then says which)."""
+    from vecbinlog.decode.decoders.common import gather_columns
+
+    rng = np.random.default_rng(7)
+    buf = rng.integers(0, 256, 5000, dtype=np.uint8)
+    n, k = 300, 3
+    starts = [rng.integers(0, 4000, n).astype(np.int64) for _ in range(k)]
+    lengths = [rng.integers(0, 40, n).astype(np.int64) for _ in range(k)]
+    valid = [rng.random(n) < 0.8 for _ in range(k)]
+    out = gather_columns(buf, starts, lengths, valid)
+    raw = buf.tobytes()
+    for c, (offsets, data) in enumerate(out):
+        values = [raw[s:s + m] if v else b"" for s, m, v in zip(starts[c].tolist(), lengths[c].tolist(), valid[c].tolist())]
+        assert offsets.tolist() == np.concatenate([[0], np.cumsum([len(v) for v in values])]).tolist()
+        assert data.tobytes() == b"".join(values)
+    starts[1][100] = 4990  # 10 bytes left: a value of more runs out of the buffer
+    lengths[1][100], valid[1][100] = 20, True
+    assert gather_columns(buf, starts, lengths, valid) is None
+
+
 def runs_of(data: bytes) -> list[Run]:
     """``runs`` of a file in memory whose images the reference cannot all read: its rows
     events' headers, no images."""

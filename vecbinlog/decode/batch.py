@@ -79,8 +79,8 @@ from ..groups import group
 from ..pools import pool
 from ..tables.table_map import TableMap
 from ..tables.types import MARIADB_OLD_TEMPORAL
-from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column
-from .decoders.common import CountedNote
+from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column, gathers_values
+from .decoders.common import CountedNote, gather_columns
 from .decoders.jsondiff import JsonDiff, apply_partial
 from .rows import CHANGE_TYPES, RowImages
 
@@ -219,7 +219,7 @@ def _decode(make: Callable[[], ColumnData]) -> tuple[pa.Array, ColumnData]:
     col = make()
     arr = decode_column(col)
     if col.spec.type != ColumnType.MYSQL_TYPE_JSON:
-        col.offsets = col.valid = col.lengths = None  # type: ignore[assignment]
+        col.offsets = col.valid = col.lengths = col.gathered = None  # type: ignore[assignment]
     return arr, col
 
 
@@ -280,6 +280,18 @@ class _DataColumns:
     diffs: dict[int, list[tuple[str, JsonDiff]]]  #: row -> (column, partial JSON diff), in column order
 
 
+def _gathered(images: RowImages, todo: list[int]) -> dict[int, tuple[np.ndarray, np.ndarray]]:
+    """The values of the batch's length-prefixed columns in ``todo`` that their decoders copy
+    as they are, copied at once when there are several (:func:`gather_columns`)."""
+    cols = [c for c in todo if c in images.var and c not in images.partial
+            and gathers_values(images.table_map.columns[c])]
+    if len(cols) < 2 or not len(images):
+        return {}
+    out = gather_columns(images.file.buf, [images.var[c][0] for c in cols], [images.var[c][1] for c in cols],
+                         [images.valid[c] for c in cols])
+    return {} if out is None else dict(zip(cols, out))
+
+
 def _data_columns(images: RowImages, options: DecodeOptions, names: list[str], declared: pa.Schema,
                   threads: int, wanted: Callable[[str, bool], bool] | None = None) -> _DataColumns:
     """Each column of the table: decoded (in threads when there are several columns of many
@@ -297,11 +309,12 @@ def _data_columns(images: RowImages, options: DecodeOptions, names: list[str], d
             raw=images.fixed.get(c), spec=tm.columns[c], name=names[c], buf=images.file.buf, offsets=starts,
             lengths=lengths, width=int(images.fixed[c].shape[1]) if c in images.fixed else 0,
             valid=valid if partial is None else valid & ~partial, options=options, path=images.file.path,
-            locate=lambda row, c=c: images.value_offset(row, c),
+            locate=lambda row, c=c: images.value_offset(row, c), gathered=gathered.get(c),
         )
 
     todo = [c for c in range(len(tm.columns))
             if (not n or images.has_values(c)) and (wanted is None or wanted(names[c], False))]
+    gathered = _gathered(images, todo)
     try:
         decoded = dict(zip(todo, _map_columns([lambda c=c: column_data(c) for c in todo], n, threads)))
     except BinlogError as exc:

@@ -43,7 +43,7 @@ from ..jit import kernel, load_word, prefetch, store_word
 
 __all__ = [
     "ROWS_ERRORS", "IMAGE_ERRORS", "FIXED", "PREFIXED", "PADDING", "walk_rows_headers", "walk_row_images",
-    "value_offsets", "copy_values",
+    "value_offsets", "copy_values", "copy_columns",
 ]
 
 _HEADER_LEN, _V2_POST_HEADER, _EXTRA_LEN_AT = COMMON_HEADER_LEN, ROWS_HEADER_LEN_V2, ROWS_EXTRA_LEN_AT
@@ -422,3 +422,24 @@ def copy_values(buf, start, skip, valid, offsets, data):  # pragma: no cover - c
                 return i
             _copy_bytes(data, q, buf, p, n)
     return -1
+
+
+@kernel
+def copy_columns(buf, start, valid, offsets, bases, data):  # pragma: no cover - compiled
+    """:func:`copy_values` of several columns at once, row after row: ``start``, ``valid``
+    (k, n) and ``offsets`` (k, n + 1, each column's from 0: :func:`value_offsets`) per column;
+    column ``c``'s values go to ``data[bases[c]:]``. A row's values are read together, once
+    (a column after another read every row image again: each a cache miss on wide rows).
+    Returns ``(-1, -1)``, or the first ``(column, row)`` whose value is not inside ``buf`` or
+    ``data`` (then some values of that row and after it are not copied)."""
+    k, n = start.shape
+    for i in range(n):
+        for c in range(k):
+            m = offsets[c, i + 1] - offsets[c, i]
+            if valid[c, i] and m > 0:
+                p = start[c, i]
+                q = bases[c] + offsets[c, i]
+                if p < 0 or m > len(buf) - p or q < 0 or m > len(data) - q:
+                    return c, i
+                _copy_bytes(data, q, buf, p, m)
+    return -1, -1

@@ -28,7 +28,7 @@ from . import (
 )
 from .common import ColumnData, DecodeOptions
 
-__all__ = ["ColumnData", "DecodeOptions", "decoder_for", "arrow_field", "decode_column"]
+__all__ = ["ColumnData", "DecodeOptions", "decoder_for", "arrow_field", "decode_column", "gathers_values"]
 
 #: decoder modules by the name :data:`vecbinlog.tables.types.TYPES` gives them
 _MODULES: dict[str, ModuleType] = {
@@ -39,8 +39,18 @@ _MODULES: dict[str, ModuleType] = {
 DECODERS: dict[int, ModuleType] = {t: _MODULES[info.decoder] for t, info in TYPES.items()}
 
 
+#: decoders that take a column's values as they are first (``common.gather_var``): a batch
+#: copies those of several such columns at once (``common.gather_columns``)
+GATHERING = frozenset({strings, raw, mysqljson, compressed_columns})
+
+
 def decoder_for(spec: ColumnSpec) -> ModuleType:
     return DECODERS.get(spec.real_type, raw)
+
+
+def gathers_values(spec: ColumnSpec) -> bool:
+    """Whether the column's decoder takes its values as they are first (:data:`GATHERING`)."""
+    return decoder_for(spec) in GATHERING
 
 
 def arrow_field(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.Field:

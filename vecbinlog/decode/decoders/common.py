@@ -85,6 +85,9 @@ class ColumnData:
     raw: np.ndarray | None = None
     #: where the value of a row is in ``buf`` (for errors), when ``offsets`` does not say
     locate: Callable[[int], int | None] | None = field(default=None, repr=False)
+    #: the values concatenated, as :func:`gather_var` gives them, when the batch copied those
+    #: of several columns at once (:func:`gather_columns`)
+    gathered: tuple[np.ndarray, np.ndarray] | None = field(default=None, repr=False)
 
     def __len__(self) -> int:
         return len(self.valid)
@@ -123,10 +126,33 @@ def gather_fixed(buf: np.ndarray, offsets: np.ndarray, width: int) -> np.ndarray
     return records[offsets].view(np.uint8).reshape(len(offsets), width)  # (np.take would copy records)
 
 
+def gather_columns(buf: np.ndarray, starts: list[np.ndarray], lengths: list[np.ndarray], valid: list[np.ndarray],
+                   ) -> list[tuple[np.ndarray, np.ndarray]] | None:
+    """What :func:`gather_var` gives for each of several length-prefixed columns (their values'
+    ``starts``, ``lengths`` and ``valid``, in ``buf``), copied row after row in one pass
+    (:func:`vecbinlog.decode.rowwalk.copy_columns`: the orders bench file's 8 text columns,
+    a column after another 122-139 ms, at once 55-78 ms); the columns' data share one
+    buffer. None when a value is not inside ``buf``: each column's own :func:`gather_var`
+    then says which, in column order."""
+    k, n = len(starts), len(valid[0])
+    offsets = np.empty((k, n + 1), np.int64)
+    bases = np.zeros(k + 1, np.int64)
+    for c in range(k):
+        bases[c + 1] = bases[c] + rowwalk.value_offsets(lengths[c], valid[c], 0, offsets[c])
+    data = pooled(int(bases[k]))
+    valid2 = np.stack(valid)
+    column, _ = rowwalk.copy_columns(buf, np.stack(starts), valid2, offsets, bases, data)
+    if column >= 0:
+        return None
+    return [(offsets[c], data[bases[c]:bases[c + 1]]) for c in range(k)]
+
+
 def gather_var(col: ColumnData, skip: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Concatenate the variable-length values of ``col`` (less their first ``skip`` bytes):
     Arrow-style offsets (int64, n+1) and the data bytes (compiled: :func:`vecbinlog.decode.rowwalk.value_offsets`
     and :func:`vecbinlog.decode.rowwalk.copy_values`)."""
+    if skip == 0 and col.gathered is not None:
+        return col.gathered
     buf, n = col.buf, len(col)
     lengths = col.lengths if col.lengths is not None else np.full(n, col.width, np.int64)
     out_offsets = np.empty(n + 1, np.int64)
