@@ -211,18 +211,17 @@ class BatchReader:
         for span in planned.runs:
             if not wanted(span.table):
                 continue
-            job = self._pending(span, tally, walked=True)
+            job = self._pending(span, tally)
             mapped = [(s, r) for s, r in span.ranges.items() if isinstance(s, MappedSource)]
             if mapped and not self._keep_planned_pages:
                 job.release = functools.partial(_release, mapped)
             yield job
 
-    def _pending(self, span: CarriedRun, tally: ReadTally, walked: bool = False) -> PendingRun:
-        """The job that places and decodes a run (in the background when it is large; ``walked``:
-        the walk is over, so a run of small events takes no turns at the GIL with it)."""
+    def _pending(self, span: CarriedRun, tally: ReadTally) -> PendingRun:
+        """The job that places and decodes a run (in the background when it is large)."""
         threads = self.config.threads
         background = (threads > 1 and span.nbytes >= BACKGROUND_BYTES
-                      and (walked or span.nbytes >= span.nevents * BACKGROUND_EVENT_BYTES))
+                      and span.nbytes >= span.nevents * BACKGROUND_EVENT_BYTES)
         pinned = {id(s): Pinned(s) for s in span.srcs}  # the bytes held while the run waits
         return PendingRun(span.file.path, span.table, background,
                           functools.partial(self._decoded, span, [pinned[id(s)] for s in span.srcs], tally.deferred_text),
@@ -402,7 +401,7 @@ class BatchReader:
         read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
         for name in names:
             span = spans.pop(name)
-            job = self._pending(span, tally, walked=step is None)
+            job = self._pending(span, tally)
             for source, (start, end) in span.ranges.items():
                 if not isinstance(source, MappedSource):  # the one source whose release is not a no-op
                     continue
