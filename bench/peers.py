@@ -336,9 +336,10 @@ def child_stages(path: str) -> dict:
     """read_all with two of its stages timed, ``threads=1`` so that each is the time it takes
     alone: the walk (``PlacedRun.batches``, each batch as it is made: the compiled walk of the row
     images, which also copies every fixed-width value's bytes to its column) and the copies of
-    the length-prefixed values (``gather_var``: every text/blob value's bytes out of the file)."""
+    the length-prefixed values (``gather_var``, and ``gather_columns`` where a batch copies
+    several columns' at once: every text/blob value's bytes out of the file)."""
     import vecbinlog
-    from vecbinlog.decode import rows
+    from vecbinlog.decode import batch, rows
     from vecbinlog.decode.decoders import common
 
     spent = {"place": 0.0, "gather": 0.0}
@@ -371,6 +372,7 @@ def child_stages(path: str) -> dict:
     for mod in [common, *_decoder_modules()]:
         if getattr(mod, "gather_var", None) is original:
             mod.gather_var = timed(original, "gather")
+    batch.gather_columns = timed(batch.gather_columns, "gather")
 
     def run():
         spent.update(place=0.0, gather=0.0)
@@ -638,7 +640,7 @@ METHODS = [
     ("read_all", "vecbinlog `read_all()` (in-process)"),
     ("each_table", "vecbinlog, every table in turn from one open log"),
     ("place", "… of which the walk (`PlacedRun.batches`, 1 thread)"),
-    ("gather", "… of which text/blob value copies (`gather_var`, 1 thread)"),
+    ("gather", "… of which text/blob value copies (`gather_var`, `gather_columns`, 1 thread)"),
     ("cli", "vecbinlog CLI `to-parquet` (whole process)"),
     ("to_pandas", "`to_pandas()` of the result"),
     ("mariadb_binlog", "`mariadb-binlog -v` (C)"),

@@ -21,11 +21,12 @@ import vecbinlog
 from vecbinlog.index import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, build_index, file_identities, file_identity,
                              load_index)
 from vecbinlog.log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, summarize_file
-from vecbinlog.splits import plan_splits, read_split
+from vecbinlog.binlog.file import BinlogFile
+from vecbinlog.splits import plan_splits, read_split, transaction_starts
 
 from .conftest import DATA, corpus_files, corpus_path
 from .support.countingfs import counting_filesystem
-from .support.listing import complete_end, server_events
+from .support.listing import complete_end, kept_starts, server_events
 from .support.workloads import run_workload
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
@@ -67,7 +68,7 @@ def test_sample_index_against_its_events(tmp_path):
         info["server_version"], info["binlog_version"], info["checksum"])
     assert (row["first_time"].timestamp(), row["last_time"].timestamp()) == (
         info["first_timestamp"], info["last_timestamp"])
-    assert row["transaction_starts"] == [e["pos"] for e in events if e["type"] == "GTID_EVENT"]
+    assert row["transaction_starts"] == kept_starts([e["pos"] for e in events if e["type"] == "GTID_EVENT"])
     ddl = [e for e in events if e["type"] == "QUERY_EVENT" and "CREATE" in e["info"]]
     assert [d["offset"] for d in row["ddl"]] == [e["pos"] for e in ddl]
     assert all(e["info"].endswith(d["statement"]) for d, e in zip(row["ddl"], ddl))
@@ -167,7 +168,8 @@ def test_a_grown_file_whose_first_bytes_changed_is_indexed_again_whole(tmp_path)
     copy.parent.mkdir()
     row = summarize_file(str(SAMPLE), file_identity(str(SAMPLE))).to_pylist()[0]
     assert row["checksum"] == "CRC32"
-    copy.write_bytes(data[:row["transaction_starts"][-1]])
+    with BinlogFile(str(SAMPLE)) as f:
+        copy.write_bytes(data[:int(transaction_starts(f)[-1])])
     location = tmp_path / "index"
     build_index(str(copy), location, processes=1)
     other = bytearray(data)
@@ -197,7 +199,9 @@ def test_corpus_files_indexed_in_ranges_give_their_whole_index(path, tmp_path):
     size = path.stat().st_size
     n = -(-size // RANGE_MIN)
     # in ranges when each range but the first has a transaction start after its cut (else whole)
-    joined = all(any(s > size * k // n for s in whole["transaction_starts"]) for k in range(1, n))
+    with BinlogFile(str(path)) as f:
+        every = transaction_starts(f)
+    joined = all(any(s > size * k // n for s in every) for k in range(1, n))
     assert (ranged.indexed, ranged.ranged, ranged.bytes) == (1, int(joined), whole["indexed_to"])
     assert _summary(tmp_path / "ranges", path.name) == whole
 
@@ -208,11 +212,11 @@ def test_transaction_starts_found_from_any_offset_are_the_files(name):
     """From every 4 KiB offset of two server binlogs (1.4 and 3 MB), the transaction start
     found without walking what is before it is one a walk of the whole file finds, the first
     after the offset (or after the event boundary nearest it)."""
-    from vecbinlog.binlog.file import BinlogFile
     from vecbinlog.binlog.resync import transaction_start_after
 
     path = corpus_path(name)
-    starts = np.array(summarize_file(str(path), file_identity(str(path))).to_pylist()[0]["transaction_starts"])
+    with BinlogFile(str(path)) as f:
+        starts = transaction_starts(f)
     events = np.array(vecbinlog.open(str(path)).events().column("pos").to_pylist() + [path.stat().st_size])
     found = 0
     with BinlogFile(str(path)) as f:
@@ -223,6 +227,38 @@ def test_transaction_starts_found_from_any_offset_are_the_files(name):
             assert got == (int(later[0]) if len(later) else None), at
             found += got is not None
     assert found > 100
+
+
+@pytest.mark.mariadb
+def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path):
+    """A file of 400 transactions (~140 KB): the index keeps the first of the transaction starts
+    (the server's GTID events) in each START_SPACING bytes; plans from it are the walked plans
+    whatever the split size; a plan from a start it does not keep is the walked one, from an
+    event that starts no transaction an error either way."""
+    from vecbinlog.log.summary import START_SPACING
+
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS blocks", "CREATE DATABASE blocks")
+    made = s.capture_binlog("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))",
+                            *[f"INSERT INTO t VALUES ({i}, '{'y' * 150}')" for i in range(400)], database="blocks")
+    listed = server_events(s, made.name)
+    every = [e["pos"] for e in listed if e["type"] == "Gtid"]
+    path = str(tmp_path / made.name)
+    shutil.copy(made, path)
+    build_index(path, tmp_path / "index", processes=1)
+    kept = _summary(tmp_path / "index", made.name)["transaction_starts"]
+    assert kept == kept_starts(every)
+    assert len(kept) < len(every) // 10 and all(b - a > START_SPACING for a, b in zip(kept, kept[2:]))
+    # a split ends at the first start of the first block (of START_SPACING bytes) it reaches
+    assert [sp.start for sp in plan_splits(path, 1)[1:]] == [p for p in kept if p >= START_SPACING]
+    for split_bytes in (1, 5000, START_SPACING, 40_000, 1 << 20):
+        assert plan_splits(path, split_bytes, index=tmp_path / "index") == plan_splits(path, split_bytes), split_bytes
+    between = next(p for p in every[len(every) // 2:] if p not in kept)
+    assert plan_splits(path, 20_000, start=between, index=tmp_path / "index") == plan_splits(path, 20_000, start=between)
+    inside = next(e["pos"] for e in listed if e["pos"] > between and e["type"] == "Table_map")  # an event, no start
+    for index in (tmp_path / "index", None):
+        with pytest.raises(ValueError, match="is not where a transaction starts"):
+            plan_splits(path, 20_000, start=inside, index=index)
 
 
 def test_damaged_bytes_in_a_range_are_the_error_a_walk_gives(tmp_path):
@@ -520,7 +556,7 @@ def test_a_growing_file_is_indexed_to_its_last_complete_transaction_then_extende
     row = _summary(location, path.name)
     assert row["complete_to"] == complete_end(events, cut) < cut
     assert row["indexed_to"] == max(e["end"] for e in events if e["end"] <= cut)
-    assert row["transaction_starts"] == [e["pos"] for e in events if e["type"] == "Gtid" and e["pos"] < cut]
+    assert row["transaction_starts"] == kept_starts([e["pos"] for e in events if e["type"] == "Gtid" and e["pos"] < cut])
     time.sleep(0.01)
     copy.write_bytes(data)  # it grew
     grown = plan_splits(str(copy), 1 << 30, index=location)
@@ -567,7 +603,7 @@ def test_the_binlog_a_server_writes_is_extended_as_it_grows(mariadb_server, tmp_
     assert extended == _summary(tmp_path / "whole", path.name)
     assert {t["name"] for t in extended["tables"]} == {"ext.t", "ext.u"}
     listed = server_events(s, path.name)  # the server's SHOW BINLOG EVENTS of it
-    assert extended["transaction_starts"] == [e["pos"] for e in listed if e["type"] == "Gtid"]
+    assert extended["transaction_starts"] == kept_starts([e["pos"] for e in listed if e["type"] == "Gtid"])
     assert extended["indexed_to"] == extended["complete_to"] == max(e["end"] for e in listed)
     assert plan_splits(str(path), 1, index=location) == plan_splits(str(path), 1)
 
@@ -577,10 +613,11 @@ def test_a_grown_file_whose_index_rows_do_not_hold_together_is_indexed_again_who
     written by something else), for a file that grew: an ArchiveIndexWarning naming it, and the
     file indexed whole, to the index a fresh build gives (not an IndexError)."""
     data = SAMPLE.read_bytes()
-    row = summarize_file(str(SAMPLE), file_identity(str(SAMPLE))).to_pylist()[0]
+    with BinlogFile(str(SAMPLE)) as f:
+        last = int(transaction_starts(f)[-1])
     copy = tmp_path / "archive" / SAMPLE.name
     copy.parent.mkdir()
-    copy.write_bytes(data[:row["transaction_starts"][-1]])
+    copy.write_bytes(data[:last])
     location = tmp_path / "index"
     build_index(str(copy), location, processes=1)
     path = location / (SAMPLE.name + INDEX_SUFFIX)

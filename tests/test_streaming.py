@@ -26,7 +26,7 @@ from vecbinlog.log.config import ReadConfig
 from vecbinlog.splits import read_split
 from vecbinlog.streaming import Archive, Position, StreamHistory, archive_files
 
-from .support.listing import complete_end, server_events
+from .support.listing import complete_end, kept_starts, server_events
 from .support.workloads import run_workload
 
 pytestmark = pytest.mark.mariadb
@@ -343,7 +343,7 @@ def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
         end = archive.latest()
         history.take(history.walk(archive, end, first=archive.first()))
         splits = history.with_states(archive.splits(at, end, split_bytes=1))
-        return (end, archive.end(at, max_files=1), archive.end(at, max_bytes=300), history.plans,
+        return (end, archive.end(at, max_files=1), history.plans,
                 [(s.path, s.start, s.stop, s.ddl.tables if s.ddl else None, s.versions) for s in splits])
 
     expected = walked(Archive(paths, filesystem=fs), Position(files[0].name, 4))
@@ -351,6 +351,57 @@ def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
     fresh = Archive(paths, filesystem=fs, index=str(tmp_path / "index"))
     assert walked(fresh, fresh.first()) == expected
     assert set(counted.opened) == {paths[-1]}, "only the newest file is read"
+    # a micro-batch of 300 bytes ends inside the first file: the part of it around the cut is read
+    at = Position(files[0].name, 4)
+    assert fresh.end(at, max_bytes=300) == plain.end(at, max_bytes=300)
+    assert set(counted.opened) == {paths[0], paths[-1]}
     counted.opened.clear()
     assert fresh.resolve_start(middle) == plain.resolve_start(middle)
     assert set(counted.opened) <= {paths[1], paths[-1]}
+
+
+def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path):
+    """A file of 300 transactions (~100 KB) and the next one: the index of the first keeps the
+    first transaction start (the server's GTID events) of each START_SPACING bytes; a FILE:POS
+    at a start it does not keep, a GTID mid-file (the stream starts at the next GTID event the
+    server lists), a FILE:POS that is no start, micro-batch ends by bytes (at the starts the
+    server lists) and the last start before a position resolve as the archive walked resolves them."""
+    import pyarrow.parquet as pq
+
+    from vecbinlog.index import INDEX_SUFFIX, build_index
+
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS spaced", "CREATE DATABASE spaced")
+    path = s.capture_binlog("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))",
+                            *[f"INSERT INTO t VALUES ({i}, '{'x' * 150}')" for i in range(300)], database="spaced")
+    listed = server_events(s, path.name)
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    files = []
+    for f in (path, s.current_binlog()):  # the newest file is never answered from an index
+        shutil.copy(f, folder / f.name)
+        files.append(str(folder / f.name))
+    build_index(files[:1], tmp_path / "index", processes=1)
+    kept = pq.read_table(tmp_path / "index" / (path.name + INDEX_SUFFIX)).column("transaction_starts")[0].as_py()
+    gtids = [e for e in listed if e["type"] == "Gtid"]
+    starts = [e["pos"] for e in gtids]
+    assert kept == kept_starts(starts)
+    assert 3 <= len(kept) < len(starts) // 10
+    plain, indexed = Archive(files), Archive(files, index=str(tmp_path / "index"))
+    name = path.name
+    between = next(p for p in starts if p > kept[1] and p not in kept)
+    k = len(gtids) // 2 + 1
+    while gtids[k]["pos"] in kept:
+        k += 1
+    gtid = gtids[k - 1]["info"].split()[-1]  # "BEGIN GTID 0-1-157": the stream starts after it
+    for spec, expected in [(f"{name}:{between}", Position(name, between)), (gtid, Position(name, gtids[k]["pos"]))]:
+        assert indexed.resolve_start(spec) == plain.resolve_start(spec) == expected, spec
+    for archive in (indexed, plain):
+        with pytest.raises(ValueError, match="is not where a transaction starts"):
+            archive.resolve_start(f"{name}:{between + 1}")
+    first = Position(name, 4)
+    for budget in (1, 5000, 20000, 50000):  # a micro-batch ends at the first start the server lists that far on
+        assert indexed.end(first, max_bytes=budget) == plain.end(first, max_bytes=budget) == \
+            Position(name, next(p for p in starts if p >= 4 + budget)), budget
+    assert indexed.starts_before(Position(name, between + 10)) == plain.starts_before(Position(name, between + 10)) \
+        == between

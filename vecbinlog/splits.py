@@ -36,11 +36,12 @@ from .binlog.gtid import GtidSet
 from .binlog.sources import is_uri, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import scan_transactions
-from .errors import SchemaWarning, SourceNotFoundError
+from .errors import SchemaWarning, SourceNotFoundError, TruncatedWarning
 from .index import IndexedFile, load_index, replay_index
 from .log.config import ReadConfig, RowsFilter
 from .log.logset import binlog_files
 from .log.logwalk import unpacked
+from .log.summary import cut_target
 from .log.versions import SchemaHistory, VersionState
 from .options import WhenLike, epoch
 from .reader import Binlog, PathLike
@@ -48,7 +49,7 @@ from .tables.ddl import Catalog
 from .tables.tracker import SchemaTracker
 
 __all__ = ["Split", "plan_splits", "read_split", "read_splits", "with_history", "DEFAULT_SPLIT_BYTES",
-           "transaction_starts", "cut_bounds", "split_paths", "may_hold_gtids"]
+           "transaction_starts", "starts_near", "cut_bounds", "split_paths", "may_hold_gtids"]
 
 #: Default split size: a Spark task decodes about this much binlog.
 DEFAULT_SPLIT_BYTES = 128 * 1024 * 1024
@@ -92,6 +93,20 @@ def transaction_starts(file: BinlogFile, start: int = MAGIC_LEN, stop: int | Non
     return scan_transactions(file, start, segment_bytes, stop).starts
 
 
+def starts_near(path: str, pos: int, kept: np.ndarray, *, filesystem: Any = None,
+                verify_checksums: bool = True) -> np.ndarray:
+    """The transaction starts of the binlog at ``path`` from the one of ``kept`` at or before
+    ``pos`` (the file's first event when none) to the first of them after it (to the end when
+    none): an archive index keeps a start per :data:`~vecbinlog.log.summary.START_SPACING`
+    bytes, those between are found by walking that part of the file."""
+    k = int(np.searchsorted(kept, pos, side="right"))
+    lo = int(kept[k - 1]) if k else MAGIC_LEN
+    hi = int(kept[k]) + 1 if k < len(kept) else None
+    with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f, warnings.catch_warnings():
+        warnings.simplefilter("ignore", TruncatedWarning)  # (a file cut short: what it holds is walked)
+        return transaction_starts(f, lo, hi)
+
+
 def plan_splits(
     paths: PathLike | Iterable[PathLike],
     split_bytes: int = DEFAULT_SPLIT_BYTES,
@@ -114,7 +129,9 @@ def plan_splits(
     ----------
     paths : a binlog file or a list of them, in log order.
     split_bytes : the size to aim at: a split ends at the first transaction start at or
-        after ``split_bytes`` from its own start, so it is larger when a transaction is.
+        after the first multiple of 16 KiB (:data:`~vecbinlog.log.summary.START_SPACING`, the
+        blocks of which an archive index keeps the first start) ``split_bytes`` from its own
+        start, so it is larger when a transaction is.
         A file smaller than that is one split.
     start, stop : byte offsets: ``start`` in the first file, where a transaction starts
         (ValueError otherwise), ``stop`` in the last (any offset: the rows events before it).
@@ -125,7 +142,8 @@ def plan_splits(
         holds only the ranges where these tables have rows events (files without any left out).
     index : an archive index location (:func:`vecbinlog.build_index`): the plan is made from
         it alone, no binlog byte read (only each file's size and time, to check the index is
-        of it); each split also gets ``versions``, where its tables' ``_schema_version`` and
+        of it; and, for a ``start`` between two of the starts the index keeps, the part of
+        the first file between them: :func:`starts_near`); each split also gets ``versions``, where its tables' ``_schema_version`` and
         ``_incarnation`` stand (as a read with the default options numbers them). A file that
         grew since it was indexed is planned to where it was indexed.
     index_filesystem : the filesystem ``index`` is a path in (default: from ``index``).
@@ -282,7 +300,8 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
         else:
             hi = ix.end if not last or stop is None else min(stop, ix.end)
             cuts = ix.starts
-            if k == 0 and start is not None and start > MAGIC_LEN and start not in set(cuts.tolist()):
+            if k == 0 and start is not None and start > MAGIC_LEN and start not in set(cuts.tolist()) and start not in set(
+                    starts_near(path, start, cuts, filesystem=filesystem).tolist()):
                 raise ValueError(
                     f"{path}: start={start} is not where a transaction starts (a GTID event, or a BEGIN "
                     "query without one): a split must hold its transactions' TABLE_MAP events"
@@ -402,10 +421,12 @@ def _state_at(states: list[tuple[int, Catalog | None]], offset: int) -> Catalog 
 
 def cut_bounds(candidates: np.ndarray, lo: int, hi: int, split_bytes: int) -> list[int]:
     """Split boundaries of ``[lo, hi)``: lo, then the first of ``candidates`` (sorted offsets
-    where a transaction starts) at least ``split_bytes`` after the last one, ..., hi."""
+    where a transaction starts) at or after the first multiple of
+    :data:`~vecbinlog.log.summary.START_SPACING` at least ``split_bytes`` after the last one,
+    ..., hi (so that the starts an archive index keeps cut as every start does)."""
     bounds = [lo]
     while True:
-        i = int(np.searchsorted(candidates, bounds[-1] + split_bytes, side="left"))
+        i = int(np.searchsorted(candidates, cut_target(bounds[-1] + split_bytes), side="left"))
         if i >= len(candidates):
             break
         bounds.append(int(candidates[i]))

@@ -57,7 +57,7 @@ from .log.loginfo import gtid_offset
 from .log.logset import log_order_key
 from .log.versions import SchemaHistory, VersionState, followed_by
 from .reader import Binlog
-from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, may_hold_gtids, split_paths, transaction_starts
+from .splits import DEFAULT_SPLIT_BYTES, Split, cut_bounds, may_hold_gtids, split_paths, starts_near, transaction_starts
 
 __all__ = ["Position", "FileScan", "scan_transactions", "archive_files", "Archive", "StreamHistory",
            "NewLayout", "SchemaChangedError", "archive_history"]
@@ -292,7 +292,8 @@ class Archive:
                 if room <= 0:
                     break
                 if hi - lo > room:  # cut at the first transaction start at least `room` bytes on
-                    cuts = scan.starts[(scan.starts > lo) & (scan.starts < hi)]
+                    starts = self._starts_at(scan, path, lo + room)
+                    cuts = starts[(starts > lo) & (starts < hi)]
                     i = int(np.searchsorted(cuts, lo + room, side="left"))
                     if i < len(cuts):
                         hi, full = int(cuts[i]), False
@@ -302,6 +303,15 @@ class Archive:
             if not full:
                 break
         return out
+
+    def _starts_at(self, scan: FileScan, path: str, pos: int) -> np.ndarray:
+        """The transaction starts of ``scan`` around ``pos``: all of them when the file was walked
+        here; when it is from an archive index (no times: ``stamps`` None), which keeps a start per
+        :data:`~vecbinlog.log.summary.START_SPACING` bytes, those between the two it keeps around
+        ``pos``, walked (:func:`~vecbinlog.splits.starts_near`)."""
+        if scan.stamps is not None:
+            return scan.starts
+        return starts_near(path, pos, scan.starts, filesystem=self.filesystem, verify_checksums=self.verify_checksums)
 
     def path_of(self, name: str) -> str:
         for n, p in self.files():
@@ -316,7 +326,7 @@ class Archive:
             with BinlogFile(self.path_of(at.file), verify_checksums=self.verify_checksums) as f:
                 found = transaction_starts(f, lo, at.pos + 1)
         else:
-            found = scan.starts
+            found = self._starts_at(scan, self.path_of(at.file), at.pos)
         found = found[(found >= lo) & (found <= at.pos)]
         return int(found[-1]) if len(found) else lo
 
@@ -351,9 +361,13 @@ class Archive:
             raise ValueError(f"startingPosition {at}: {at.file} is not in the archive ({names[0]} .. {names[-1]})")
         k = names.index(at.file)
         scan = self.scan(at.file, files[k][1], MAGIC_LEN, newest=k == len(files) - 1)
-        ok = at.pos == MAGIC_LEN or (scan is not None and (at.pos in scan.starts.tolist() or at.pos == scan.complete))
+        ok = at.pos == MAGIC_LEN or (scan is not None and at.pos == scan.complete)
+        starts = None
+        if not ok and scan is not None:
+            starts = self._starts_at(scan, files[k][1], at.pos)
+            ok = at.pos in starts.tolist()
         if not ok:
-            near = [] if scan is None else scan.starts[np.abs(scan.starts - at.pos).argsort()[:2]].tolist()
+            near = [] if starts is None else starts[np.abs(starts - at.pos).argsort()[:2]].tolist()
             raise ValueError(f"startingPosition {at} is not where a transaction starts (a GTID event, or a BEGIN "
                              f"query without one); the nearest starts are {sorted(near)}")
         return at
@@ -372,7 +386,8 @@ class Archive:
                 continue
             newest = k == len(files) - 1
             scan = self.scan(name, path, MAGIC_LEN, newest)
-            later = scan.starts[scan.starts > at] if scan is not None else np.zeros(0)
+            found = self._starts_at(scan, path, at) if scan is not None else np.zeros(0, np.int64)
+            later = found[found > at]
             if len(later):
                 return Position(name, int(later[0]))
             if newest and scan is not None and scan.open_start == at:

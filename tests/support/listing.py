@@ -36,3 +36,11 @@ def complete_end(events: list[dict], cut: int) -> int | None:
         return walked
     end = transaction_end(events, starts[-1])
     return walked if end is not None and end <= walked else events[starts[-1]]["pos"]
+
+
+def kept_starts(starts: list[int]) -> list[int]:
+    """What an archive index keeps of ``starts`` (every transaction start of a file, in file
+    order): the first of each ``START_SPACING`` bytes of the file (its documented rule)."""
+    from vecbinlog.log.summary import START_SPACING
+
+    return [p for i, p in enumerate(starts) if i == 0 or p // START_SPACING != starts[i - 1] // START_SPACING]
