@@ -35,7 +35,7 @@ from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .binlog.gtid import GtidSet
 from .binlog.sources import is_uri, redact
 from .binlog.spec import MAGIC_LEN
-from .binlog.transactions import scan_transactions
+from .binlog.transactions import StartScan, scan_transactions
 from .errors import SchemaWarning, SourceNotFoundError, TruncatedWarning
 from .index import IndexedFile, load_index, replay_index
 from .log.config import ReadConfig, RowsFilter
@@ -208,11 +208,13 @@ def plan_splits(
                                                 _state_at(_ddl_states(f, tracker, MAGIC_LEN, None), MAGIC_LEN))], whole))
                 continue
             hi = f.size if k < len(files) - 1 or stop is None else min(stop, f.size)
-            ddl = _ddl_states(f, tracker, MAGIC_LEN, hi)  # from the file's start: DDL before lo counts
+            scan = StartScan()  # the transaction starts, found by the same walk as the DDL
+            ddl = _ddl_states(f, tracker, MAGIC_LEN, hi, scan)  # from the file's start: DDL before lo counts
             if lo >= hi:
                 chain.file(k, [], False)
                 continue
-            cuts = transaction_starts(f, lo, hi)
+            cuts = scan.result(f.size).starts
+            cuts = cuts[(cuts >= lo) & (cuts < hi)]
             if k == 0 and start is not None and start > MAGIC_LEN and (len(cuts) == 0 or cuts[0] != start):
                 raise ValueError(
                     f"{path}: start={start} is not where a transaction starts (a GTID event, or a BEGIN "
@@ -398,18 +400,22 @@ def with_history(splits: Iterable[Split], history: SchemaHistory) -> list[Split]
     return out
 
 
-def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int | None
-                ) -> list[tuple[int, Catalog | None]]:
+def _ddl_states(file: BinlogFile, tracker: SchemaTracker, start: int, stop: int | None,
+                scan: StartScan | None = None) -> list[tuple[int, Catalog | None]]:
     """[(offset, DDL state)]: the state before ``start`` (offset -1), then after each DDL
     statement of ``[start, stop)`` of ``file`` (compressed events unpacked, as the readers of
-    the splits see them). DDL statements are rare: one copy each."""
+    the splits see them). DDL statements are rare: one copy each. ``scan``: fed each segment,
+    for the transaction starts (one walk: a plan read each file twice, and more)."""
     before = tracker.catalog.tables or tracker.catalog.lifetimes
     states: list[tuple[int, Catalog | None]] = [(-1, tracker.state() if before else None)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SchemaWarning)  # the readers of the splits warn, once each
         for seg in file.segments(start=start, stop=stop):
-            _, after = tracker.scan(*unpacked(seg), states=True)
+            src, index = unpacked(seg)
+            _, after = tracker.scan(src, index, states=True)
             states.extend((pos, state) for (_, pos), state in after)
+            if scan is not None:
+                scan.feed(src, index, seg.end)
     return states
 
 
