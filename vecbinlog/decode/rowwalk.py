@@ -142,12 +142,12 @@ def walk_rows_headers(buf, offset, post_header, end, is_update, ncols, first, bi
 #: bytes of the next rows event asked into the cache when the walk enters an event whose
 #: images are long (PREFETCH_IMAGE_BYTES or more on average in the event before): the walk
 #: follows them one length prefix after the other, each a cache miss the hardware does not
-#: foresee. (Short images are read in order, as the hardware foresees: not asked for.)
+#: foresee. (Short images within an event are read in order, as the hardware foresees.)
 PREFETCH_BYTES = 16384
 PREFETCH_IMAGE_BYTES = 512
 #: otherwise the first two cache lines of the event this many ahead are asked for: a run's
-#: events of short images lie far apart in the file (a table of many written in turn), each a
-#: miss (the OLTP bench file's row walk 78-84 -> 41-44 ms)
+#: events lie far apart in the file when many tables are written in turn, each event's start
+#: a miss (the OLTP bench file's row walk 78-84 -> 41-44 ms)
 EVENTS_AHEAD = 8
 
 
