@@ -230,13 +230,16 @@ def test_transaction_starts_found_from_any_offset_are_the_files(name):
 
 
 @pytest.mark.mariadb
-def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path):
-    """A file of 400 transactions (~140 KB): the index keeps the first of the transaction starts
-    (the server's GTID events) in each START_SPACING bytes; plans from it are the walked plans
-    whatever the split size; a plan from a start it does not keep is the walked one, from an
-    event that starts no transaction an error either way."""
-    from vecbinlog.log.summary import START_SPACING
+def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, monkeypatch):
+    """A file of 400 transactions (~140 KB), an index keeping at most 32 starts (KEPT_STARTS;
+    4096 by default): it keeps the first of the transaction starts (the server's GTID events) of
+    each block of the least power of two of bytes that keeps no more; plans from it are the
+    walked plans whatever the split size (a split ends at the first start of a block); a plan
+    from a start it does not keep is the walked one, from an event that starts no transaction
+    an error either way."""
+    from vecbinlog.log import summary
 
+    monkeypatch.setattr(summary, "KEPT_STARTS", 32)
     s = mariadb_server
     s.execute("DROP DATABASE IF EXISTS blocks", "CREATE DATABASE blocks")
     made = s.capture_binlog("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))",
@@ -246,12 +249,13 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path):
     path = str(tmp_path / made.name)
     shutil.copy(made, path)
     build_index(path, tmp_path / "index", processes=1)
-    kept = _summary(tmp_path / "index", made.name)["transaction_starts"]
-    assert kept == kept_starts(every)
-    assert len(kept) < len(every) // 10 and all(b - a > START_SPACING for a, b in zip(kept, kept[2:]))
-    # a split ends at the first start of the first block (of START_SPACING bytes) it reaches
-    assert [sp.start for sp in plan_splits(path, 1)[1:]] == [p for p in kept if p >= START_SPACING]
-    for split_bytes in (1, 5000, START_SPACING, 40_000, 1 << 20):
+    row = _summary(tmp_path / "index", made.name)
+    kept, spacing = row["transaction_starts"], row["start_spacing"]
+    assert kept == kept_starts(every) and len(every) > 32 >= len(kept)
+    assert spacing > 1 and all(b - a > spacing for a, b in zip(kept, kept[2:]))
+    # a split ends at the first start of the first block it reaches
+    assert [sp.start for sp in plan_splits(path, 1)[1:]] == [p for p in kept if p >= spacing]
+    for split_bytes in (1, 5000, spacing, 40_000, 1 << 20):
         assert plan_splits(path, split_bytes, index=tmp_path / "index") == plan_splits(path, split_bytes), split_bytes
     between = next(p for p in every[len(every) // 2:] if p not in kept)
     assert plan_splits(path, 20_000, start=between, index=tmp_path / "index") == plan_splits(path, 20_000, start=between)

@@ -31,16 +31,6 @@ BOUNDARY_FILES = [
 ]
 
 
-@pytest.fixture(autouse=True)
-def every_start_cuts(monkeypatch):
-    """These plans cut at every transaction start (a split of 1 byte ends at the next one): the
-    16 KiB blocks plans cut at by default (START_SPACING, those an archive index keeps a start
-    of) made 1 byte, so that small files still make many splits, each read alone."""
-    from vecbinlog.log import summary
-
-    monkeypatch.setattr(summary, "START_SPACING", 1)
-
-
 def expected_starts(path) -> list[int]:
     """Transaction starts from SHOW-BINLOG-EVENTS-like rows: GTID events, and QUERY 'BEGIN'
     events that do not follow a GTID event."""

@@ -360,9 +360,10 @@ def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
     assert set(counted.opened) <= {paths[1], paths[-1]}
 
 
-def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path):
-    """A file of 300 transactions (~100 KB) and the next one: the index of the first keeps the
-    first transaction start (the server's GTID events) of each START_SPACING bytes; a FILE:POS
+def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path, monkeypatch):
+    """A file of 300 transactions (~100 KB) and the next one: the index of the first, keeping
+    at most 32 starts, keeps the first transaction start (the server's GTID events) of each
+    block of bytes; a FILE:POS
     at a start it does not keep, a GTID mid-file (the stream starts at the next GTID event the
     server lists), a FILE:POS that is no start, micro-batch ends by bytes (at the starts the
     server lists) and the last start before a position resolve as the archive walked resolves them."""
@@ -370,6 +371,9 @@ def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path):
 
     from vecbinlog.index import INDEX_SUFFIX, build_index
 
+    from vecbinlog.log import summary
+
+    monkeypatch.setattr(summary, "KEPT_STARTS", 32)  # (4096 by default)
     s = mariadb_server
     s.execute("DROP DATABASE IF EXISTS spaced", "CREATE DATABASE spaced")
     path = s.capture_binlog("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))",
@@ -386,7 +390,7 @@ def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path):
     gtids = [e for e in listed if e["type"] == "Gtid"]
     starts = [e["pos"] for e in gtids]
     assert kept == kept_starts(starts)
-    assert 3 <= len(kept) < len(starts) // 10
+    assert 3 <= len(kept) <= 32 < len(starts)
     plain, indexed = Archive(files), Archive(files, index=str(tmp_path / "index"))
     name = path.name
     between = next(p for p in starts if p > kept[1] and p not in kept)

@@ -41,7 +41,7 @@ from .index import IndexedFile, load_index, replay_index
 from .log.config import ReadConfig, RowsFilter
 from .log.logset import binlog_files
 from .log.logwalk import unpacked
-from .log.summary import cut_target
+from .log.summary import cut_target, start_spacing
 from .log.versions import SchemaHistory, VersionState
 from .options import WhenLike, epoch
 from .reader import Binlog, PathLike
@@ -97,8 +97,8 @@ def starts_near(path: str, pos: int, kept: np.ndarray, *, filesystem: Any = None
                 verify_checksums: bool = True) -> np.ndarray:
     """The transaction starts of the binlog at ``path`` from the one of ``kept`` at or before
     ``pos`` (the file's first event when none) to the first of them after it (to the end when
-    none): an archive index keeps a start per :data:`~vecbinlog.log.summary.START_SPACING`
-    bytes, those between are found by walking that part of the file."""
+    none): an archive index of a file of many transactions keeps a start per block
+    (:func:`~vecbinlog.log.summary.start_spacing`), those between are found by walking that part of the file."""
     k = int(np.searchsorted(kept, pos, side="right"))
     lo = int(kept[k - 1]) if k else MAGIC_LEN
     hi = int(kept[k]) + 1 if k < len(kept) else None
@@ -129,9 +129,9 @@ def plan_splits(
     ----------
     paths : a binlog file or a list of them, in log order.
     split_bytes : the size to aim at: a split ends at the first transaction start at or
-        after the first multiple of 16 KiB (:data:`~vecbinlog.log.summary.START_SPACING`, the
-        blocks of which an archive index keeps the first start) ``split_bytes`` from its own
-        start, so it is larger when a transaction is.
+        after ``split_bytes`` from its own start, so it is larger when a transaction is (in a
+        file of more than 4096 transactions, at or after the first multiple of the blocks of
+        which an archive index keeps the first start: :func:`~vecbinlog.log.summary.start_spacing`).
         A file smaller than that is one split.
     start, stop : byte offsets: ``start`` in the first file, where a transaction starts
         (ValueError otherwise), ``stop`` in the last (any offset: the rows events before it).
@@ -213,8 +213,9 @@ def plan_splits(
             if lo >= hi:
                 chain.file(k, [], False)
                 continue
-            cuts = scan.result(f.size).starts
-            cuts = cuts[(cuts >= lo) & (cuts < hi)]
+            every = scan.result(f.size).starts
+            spacing = start_spacing(every)  # (an index of the file cuts at the same starts)
+            cuts = every[(every >= lo) & (every < hi)]
             if k == 0 and start is not None and start > MAGIC_LEN and (len(cuts) == 0 or cuts[0] != start):
                 raise ValueError(
                     f"{path}: start={start} is not where a transaction starts (a GTID event, or a BEGIN "
@@ -222,7 +223,7 @@ def plan_splits(
                 )
             if len(f.formats) > 1:  # a relay log: no cut after its second FDE
                 cuts = cuts[cuts < f.formats[1].offset]
-            bounds = cut_bounds(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
+            bounds = cut_bounds(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes, spacing)
         out.extend(chain.file(k, [Split(path, int(a), int(b), _state_at(ddl, int(a))) for a, b in zip(bounds[:-1], bounds[1:])],
                               hi == f.size))
     return out
@@ -257,7 +258,7 @@ def _plan_from_history(files: list[str], split_bytes: int, start: int | None, st
                              "query without one): a split must hold its transactions' TABLE_MAP events")
         if f.second_format is not None:  # a relay log: no cut after its second FDE
             cuts = cuts[cuts < f.second_format]
-        bounds = cut_bounds(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes)
+        bounds = cut_bounds(cuts[(cuts > lo) & (cuts < hi)], lo, hi, split_bytes, start_spacing(f.starts))
         out.extend(chain.file(k, [Split(path, int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])], hi == size))
     return with_history(out, history)
 
@@ -313,7 +314,7 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
             ranges = [(lo, hi)] if tables is None else _wanted_ranges(ix, wanted, lo, hi)
             pieces = []
             for a, b in ranges:
-                bounds = cut_bounds(cuts[(cuts > a) & (cuts < b)], a, b, split_bytes)
+                bounds = cut_bounds(cuts[(cuts > a) & (cuts < b)], a, b, split_bytes, ix.row["start_spacing"])
                 pieces += list(zip(bounds[:-1], bounds[1:]))
         if (tables is not None and not any(wanted(t["name"]) for t in ix.row["tables"])) \
                 or not _in_window(ix, wanted, window) or (gtids is not None and not may_hold_gtids(ix, gtids)):
@@ -425,14 +426,14 @@ def _state_at(states: list[tuple[int, Catalog | None]], offset: int) -> Catalog 
     return states[k][1]
 
 
-def cut_bounds(candidates: np.ndarray, lo: int, hi: int, split_bytes: int) -> list[int]:
+def cut_bounds(candidates: np.ndarray, lo: int, hi: int, split_bytes: int, spacing: int = 1) -> list[int]:
     """Split boundaries of ``[lo, hi)``: lo, then the first of ``candidates`` (sorted offsets
-    where a transaction starts) at or after the first multiple of
-    :data:`~vecbinlog.log.summary.START_SPACING` at least ``split_bytes`` after the last one,
+    where a transaction starts) at or after the first multiple of ``spacing`` (the file's
+    :func:`~vecbinlog.log.summary.start_spacing`) at least ``split_bytes`` after the last one,
     ..., hi (so that the starts an archive index keeps cut as every start does)."""
     bounds = [lo]
     while True:
-        i = int(np.searchsorted(candidates, cut_target(bounds[-1] + split_bytes), side="left"))
+        i = int(np.searchsorted(candidates, cut_target(bounds[-1] + split_bytes, spacing), side="left"))
         if i >= len(candidates):
             break
         bounds.append(int(candidates[i]))

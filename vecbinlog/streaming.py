@@ -307,7 +307,7 @@ class Archive:
     def _starts_at(self, scan: FileScan, path: str, pos: int) -> np.ndarray:
         """The transaction starts of ``scan`` around ``pos``: all of them when the file was walked
         here; when it is from an archive index (no times: ``stamps`` None), which keeps a start per
-        :data:`~vecbinlog.log.summary.START_SPACING` bytes, those between the two it keeps around
+        block (:func:`~vecbinlog.log.summary.start_spacing`), those between the two it keeps around
         ``pos``, walked (:func:`~vecbinlog.splits.starts_near`)."""
         if scan.stamps is not None:
             return scan.starts
@@ -445,7 +445,7 @@ class Archive:
             if not ix.row["seekable"]:
                 return [Split(path, lo, hi)]
             stop = ix.row["indexed_to"] if hi is None else hi
-            cuts = ix.starts
+            cuts, spacing = ix.starts, ix.row["start_spacing"]
             if ix.row["second_format"] is not None:
                 cuts = cuts[cuts < ix.row["second_format"]]
         else:
@@ -457,11 +457,12 @@ class Archive:
                 if lo >= stop:
                     return []
                 cuts = transaction_starts(f, lo, stop)
+                spacing = 1  # (the file's every start: of [lo, stop) alone, not of the whole file)
                 if len(f.formats) > 1:  # a relay log: no cut after its second FORMAT_DESCRIPTION_EVENT
                     cuts = cuts[cuts < f.formats[1].offset]
         if lo >= stop:
             return []
-        bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes)
+        bounds = cut_bounds(cuts[(cuts > lo) & (cuts < stop)], lo, stop, split_bytes, spacing)
         return [Split(path, a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 

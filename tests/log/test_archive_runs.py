@@ -252,13 +252,9 @@ def test_a_table_id_mapped_only_in_an_earlier_file_is_an_error(archive, tmp_path
 def test_splits_of_consecutive_files_read_in_one_walk(archive, monkeypatch, split_bytes):
     """plan_splits of the archive marks each file's first split as following the file before
     (read to its end); read_splits reads such splits in one walk, whole files joined, and gives
-    the rows of each split read alone (read_split), with their states. (Splits of 1 byte with
-    the blocks plans cut at, START_SPACING, made 1 byte too: a split per transaction.)"""
-    from vecbinlog.log import summary
+    the rows of each split read alone (read_split), with their states."""
     from vecbinlog.splits import plan_splits, read_split, read_splits, with_history
 
-    if split_bytes == 1:
-        monkeypatch.setattr(summary, "START_SPACING", 1)
     files, _ = archive
     with vecbinlog.open(files) as log:
         history = log.history()

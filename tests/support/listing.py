@@ -40,7 +40,13 @@ def complete_end(events: list[dict], cut: int) -> int | None:
 
 def kept_starts(starts: list[int]) -> list[int]:
     """What an archive index keeps of ``starts`` (every transaction start of a file, in file
-    order): the first of each ``START_SPACING`` bytes of the file (its documented rule)."""
-    from vecbinlog.log.summary import START_SPACING
+    order), by its documented rule: all of them when they are no more than ``KEPT_STARTS``;
+    else the first of each block of the least power of two of bytes that keeps no more."""
+    from vecbinlog.log import summary
 
-    return [p for i, p in enumerate(starts) if i == 0 or p // START_SPACING != starts[i - 1] // START_SPACING]
+    spacing = 1
+    while True:
+        kept = [p for i, p in enumerate(starts) if i == 0 or p // spacing != starts[i - 1] // spacing]
+        if len(kept) <= summary.KEPT_STARTS:
+            return kept
+        spacing *= 2

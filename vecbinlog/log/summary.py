@@ -38,8 +38,8 @@ from .config import ReadConfig
 from .loginfo import FileSummary
 from .logwalk import LogWalk, Step
 
-__all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "HEAD_BYTES", "START_SPACING", "summarize_file",
-           "extend_summary", "spaced_starts", "cut_target", "head_hash"]
+__all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "HEAD_BYTES", "KEPT_STARTS", "summarize_file",
+           "extend_summary", "spaced_starts", "start_spacing", "cut_target", "head_hash"]
 
 #: the version of :data:`INDEX_SCHEMA`, in each index file's key-value metadata (``vecbinlog.index``):
 #: a reader refuses a version it does not know
@@ -55,14 +55,15 @@ HEAD_BYTES = 4096
 #: written every other transaction, for ranges a split reads anyway
 RANGE_GAP_BYTES = 1 << 20
 
-#: the index keeps the first transaction start of each START_SPACING bytes of the file, not
-#: every one. Splits are cut at the first start at or after a multiple of it (:func:`cut_target`),
-#: with or without an index: the same splits either way. Where the exact starts between two kept
-#: ones matter (a FILE:POS or GTID to start from, a micro-batch's end), that part of the file is
-#: walked (:func:`vecbinlog.splits.starts_near`). Every start of the 64 MB OLTP bench file
-#: (~100 000) made its index 128 KB, and its gathered copy as much (0.40% of the file); a start
-#: per 16 KiB (3 893) 14 KB each (0.043%)
-START_SPACING = 16 << 10
+#: the transaction starts the index keeps of a file at most: all of them when the file has no
+#: more; else the first of each block of ``start_spacing`` bytes, the least power of two that
+#: keeps no more (:func:`start_spacing`). Splits are cut at the first start of a block, with or
+#: without an index (:func:`cut_target`): the same splits either way. Where the exact starts
+#: between two kept ones matter (a FILE:POS or GTID to start from, a micro-batch's end), that
+#: part of the file is walked (:func:`vecbinlog.splits.starts_near`). Every start of the 64 MB
+#: OLTP bench file (~100 000) made its index 128 KB, and its gathered copy as much (0.40% of the
+#: file); 3 893 (a start per 16 KiB) 14 KB each (0.043%)
+KEPT_STARTS = 4096
 
 _RANGE = pa.struct([
     ("start", pa.int64()),  # where the first transaction of the range starts
@@ -98,8 +99,10 @@ INDEX_SCHEMA = pa.schema([
     #    PREVIOUS_GTIDS / GTID_LIST set, the first, last, count and set of those it holds),
     #    rows events by table, where the walk stopped... (vecbinlog.log.loginfo.FileSummary)
     ("info", pa.string()),
-    # -- the first transaction start (binlog/transactions.py's rule) of each START_SPACING bytes, in file order
+    # -- the transaction starts (binlog/transactions.py's rule), in file order: every one, or
+    #    with more than KEPT_STARTS the first of each block of start_spacing bytes
     ("transaction_starts", pa.list_(pa.int64())),
+    ("start_spacing", pa.int64()),  # a power of two: 1 when every start is kept
     # -- the distinct TABLE_MAPs that rows events use, each once, in order of first use
     ("layouts", pa.list_(pa.struct([
         ("table", pa.string()),  # db.table
@@ -262,7 +265,8 @@ class _Summary:
             "first_time": None if info["first_timestamp"] is None else info["first_timestamp"] * 1000,  # ms
             "last_time": None if info["last_timestamp"] is None else info["last_timestamp"] * 1000,
             "info": json.dumps(info),
-            "transaction_starts": spaced_starts(starts).tolist(),
+            "transaction_starts": spaced_starts(starts, spacing := start_spacing(starts)).tolist(),
+            "start_spacing": spacing,
             "layouts": self.layout_rows,
             "tables": tables,
             "layout_changes": [{"offset": o, "layout": lay, "ddl_before": d} for o, lay, d in sorted(self.changes)],
@@ -270,20 +274,29 @@ class _Summary:
         }
 
 
-def spaced_starts(starts: np.ndarray) -> np.ndarray:
-    """The first of ``starts`` (sorted file offsets) in each :data:`START_SPACING` bytes of the
-    file: what the index keeps (the same kept from the starts of a whole file, or of its parts
-    joined: a grown file, a file indexed in ranges)."""
+def spaced_starts(starts: np.ndarray, spacing: int) -> np.ndarray:
+    """The first of ``starts`` (sorted file offsets) in each block of ``spacing`` bytes of the
+    file (all of them with ``spacing`` 1). Of starts kept so at a spacing that divides this
+    one, the same are kept: a grown file's, or a file's indexed in ranges, are those of one walk."""
     starts = np.asarray(starts, np.int64)
-    bucket = starts // START_SPACING
+    bucket = starts // spacing
     return starts[np.r_[True, bucket[1:] != bucket[:-1]]] if len(starts) else starts
 
 
-def cut_target(offset: int) -> int:
-    """The first multiple of :data:`START_SPACING` at or after ``offset``: a plan that would cut
-    at ``offset`` cuts at the first transaction start there or after it, which is the first of
-    its block, one the index keeps."""
-    return -(-offset // START_SPACING) * START_SPACING
+def start_spacing(starts: np.ndarray, least: int = 1) -> int:
+    """The blocks, in bytes, of which the index keeps the first of ``starts``: the least power
+    of two (at least ``least``) that keeps at most :data:`KEPT_STARTS` (1 for a file of no more)."""
+    spacing = least
+    while len(spaced_starts(starts, spacing)) > KEPT_STARTS:
+        spacing *= 2
+    return spacing
+
+
+def cut_target(offset: int, spacing: int) -> int:
+    """The first multiple of ``spacing`` at or after ``offset``: a plan that would cut at
+    ``offset`` cuts at the first transaction start there or after it, which is the first of its
+    block: one the index keeps (``spacing``: the file's :func:`start_spacing`)."""
+    return -(-offset // spacing) * spacing
 
 
 def _ranges(txns: np.ndarray, starts: np.ndarray, end: int) -> list[dict[str, int]]:
@@ -386,13 +399,17 @@ def extend_summary(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
             changes.append({"offset": c["offset"], "layout": key[0], "ddl_before": key[1]})
         last[table] = key
     identity = ("name", "path", "size", "mtime_ns", "etag", "indexed_to", "complete_to", "head_hash")
+    # the starts kept of both parts: at the least spacing at least theirs (kept so far) that keeps few enough
+    both = np.array(old["transaction_starts"] + starts, np.int64)
+    spacing = start_spacing(both, max(old["start_spacing"], new["start_spacing"]))
     return {
         **old,
         **{k: new[k] for k in identity},
         "first_time": _least(old["first_time"], new["first_time"]),
         "last_time": _most(old["last_time"], new["last_time"]),
         "info": json.dumps(_extend_info(json.loads(old["info"]), json.loads(new["info"]))),
-        "transaction_starts": spaced_starts(np.array(old["transaction_starts"] + starts, np.int64)).tolist(),
+        "transaction_starts": spaced_starts(both, spacing).tolist(),
+        "start_spacing": spacing,
         "layouts": layouts,
         "tables": list(tables.values()),
         "layout_changes": changes,
