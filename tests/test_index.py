@@ -236,7 +236,7 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, 
     each block of the least power of two of bytes that keeps no more; plans from it are the
     walked plans whatever the split size (a split ends at the first start of a block); a plan
     from a start it does not keep is the walked one, from an event that starts no transaction
-    an error either way."""
+    an error either way; a grown file extended, and the file indexed in ranges, keep the same."""
     from vecbinlog.log import summary
 
     monkeypatch.setattr(summary, "KEPT_STARTS", 32)
@@ -263,6 +263,21 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, 
     for index in (tmp_path / "index", None):
         with pytest.raises(ValueError, match="is not where a transaction starts"):
             plan_splits(path, 20_000, start=inside, index=index)
+    # the file cut at a start it does not keep, indexed, then grown and extended; and indexed in
+    # ranges of 64 KiB: the starts kept (at a spacing each part found alone) are the whole file's
+    copy = tmp_path / "grown" / made.name
+    copy.parent.mkdir()
+    data = made.read_bytes()
+    copy.write_bytes(data[:between])
+    build_index(str(copy), tmp_path / "grown-index", processes=1)
+    copy.write_bytes(data)
+    os.utime(copy, ns=(time.time_ns(), time.time_ns() + 10**9))
+    assert build_index(str(copy), tmp_path / "grown-index", processes=1).extended == 1
+    ranged = build_index(path, tmp_path / "ranged-index", processes=1, range_bytes=RANGE_MIN)
+    assert ranged.ranged == 1
+    for location in ("grown-index", "ranged-index"):
+        again = _summary(tmp_path / location, made.name)
+        assert (again["transaction_starts"], again["start_spacing"]) == (kept, spacing), location
 
 
 def test_damaged_bytes_in_a_range_are_the_error_a_walk_gives(tmp_path):

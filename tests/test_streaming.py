@@ -363,14 +363,13 @@ def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
 def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path, monkeypatch):
     """A file of 300 transactions (~100 KB) and the next one: the index of the first, keeping
     at most 32 starts, keeps the first transaction start (the server's GTID events) of each
-    block of bytes; a FILE:POS
-    at a start it does not keep, a GTID mid-file (the stream starts at the next GTID event the
-    server lists), a FILE:POS that is no start, micro-batch ends by bytes (at the starts the
-    server lists) and the last start before a position resolve as the archive walked resolves them."""
+    block of bytes; a FILE:POS at a start it does not keep, a GTID mid-file (the stream starts
+    at the next GTID event the server lists), a FILE:POS that is no start, micro-batch ends by
+    bytes (at the starts the server lists) and the last start before a position resolve as the
+    archive walked resolves them."""
     import pyarrow.parquet as pq
 
     from vecbinlog.index import INDEX_SUFFIX, build_index
-
     from vecbinlog.log import summary
 
     monkeypatch.setattr(summary, "KEPT_STARTS", 32)  # (4096 by default)
