@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import warnings
 
 import pyarrow as pa
@@ -25,10 +26,14 @@ import pyarrow.parquet as pq
 import pytest
 
 import vecbinlog
+from vecbinlog.binlog.file import BinlogFile
 from vecbinlog.errors import CorruptArchiveError, SourceNotFoundError, SourceUnreachableError
+from vecbinlog.log.config import ReadConfig
+from vecbinlog.log.logwalk import LogWalk
 from vecbinlog.splits import plan_splits, read_split
 
 from .conftest import ROOT, corpus_path
+from .support.fixtures import S3_REQUESTS
 from .support.mariadb import copy_binlogs
 
 CODECS = {".gz": "gzip", ".zst": "zstd", ".bz2": "bz2", ".lz4": "lz4"}
@@ -124,6 +129,85 @@ def test_iter_batches_and_info_from_s3(uploaded, workload):
         for key in ("size", "events", "rows_events_by_table", "gtids", "server_version"):
             assert got[key] == want[key], key
         assert got["splittable"] and got["compression"] is None
+
+
+@pytest.fixture(scope="module")
+def long_files(mariadb_server, s3, tmp_path_factory):
+    """Four binlog files of 150-250 KB (a MariaDB server's: rows of 1 KB of text), uploaded
+    under ``long/``: ([URI], [local copy])."""
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS longf", "CREATE DATABASE longf")
+    s.flush_binary_logs()
+    first = len(s.binlog_files()) - 1
+    s.execute("CREATE TABLE t (id INT PRIMARY KEY, note TEXT)", database="longf")
+    for part in range(4):
+        s.execute(*[f"INSERT INTO t VALUES ({part * 1000 + i}, REPEAT('{part}{i % 10}', 500))"
+                    for i in range(150 + 30 * part)], database="longf")
+        s.flush_binary_logs()
+    copies, _ = copy_binlogs(s.binlog_files()[first:-1], tmp_path_factory.mktemp("long"))
+    client, query, _ = s3
+    for f in copies:
+        client.put_object(Bucket="binlogs", Key=f"long/{f.name}", Body=f.read_bytes())
+    return [f"s3://binlogs/long/{f.name}{query}" for f in copies], copies
+
+
+def test_files_in_object_storage_are_read_once_in_few_requests(long_files):
+    """Opening a binlog in S3 asks the server for its size (one HEAD) and its first 64 KiB (one
+    GET: the magic bytes and the FORMAT_DESCRIPTION_EVENT); reading the files then asks for
+    the rest of each in one more GET (made while the file before it is walked): every byte
+    once, and the rows of the local files."""
+    uris, copies = long_files
+    sizes = {f"/binlogs/long/{f.name}": f.stat().st_size for f in copies}
+    assert all(size > 2 * (64 << 10) for size in sizes.values())
+    S3_REQUESTS.clear()
+    with vecbinlog.open(uris) as log:
+        opened = [r for r in S3_REQUESTS if r[1] in sizes]
+        got = log.read_all()
+    read = [r for r in S3_REQUESTS if r[1] in sizes]
+    assert sorted(opened) == sorted([("HEAD", path, None) for path in sizes] +
+                                    [("GET", path, "bytes=0-65535") for path in sizes])
+    rest = sorted(r for r in read[len(opened):])
+    assert rest == sorted(("GET", path, f"bytes=65536-{size - 1}") for path, size in sizes.items())
+    _assert_same(got, _tables(copies))
+    assert got["longf.t"].num_rows == sum(150 + 30 * part for part in range(4))
+
+
+def test_the_files_after_the_one_walked_are_read_ahead(long_files):
+    """While the walk is at a file, the files after it (small ones: as many as one segment
+    holds) are already being read, in the background: when the first file's step comes, the
+    server has been asked for the rest of the others, and walking them asks for nothing more."""
+    uris, copies = long_files
+    paths = {f"/binlogs/long/{f.name}": f.stat().st_size for f in copies}
+    files = [BinlogFile(u) for u in uris]
+    try:
+        S3_REQUESTS.clear()
+        steps = LogWalk(files, ReadConfig.build()).steps()
+        assert next(steps).file is files[0]
+        ahead = {("GET", path, f"bytes=65536-{size - 1}") for path, size in list(paths.items())[1:]}
+        deadline = time.monotonic() + 20
+        while not ahead <= set(S3_REQUESTS) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ahead <= set(S3_REQUESTS)
+        asked = len(S3_REQUESTS)
+        assert [s.file for s in steps] == files[1:]
+        assert [r for r in S3_REQUESTS[asked:] if r[1] in paths] == []
+    finally:
+        for f in files:
+            f.close()
+
+
+def test_the_first_file_that_cannot_be_opened_is_the_error(uploaded, workload):
+    """Files in object storage are opened several at a time; the error is still that of the
+    first one in log order that cannot be, as when they were opened one after the other."""
+    base, query = uploaded
+    _, files = workload
+    uris = [f"{base}/{f.name}{query}" for f in files]
+    missing = [f"{base}/mysql-bin.99999{k}{query}" for k in (1, 2)]
+    with pytest.raises(SourceNotFoundError, match="no such file or object") as err:
+        vecbinlog.open([*uris, *missing])
+    assert "s3://binlogs/set/mysql-bin.999991" in str(err.value) and "999992" not in str(err.value)
+    with pytest.raises(SourceNotFoundError, match=r"not a file \(a directory or prefix\)"):
+        BinlogFile(f"{base}{query}")
 
 
 def test_a_split_reads_only_its_range(uploaded, workload):

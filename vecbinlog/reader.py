@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowbuild import scalar, strings
-from .binlog.file import BinlogFile
+from .binlog.file import BinlogFile, open_files
 from .binlog.locations import is_uri, name_of, redact
 from .binlog.sources import MemorySource
 from .decode.tableplan import TablePlan, concat_batches, widen_type
@@ -168,13 +168,17 @@ class Binlog:
     def _open(self) -> list[BinlogFile]:
         """The files, opened (each checked to be a binlog: its FORMAT_DESCRIPTION read)."""
         if self._files is None:
+            config = self.config
+
+            def open_file(src: str | InMemory) -> BinlogFile:
+                return BinlogFile(MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
+                                  strict=config.strict, verify_checksums=config.verify_checksums,
+                                  filesystem=config.filesystem, max_event_bytes=config.max_event_bytes)
+
             files: list[BinlogFile] = []
             try:
-                for src in self._sources:
-                    files.append(BinlogFile(
-                        MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
-                        strict=self.config.strict, verify_checksums=self.config.verify_checksums,
-                        filesystem=self.config.filesystem, max_event_bytes=self.config.max_event_bytes))
+                for f in open_files(self._sources, open_file, config.filesystem):  # (files in object storage: several at a time)
+                    files.append(f)
             except BaseException:
                 for f in files:
                     f.close()

@@ -31,9 +31,9 @@ from typing import Any, Iterable, Iterator
 import numpy as np
 import pyarrow as pa
 
-from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
+from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile, open_files
 from .binlog.gtid import GtidSet
-from .binlog.sources import is_uri, redact
+from .binlog.sources import FILES_AHEAD, is_uri, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import StartScan, scan_transactions
 from .errors import SchemaWarning, SourceNotFoundError, TruncatedWarning
@@ -197,9 +197,17 @@ def plan_splits(
     out: list[Split] = []
     tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
     chain = _Chain()
-    for k, path in enumerate(files):
+
+    def open_file(path: str) -> BinlogFile:  # on a pool: opened, and when small read, ahead of the walk
+        f = BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem)
+        if f.size is not None and f.size <= DEFAULT_SEGMENT_BYTES // FILES_AHEAD:
+            f.prefetch()
+        return f
+
+    for k, f in enumerate(open_files(files, open_file, filesystem)):
+        path = files[k]
         lo = start if k == 0 and start is not None else MAGIC_LEN
-        with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:
+        with f:
             if not f.source.seekable:  # a compressed file: one split, from its start
                 if k == 0 and start is not None and start > MAGIC_LEN:
                     raise ValueError(f"{f.path}: a compressed file cannot be read from start={start}")

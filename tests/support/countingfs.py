@@ -5,6 +5,7 @@ so that a test can say how much of the binlogs a plan reads (tests/test_index.py
 from __future__ import annotations
 
 import io
+import threading
 
 import pyarrow as pa
 import pyarrow.fs as pafs
@@ -31,12 +32,12 @@ class _Counted(io.RawIOBase):
 
     def read(self, n: int = -1) -> bytes:
         data = self._f.read(n)
-        self._counter.read += len(data)
+        self._counter.count(len(data))
         return data
 
     def readinto(self, b) -> int:
         n = self._f.readinto(b)
-        self._counter.read += n
+        self._counter.count(n)
         return n
 
     def close(self) -> None:
@@ -52,6 +53,11 @@ class CountingHandler(pafs.FileSystemHandler):
         self.local = pafs.LocalFileSystem()
         self.read = 0
         self.opened: list[str] = []
+        self._lock = threading.Lock()  # (files in a filesystem are opened and read on several threads)
+
+    def count(self, n: int) -> None:
+        with self._lock:
+            self.read += n
 
     def __eq__(self, other) -> bool:
         return self is other

@@ -88,10 +88,25 @@ S3_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "test
                   "AWS_EC2_METADATA_DISABLED": "true"}
 
 
+#: the requests the S3 server of the ``s3`` fixture answered: (method, path, Range header or None)
+S3_REQUESTS: list[tuple[str, str, str | None]] = []
+
+
+def _logged(app):
+    """The server's WSGI ``app``, each request put in :data:`S3_REQUESTS` first."""
+
+    def logged(environ, start_response):
+        S3_REQUESTS.append((environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), environ.get("HTTP_RANGE")))
+        return app(environ, start_response)
+
+    return logged
+
+
 @pytest.fixture(scope="module")
 def s3():
     """moto's S3 server on 127.0.0.1 (a free port), a bucket ``binlogs``, credentials in the
-    environment (as a deployment gives them); yields (boto3 client, URI query, endpoint)."""
+    environment (as a deployment gives them); yields (boto3 client, URI query, endpoint).
+    The requests it answers are in :data:`S3_REQUESTS`."""
     pytest.importorskip("moto.server")
     import boto3
     from moto.server import ThreadedMotoServer
@@ -102,6 +117,7 @@ def s3():
             env.setenv(k, v)
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
         server.start()
+        server._server.app = _logged(server._server.app)  # werkzeug's server calls its ``app`` per request
         try:
             host, port = server.get_host_and_port()
             endpoint = f"{host}:{port}"

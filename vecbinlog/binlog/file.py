@@ -21,10 +21,13 @@ event source                its ``buf``                                         
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import zlib
+from collections import deque
+from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -45,7 +48,10 @@ from ..errors import (
 from .checksum import first_mismatch
 from .format import FormatDescription, parse_format_description
 from .headers import EventIndex, WalkStop, walk_headers
+from ..pools import pool
 from .sources import (
+    FILES_AHEAD,
+    FIRST_WINDOW,
     ByteSource,
     EventSource,
     MappedSource,
@@ -53,6 +59,7 @@ from .sources import (
     PreadSource,
     RangedSource,
     StreamSource,
+    is_remote,
     open_source,
 )
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
@@ -93,10 +100,6 @@ class Segment:
     end: int  #: file offset after the last event
 
 
-#: bytes read first from a file that is not memory-mapped: its magic and FORMAT_DESCRIPTION_EVENT
-_FIRST_WINDOW = 64 * 1024
-
-
 class BinlogFile:
     """A binlog file: a local file (memory-mapped), an object in storage, or a compressed file
     (see :mod:`vecbinlog.binlog.sources`).
@@ -134,7 +137,7 @@ class BinlogFile:
         self.walk_stop: WalkStop | None = None
         self._warned = False
         try:
-            head, _ = self.source.window(0, _FIRST_WINDOW, _FIRST_WINDOW)
+            head, _ = self.source.window(0, FIRST_WINDOW, FIRST_WINDOW)
             if len(head) < MAGIC_LEN:
                 self._ended_early(0, fatal=True)
                 raise NotABinlogError(
@@ -212,6 +215,14 @@ class BinlogFile:
         return fde
 
     # -- walking ---------------------------------------------------------------------
+    def prefetch(self, segment_bytes: int = DEFAULT_SEGMENT_BYTES, start: int = MAGIC_LEN,
+                 stop: int | None = None) -> None:
+        """Start reading the first segment :meth:`segments` (same arguments) will walk, in the
+        background: for a file in object storage, its round trip overlaps the walk of the file
+        before it. Nothing for a memory-mapped, in-memory or compressed file."""
+        seg_stop = start + max(segment_bytes, 1)
+        self.source.prefetch(start, seg_stop if stop is None else min(stop, seg_stop))
+
     def segments(
         self, segment_bytes: int = DEFAULT_SEGMENT_BYTES, start: int = MAGIC_LEN, stop: int | None = None,
         *, release: bool = True, keep: Callable[[Segment], bool] | None = None,
@@ -369,6 +380,36 @@ class BinlogFile:
     def relocate(self, exc: BinlogError) -> BinlogError:
         """An error located in ``buf``, located in the file: the same (``buf`` is the file)."""
         return exc
+
+
+def open_files(paths: Sequence[Any], open_file: Callable[[Any], BinlogFile], filesystem: Any = None, *,
+               ahead: int = FILES_AHEAD) -> Iterator[BinlogFile]:
+    """``open_file(path)`` of each of ``paths``, in order. When they are in object storage (or
+    ``filesystem``), the next ``ahead`` are opened meanwhile on a pool of threads: each open
+    costs round trips (its size, its first 64 KiB), which so overlap each other and what the
+    caller does with the files before (a local file opens faster than a thread takes it up).
+    The caller closes the files it gets; those opened ahead of where it stops are closed here.
+    An error opening a file is raised when its turn comes, after the files before it."""
+    if len(paths) <= 1 or ahead < 1 or not any(is_remote(p, filesystem) for p in paths):
+        for path in paths:
+            yield open_file(path)
+        return
+    run = pool("open", ahead)
+    rest = iter(paths)
+    pending: deque[Future] = deque(run.submit(open_file, p) for p in itertools.islice(rest, ahead))
+    try:
+        while pending:
+            opened = pending.popleft().result()
+            for p in itertools.islice(rest, 1):
+                pending.append(run.submit(open_file, p))
+            yield opened
+    finally:
+        for left in pending:
+            if not left.cancel():
+                try:
+                    left.result().close()
+                except Exception:  # noqa: S110 - not opened: nothing to close (its error is not ours to raise)
+                    pass
 
 
 class Window:

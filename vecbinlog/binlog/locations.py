@@ -37,6 +37,17 @@ def is_uri(path: str) -> bool:
     return bool(_URI.match(path))
 
 
+def is_remote(path: Any, filesystem: Any = None) -> bool:
+    """Whether ``path`` is read through a filesystem (object storage, HDFS, ``filesystem=``),
+    where each request costs a round trip, not a local file."""
+    if filesystem is not None:
+        return True
+    if not isinstance(path, (str, os.PathLike)):
+        return False
+    text = os.fspath(path)
+    return is_uri(text) and not text.startswith("file://")
+
+
 def redact(uri: str) -> str:
     """``uri`` without credentials: no user/password, secret query values as ``***``."""
     if not is_uri(uri):

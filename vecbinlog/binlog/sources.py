@@ -52,6 +52,7 @@ from ..constants import LogEventFlag
 from ..errors import (
     CorruptArchiveError,
     FileChangedError,
+    SourceError,
     SourceNotFoundError,
     SourcePermissionError,
     SourceUnreachableError,
@@ -63,6 +64,7 @@ from .locations import (  # re-exported: where a binlog is, beside how its bytes
     codec_by_magic,
     codec_by_name,
     first_line,
+    is_remote,
     is_uri,
     name_of,
     redact,
@@ -71,6 +73,14 @@ from .locations import (  # re-exported: where a binlog is, beside how its bytes
     strip_compression,
 )
 from .spec import COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
+
+#: files opened, or read, ahead of the one being walked, on a pool of as many threads: a file in
+#: object storage costs round trips (its size, its first bytes, the rest), which overlap so
+FILES_AHEAD = 8
+
+#: the bytes read first of a binlog, for its FORMAT_DESCRIPTION_EVENT (and, in object
+#: storage, the magic bytes that say whether it is compressed: one request)
+FIRST_WINDOW = 64 * 1024
 
 if TYPE_CHECKING:
     from ..errors import BinlogError
@@ -105,6 +115,11 @@ class ByteSource(Protocol):
 
     def release(self, start: int, stop: int) -> None:
         """The bytes of ``[start, stop)`` were decoded: their memory may go."""
+        ...
+
+    def prefetch(self, start: int, stop: int) -> None:
+        """The next :meth:`window` will be ``[start, stop)``: start reading it in the background
+        (a file in object storage; nothing for the others)."""
         ...
 
     def close(self) -> None:
@@ -157,27 +172,39 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
             live = isinstance(path, NewestPath) or _still_open(head)
             return PreadSource(inner, shown, name) if live else MappedSource(inner, shown, name)
         return StreamSource(lambda: pa.OSFile(inner, "rb"), codec, shown, name, compressed_size=os.path.getsize(inner))
-    try:
-        info = fs.get_file_info(inner)
-    except OSError as exc:
-        raise source_error(exc, shown) from None
-    import pyarrow.fs as pafs
-
-    if info.type == pafs.FileType.NotFound:
-        raise SourceNotFoundError("no such file or object", uri=shown)
-    if info.type != pafs.FileType.File:
-        raise SourceNotFoundError("not a file (a directory or prefix)", uri=shown)
     codec = codec_by_name(raw_name)
-    try:
+    head = None
+    try:  # (object storage: the open asks for the size, then the first window: two requests)
         handle = fs.open_input_file(inner)
-        if codec is None:
-            codec = codec_by_magic(bytes(handle.read_at(4, 0)) if info.size else b"")
     except OSError as exc:
+        raise _not_opened(fs, inner, shown, exc) from None
+    try:
+        size = int(handle.size())
+        if codec is None:  # the first window, read once: its magic says whether it is compressed
+            head = bytes(handle.read_at(min(size, FIRST_WINDOW), 0)) if size else b""
+            codec = codec_by_magic(head[:4])
+    except OSError as exc:
+        handle.close()
         raise source_error(exc, shown) from None
     if codec is None:
-        return RangedSource(handle, shown, name, read_ahead=read_ahead)
+        return RangedSource(handle, shown, name, read_ahead=read_ahead, head=head)
     handle.close()
-    return StreamSource(lambda: fs.open_input_file(inner), codec, shown, name, compressed_size=info.size)
+    return StreamSource(lambda: fs.open_input_file(inner), codec, shown, name, compressed_size=size)
+
+
+def _not_opened(fs: Any, inner: str, shown: str, exc: OSError) -> SourceError:
+    """Why ``inner`` could not be opened: not there, not a file, or the storage's error."""
+    import pyarrow.fs as pafs
+
+    try:
+        kind = fs.get_file_info(inner).type
+    except OSError:
+        kind = None
+    if kind == pafs.FileType.NotFound:
+        return SourceNotFoundError("no such file or object", uri=shown)
+    if kind is not None and kind != pafs.FileType.File:
+        return SourceNotFoundError("not a file (a directory or prefix)", uri=shown)
+    return source_error(exc, shown)
 
 
 class MappedSource:
@@ -218,6 +245,9 @@ class MappedSource:
         hi = (stop // page) * page
         if hi - lo >= (1 << 20):
             pool("release").submit(_drop_pages, self._mmap, self.buf, lo, hi)
+
+    def prefetch(self, start: int, stop: int) -> None:
+        """Nothing: the map's pages are read as they are touched."""
 
     def close(self) -> None:
         self.buf = np.zeros(0, np.uint8)
@@ -262,6 +292,9 @@ class MemorySource:
     def release(self, start: int, stop: int) -> None:
         """Nothing to do: the bytes are the caller's."""
 
+    def prefetch(self, start: int, stop: int) -> None:
+        """Nothing: the bytes are in memory."""
+
     def close(self) -> None:
         self.buf = np.zeros(0, np.uint8)
 
@@ -291,6 +324,9 @@ class _Windows:
     def release(self, start: int, stop: int) -> None:
         """Nothing to do: a window's bytes go with the last array that uses them."""
 
+    def prefetch(self, start: int, stop: int) -> None:
+        """Nothing: a local file that may still grow is read when asked."""
+
 
 class RangedSource(_Windows):
     """A file in object storage or HDFS (``pyarrow.fs``), read a window at a time with ranged
@@ -302,7 +338,7 @@ class RangedSource(_Windows):
     failure = None
     truncated = False
 
-    def __init__(self, handle: Any, shown: str, name: str, *, read_ahead: bool = True) -> None:
+    def __init__(self, handle: Any, shown: str, name: str, *, read_ahead: bool = True, head: bytes | None = None) -> None:
         super().__init__()
         self.path, self.name = shown, name
         self._file = handle
@@ -312,6 +348,9 @@ class RangedSource(_Windows):
             raise source_error(exc, shown) from None
         self._read_ahead = read_ahead
         self._ahead: tuple[int, int, Future] | None = None
+        if head:  # the file's first bytes, read as it was opened: the first window
+            self.requests, self.bytes_read = 1, len(head)
+            self._keep(np.frombuffer(head, np.uint8), 0)
 
     def _read(self, start: int, stop: int) -> np.ndarray:
         self.requests += 1
@@ -349,6 +388,14 @@ class RangedSource(_Windows):
 
     def at_end(self, offset: int) -> bool:
         return offset >= self.size
+
+    def prefetch(self, start: int, stop: int) -> None:
+        """Read ``[start, stop)`` (what the last window does not hold of it) in the background,
+        for the next :meth:`window`: the first segment of a file after the one being walked."""
+        stop = min(stop, self.size)
+        fetch_from = start + len(self._from_last(start, stop))
+        if self._ahead is None and fetch_from < stop:
+            self._ahead = (fetch_from, stop, pool("ahead", FILES_AHEAD).submit(self._read, fetch_from, stop))
 
     def close(self) -> None:
         if self._ahead is not None:
@@ -567,6 +614,9 @@ class StreamSource:
         if stop > self._base:
             cut = min(stop, self._pos)
             self._kept, self._base = self._kept[cut - self._base:], cut
+
+    def prefetch(self, start: int, stop: int) -> None:
+        """Nothing: a compressed stream is decompressed as it is read, in order."""
 
     def close(self) -> None:
         for handle in (self._stream, self._raw):

@@ -38,6 +38,7 @@ from ..binlog.events import rotate_at
 from ..binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile, Segment
 from ..binlog.gathered import gather
 from ..binlog.headers import EventIndex
+from ..binlog.sources import FILES_AHEAD
 from ..binlog.spec import MAGIC_LEN
 from ..binlog.transactions import TransactionTracker, TxnContext
 from ..constants import EventType
@@ -104,6 +105,7 @@ class LogWalk:
         self.ddl_state = ddl_state
         self.parsed = ParsedMaps()  #: the TABLE_MAPs parsed, shared by the files and walks
         self._chain_warned: set[int] = set()
+        self._read_ahead_of: set[int] = set()  # the files (by id) asked to read their first segment
 
     def first(self, f: BinlogFile) -> bool:
         """``f`` is the first file (where ``start`` applies)."""
@@ -136,7 +138,8 @@ class LogWalk:
         walk = _Walking(schema, transactions, ddl_states, progress, keep_pages)
         group: list[Segment] = []  # whole small files to walk as one step
         held = 0  # their bytes
-        for f in self.files:
+        for k, f in enumerate(self.files):
+            self._read_ahead(k)
             if not (join and self._joinable(f)):
                 yield from self._joined(group, walk)
                 yield from self._file_steps(f, f.segments(self.segment_bytes, *self.bounds(f), keep=keep_pages), walk)
@@ -159,6 +162,21 @@ class LogWalk:
             yield from self._joined(group, walk)
             yield from self._file_steps(f, whole, walk, release=True)
         yield from self._joined(group, walk)
+
+    def _read_ahead(self, k: int) -> None:
+        """The files after the ``k``-th start reading their first segment in the background
+        (files in object storage: a round trip each, overlapping this file's walk): the next
+        one, and more while their first segments hold at most a segment's bytes together (at
+        most :data:`FILES_AHEAD`: small files, where the round trips are most of the time)."""
+        budget = self.segment_bytes
+        for f in self.files[k + 1: k + 1 + FILES_AHEAD]:
+            need = min(f.size, self.segment_bytes) if f.size is not None else budget + 1
+            if need > budget:
+                return
+            budget -= need
+            if id(f) not in self._read_ahead_of:
+                self._read_ahead_of.add(id(f))
+                f.prefetch(self.segment_bytes, *self.bounds(f))
 
     def _joinable(self, f: BinlogFile) -> bool:
         """Whether ``f`` may be walked joined with the files around it: small, and walked whole
