@@ -18,7 +18,15 @@ and read by ``spark.read.parquet`` into the same ``noop`` sink, in the same sess
 the per-row metadata columns cost), and its parts apart, in this process: the driver's
 planning (``schema()`` and ``partitions()``), and the tasks' decoding (``read()`` of each
 partition, one after the other), so that what Spark adds (Python workers, the hand-over of
-Arrow batches to the JVM) is the rest.
+Arrow batches to the JVM) is the rest. And the floor of any Python data source: ``arrowfiles``,
+a data source whose tasks only read the very Arrow batches the ``binlog`` source's tasks yield
+(written once as Arrow IPC files, a file per partition, memory-mapped by the task), with and
+without the metadata columns: what Spark's Python data source path costs for these rows
+whatever decodes them.
+
+``--consume``: each query aggregates a hash of every column of every row
+(``bit_xor(xxhash64(*))``) instead of writing to ``noop``: Spark's ``noop`` sink never reads a
+value, which flatters a columnar reader (Parquet's, whose values it then never converts).
 """
 
 from __future__ import annotations
@@ -64,7 +72,9 @@ def main() -> None:
     parser.add_argument("--split-bytes", default="8m")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--threads", default="1,2", help="decoding threads per task to try (the threads option)")
-    parser.add_argument("--parquet", action="store_true", help="also Spark's Parquet reader on the same rows")
+    parser.add_argument("--parquet", action="store_true", help="also Spark's Parquet reader on the same rows, "
+                        "and the floor of a Python data source (see the docstring)")
+    parser.add_argument("--consume", action="store_true", help="aggregate a hash of every value instead of the noop sink")
     args = parser.parse_args()
 
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
@@ -93,11 +103,7 @@ def main() -> None:
             for threads in (int(t) for t in args.threads.split(",")):
                 df = (spark.read.format("binlog").option("table", args.table).option("threads", str(threads))
                       .option("split_bytes", args.split_bytes).load(",".join(paths)))
-                best = float("inf")
-                for _ in range(args.repeat):
-                    t = time.perf_counter()
-                    df.write.format("noop").mode("overwrite").save()
-                    best = min(best, time.perf_counter() - t)
+                best = _best(lambda df=df: run(df, args.consume), args.repeat)
                 rows = df.count()
                 print(f"local[{cores}], {threads} thread(s) per task: {rows} rows in {best:.2f} s "
                       f"({rows / best / 1e6:.2f} M rows/s, {size / best / 1e6:.0f} MB/s)")
@@ -106,6 +112,16 @@ def main() -> None:
             spark.stop()
         if args.parquet:
             parts(paths, args)
+
+
+def run(df, consume: bool) -> None:
+    """The query timed: every row to the ``noop`` sink, or (``consume``) a hash of every value."""
+    from pyspark.sql import functions as F
+
+    if consume:
+        df.agg(F.bit_xor(F.xxhash64(*df.columns))).collect()
+    else:
+        df.write.format("noop").mode("overwrite").save()
 
 
 def _best(fn, repeat: int) -> float:
@@ -137,15 +153,86 @@ def parquet(spark, paths: list[str], splits: list, args: argparse.Namespace, tmp
                 pq.write_table(pa.Table.from_batches(batches), folder / f"part-{k:05d}.parquet", compression="zstd")
     lean = (spark.read.format("binlog").option("table", args.table).option("metadata", "false")
             .option("split_bytes", args.split_bytes).load(",".join(paths)))
-    took = _best(lambda: lean.write.format("noop").mode("overwrite").save(), args.repeat)
+    took = _best(lambda: run(lean, args.consume), args.repeat)
     print(f"  binlog, metadata false: {took:.2f} s")
     df = spark.read.parquet(str(folder))
-    took = _best(lambda: df.write.format("noop").mode("overwrite").save(), args.repeat)
+    took = _best(lambda: run(df, args.consume), args.repeat)
     print(f"  Parquet ({len(list(folder.iterdir()))} files, {sum(f.stat().st_size for f in folder.iterdir()) / 1e6:.1f} MB, "
           f"every column): {took:.2f} s")
     own = df.select(*lean.columns)
-    took = _best(lambda: own.write.format("noop").mode("overwrite").save(), args.repeat)
+    took = _best(lambda: run(own, args.consume), args.repeat)
     print(f"  Parquet, the table's own columns: {took:.2f} s")
+    spark.dataSource.register(ArrowFiles)
+    for metadata in ("true", "false"):
+        files = _source_batches(paths, args, tmp, metadata)
+        floor = spark.read.format("arrowfiles").option("files", ",".join(files)).load()
+        took = _best(lambda: run(floor, args.consume), args.repeat)
+        print(f"  arrowfiles (the binlog source's batches, read from Arrow IPC files), metadata {metadata}: {took:.2f} s")
+
+
+def _source_batches(paths: list[str], args: argparse.Namespace, tmp: Path, metadata: str) -> list[str]:
+    """The batches the ``binlog`` source's tasks yield, as Arrow IPC files (one per partition)."""
+    import pyarrow as pa
+
+    from vecbinlog.spark.source import BinlogDataSource
+
+    folder = tmp / f"arrow-{args.table}-{metadata}"
+    if not folder.exists():
+        folder.mkdir()
+        ds = BinlogDataSource({"path": ",".join(paths), "table": args.table, "split_bytes": args.split_bytes,
+                               "metadata": metadata})
+        reader = ds.reader(ds.schema())
+        for k, partition in enumerate(reader.partitions()):
+            batches = list(reader.read(partition))
+            if batches:
+                with pa.OSFile(str(folder / f"part-{k:05d}.arrow"), "wb") as sink, \
+                        pa.ipc.new_file(sink, batches[0].schema) as writer:
+                    for b in batches:
+                        writer.write_batch(b)
+    return sorted(str(f) for f in folder.iterdir())
+
+
+try:
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+except ImportError:  # (the module's docstring and generate() need no pyspark)
+    DataSource = DataSourceReader = InputPartition = object  # type: ignore[misc,assignment]
+
+
+class ArrowFiles(DataSource):
+    """``spark.read.format("arrowfiles").option("files", "a.arrow,b.arrow")``: a task per file,
+    which yields its record batches as they are (memory-mapped): a Python data source that
+    does nothing but hand Arrow batches to Spark."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "arrowfiles"
+
+    def schema(self):
+        import pyarrow as pa
+
+        from vecbinlog.spark.types import spark_schema
+
+        with pa.memory_map(self.options["files"].split(",")[0]) as source:
+            return spark_schema(pa.ipc.open_file(source).schema)
+
+    def reader(self, schema):
+        return _ArrowFilesReader(self.options["files"].split(","))
+
+
+class _ArrowFilesReader(DataSourceReader):
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+
+    def partitions(self):
+        return [InputPartition(f) for f in self.files]
+
+    def read(self, partition):
+        import pyarrow as pa
+
+        with pa.memory_map(partition.value) as source:
+            reader = pa.ipc.open_file(source)
+            for k in range(reader.num_record_batches):
+                yield reader.get_batch(k)
 
 
 def parts(paths: list[str], args: argparse.Namespace) -> None:
