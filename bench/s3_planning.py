@@ -27,20 +27,15 @@ CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing
                "AWS_EC2_METADATA_DISABLED": "true"}
 
 CHILD = r"""
-import sys, time, warnings
+import sys, timeit, warnings
 sys.path.insert(0, sys.argv[1])
 warnings.simplefilter("ignore")
 import vecbinlog
 from vecbinlog.splits import plan_splits
 uris = sys.argv[2].split(",")
 
-def best(fn, n=3):
-    b = float("inf")
-    for _ in range(n):
-        t = time.perf_counter()
-        fn()
-        b = min(b, time.perf_counter() - t)
-    return b
+def best(fn):
+    return min(timeit.repeat(fn, number=1, repeat=3))
 
 def tables():
     with vecbinlog.open(uris) as log:

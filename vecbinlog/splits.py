@@ -197,15 +197,7 @@ def plan_splits(
     out: list[Split] = []
     tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
     chain = _Chain()
-
-    def open_file(path: str) -> BinlogFile:  # on a pool: opened, and when small read, ahead of the walk
-        f = BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem)
-        if f.size is not None and f.size <= DEFAULT_SEGMENT_BYTES // FILES_AHEAD:
-            f.prefetch()
-        return f
-
-    for k, f in enumerate(open_files(files, open_file, filesystem)):
-        path = files[k]
+    for k, (path, f) in enumerate(zip(files, _opened_ahead(files, filesystem, verify_checksums))):
         lo = start if k == 0 and start is not None else MAGIC_LEN
         with f:
             if not f.source.seekable:  # a compressed file: one split, from its start
@@ -235,6 +227,19 @@ def plan_splits(
         out.extend(chain.file(k, [Split(path, int(a), int(b), _state_at(ddl, int(a))) for a, b in zip(bounds[:-1], bounds[1:])],
                               hi == f.size))
     return out
+
+
+def _opened_ahead(files: list[str], filesystem: Any, verify_checksums: bool) -> Iterator[BinlogFile]:
+    """The files, opened in order; in object storage, the next ones opened meanwhile, and the
+    small ones read (as much as one segment holds together: see :func:`~.binlog.file.open_files`)."""
+
+    def open_file(path: str) -> BinlogFile:
+        f = BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem)
+        if f.size is not None and f.size <= DEFAULT_SEGMENT_BYTES // FILES_AHEAD:
+            f.prefetch()
+        return f
+
+    return open_files(files, open_file, filesystem)
 
 
 def _plan_from_history(files: list[str], split_bytes: int, start: int | None, stop: int | None,
