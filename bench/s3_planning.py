@@ -9,6 +9,8 @@ milliseconds; moto on this machine answers in ~6 ms of its own CPU, which is the
 ``--latency 0``). The first N of FILES (log order) are uploaded to a bucket, then each checkout
 (``--trees``: folders holding a ``vecbinlog`` package, default this one) is timed in a child
 process of its own, best of 3, the checkouts alternating in each of ``--rounds`` rounds.
+``--build``: also ``build_index(processes=1)`` of the files, into a new location of the bucket
+each time (once: a second build would find it up to date).
 """
 
 from __future__ import annotations
@@ -42,7 +44,11 @@ def tables():
         return log.tables
 
 plan_splits(uris[:1], 64 << 20)  # imports and compiled kernels
-print(f"{vecbinlog.__file__.rsplit('/', 2)[0]}: plan_splits {best(lambda: plan_splits(uris, 64 << 20)):.2f} s, open().tables {best(tables):.2f} s")
+line = f"{vecbinlog.__file__.rsplit('/', 2)[0]}: plan_splits {best(lambda: plan_splits(uris, 64 << 20)):.2f} s, open().tables {best(tables):.2f} s"
+if sys.argv[3]:  # build_index in this process, into a new location in the bucket
+    built = timeit.repeat(lambda: vecbinlog.build_index(uris, sys.argv[3], processes=1), number=1, repeat=1)[0]
+    line += f", build_index(processes=1) {built:.2f} s"
+print(line)
 """
 
 
@@ -71,6 +77,7 @@ def main() -> None:
     p.add_argument("--latency", type=float, default=20.0, help="milliseconds each request is held")
     p.add_argument("--trees", default=str(ROOT), help="comma-separated checkouts to time")
     p.add_argument("--rounds", type=int, default=2)
+    p.add_argument("--build", action="store_true", help="also build_index(processes=1) into the bucket, once per run")
     p.add_argument("--serve", nargs=2, metavar=("PORT", "MS"), help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.serve:
@@ -107,7 +114,8 @@ def main() -> None:
         for rnd in range(args.rounds):
             trees = args.trees.split(",")
             for tree in trees if rnd % 2 == 0 else trees[::-1]:
-                out = subprocess.run([sys.executable, "-c", CHILD, str(Path(tree).resolve()), uris], env=env,
+                location = f"s3://binlogs/index-{rnd}-{trees.index(tree)}{query}" if args.build else ""
+                out = subprocess.run([sys.executable, "-c", CHILD, str(Path(tree).resolve()), uris, location], env=env,
                                      capture_output=True, text=True, cwd="/")
                 print(f"round {rnd + 1}, {tree}: {out.stdout.strip() or out.stderr[-2000:]}", flush=True)
     finally:

@@ -26,6 +26,7 @@ from vecbinlog.splits import plan_splits, read_split, transaction_starts
 
 from .conftest import DATA, corpus_files, corpus_path
 from .support.countingfs import counting_filesystem
+from .support.fixtures import S3_REQUESTS
 from .support.listing import complete_end, kept_starts, server_events
 from .support.workloads import run_workload
 
@@ -456,9 +457,13 @@ def test_an_archive_in_s3(changes, s3):
     location = f"s3://binlogs/{prefix}-index{query}"
     # sizes and times from one listing of the folder: what a HEAD of each file says
     assert file_identities(uris) == [file_identity(u) for u in uris]
+    written = {f"/binlogs/{prefix}-index/{os.path.basename(f)}{INDEX_SUFFIX}" for f in files}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
+        S3_REQUESTS.clear()
         assert build_index(uris, location, processes=1).indexed == len(files)
+        # the gathered file takes the index files as they were written: none is read back
+        assert [r for r in S3_REQUESTS if r[0] == "GET" and r[1] in written] == []
         assert build_index(uris, location, processes=1).skipped == len(files)
         listed = client.list_objects_v2(Bucket="binlogs", Prefix=f"{prefix}-index/")["Contents"]
         assert sorted(o["Key"].rsplit("/", 1)[1] for o in listed if not o["Key"].endswith("/")) == \

@@ -31,13 +31,15 @@ from __future__ import annotations
 import dataclasses
 import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
 
-from .binlog.locations import name_of
+from .binlog.locations import is_remote, name_of
+from .binlog.sources import FILES_AHEAD
 from .binlog.spec import MAGIC_LEN, table_id_width, version_tuple
 from .errors import ArchiveIndexError, ArchiveIndexWarning, BinlogError, SchemaWarning, warn
 from .decode.batch import table_schema
@@ -114,6 +116,7 @@ class IndexDone:
     part: int | None = None  #: the range's k (its index file is written by the job, from the ranges)
     span: tuple[int, int | None] | None = None  #: where the range's walk started and was to stop
     table: pa.Table | None = None  #: the range's summary; None: no boundary found (indexed whole)
+    written: pa.Table | None = None  #: the file's index as written: the gathered file takes it, not read back
 
 
 def index_file(task: IndexTask) -> IndexDone:
@@ -126,10 +129,10 @@ def index_file(task: IndexTask) -> IndexDone:
         table, walked = _extended(task)
         if table is not None:
             write_index_file(task.index_fs, index_path(task.folder, name), table)
-            return IndexDone(name, walked, extended=True)
+            return IndexDone(name, walked, extended=True, written=table)
     table = summarize_file(task.path, task.identity, filesystem=task.filesystem, verify_checksums=task.verify_checksums)
     write_index_file(task.index_fs, index_path(task.folder, name), table)
-    return IndexDone(name, int(table.column("indexed_to")[0].as_py()))  # (the bytes walked)
+    return IndexDone(name, int(table.column("indexed_to")[0].as_py()), written=table)  # (the bytes walked)
 
 
 def _extended(task: IndexTask) -> tuple[pa.Table | None, int]:
@@ -270,10 +273,10 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
         done: list[IndexDone] = []
         workers = max(1, min(processes, len(tasks)))
         if workers == 1:
-            for task in tasks:
-                done.append(index_file(task))
+            for result in _in_this_process(tasks):
+                done.append(result)
                 if progress is not None:
-                    progress(len(done), len(tasks), done[-1].name)
+                    progress(len(done), len(tasks), result.name)
             return done
         from concurrent.futures import ProcessPoolExecutor  # spawned: a fork of a process with threads
         from multiprocessing import get_context  # (numba's, Arrow's) may deadlock
@@ -286,6 +289,23 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
         return done
 
     return job.run(run)
+
+
+def _in_this_process(tasks: list[IndexTask]) -> Iterator[IndexDone]:
+    """The tasks run in this process, their results in order: files in object storage on
+    :data:`~.binlog.sources.FILES_AHEAD` threads (each a few round trips to the storage, which
+    so overlap: the walks' kernels let go of the GIL too), local files and ranges one by one."""
+    remote = [t for t in tasks if t.part is None and is_remote(t.path, t.filesystem)]
+    yield from _mapped(index_file, tasks, FILES_AHEAD if 1 < len(remote) == len(tasks) else 0)
+
+
+def _mapped(fn: Callable[[Any], Any], items: list[Any], threads: int) -> Iterator[Any]:
+    """``fn`` of each item, in order: on ``threads`` threads (0: in this one)."""
+    if threads < 1:
+        yield from map(fn, items)
+        return
+    with ThreadPoolExecutor(threads, thread_name_prefix="vecbinlog-index") as pool:
+        yield from pool.map(fn, items)
 
 
 def _task_bytes(task: IndexTask) -> int:
@@ -344,7 +364,8 @@ class IndexJob:
         """The gathered file written again, and what the build did (``done``: what
         :func:`index_file` returned for each task)."""
         if self.stale:
-            gather(self.fs, self.folder, self.gathered, self.stale)
+            gather(self.fs, self.folder, self.gathered, self.stale,
+                   {d.name: d.written for d in done if d.written is not None})
         files = tuple(dict.fromkeys(d.name for d in done))
         ranged = {d.name for d in done if d.part is not None} - {d.name for d in done if d.part is None}
         return IndexResult(len(files), len(self.paths) - len(files), sum(d.walked for d in done), files,
@@ -367,11 +388,14 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
         raise ValueError(f"range_bytes must be an integer of at least 65536, or None, not {range_bytes!r}")
     gathered = Gathered(read_index_file(fs, f"{folder}/{GATHERED_NAME}", rebuild=True))
     tasks, stale = [], []
-    for path, identity in zip(paths, file_identities(paths, filesystem)):
-        if gathered.current(identity) is not None:
-            continue
+    changed = [(path, identity) for path, identity in zip(paths, file_identities(paths, filesystem))
+               if gathered.current(identity) is None]
+    # each file's own index looked at: in object storage a request each, made several at a time
+    import pyarrow.fs as pafs
+
+    threads = FILES_AHEAD if not isinstance(fs, pafs.LocalFileSystem) and len(changed) > 1 else 0
+    for (path, identity), (todo, extend) in zip(changed, _mapped(lambda c: _todo(*c, fs, folder), changed, threads)):
         stale.append(identity["name"])
-        todo, extend = _todo(path, identity, fs, folder)
         if not todo:
             continue
         task = IndexTask(path, identity, filesystem, folder, fs, verify_checksums, extend)

@@ -114,6 +114,9 @@ class BinlogFile:
     max_event_bytes : the largest event read (default 1 GiB, the largest packet a server
         sends: ``max_allowed_packet``, as ``mysqlbinlog --max-allowed-packet``); a larger
         ``event_size`` is a :class:`MalformedEventError` before any of it is read.
+    truncated_warning : warn (once) when the file ends inside an event (False: the walk stops
+        there without a word; an index of a file still being written goes to its last
+        complete transaction).
     """
 
     #: file offset of ``buf[0]``: a memory-mapped file's ``buf`` is the whole file
@@ -121,7 +124,7 @@ class BinlogFile:
 
     def __init__(self, path: str | os.PathLike[str] | ByteSource, *, strict: bool = False,
                  verify_checksums: bool = True, filesystem: Any = None,
-                 max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES):
+                 max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, truncated_warning: bool = True):
         if not isinstance(max_event_bytes, int) or max_event_bytes < COMMON_HEADER_LEN:
             raise ValueError(f"max_event_bytes must be an integer of at least {COMMON_HEADER_LEN}, "
                              f"not {max_event_bytes!r}")
@@ -135,7 +138,7 @@ class BinlogFile:
         #: the whole file's bytes when it is memory-mapped; None when it is read in windows
         self.buf: np.ndarray | None = self.source.buf if isinstance(self.source, (MappedSource, MemorySource)) else None
         self.walk_stop: WalkStop | None = None
-        self._warned = False
+        self._warned = not truncated_warning  # (said already: not said)
         try:
             head, _ = self.source.window(0, FIRST_WINDOW, FIRST_WINDOW)
             if len(head) < MAGIC_LEN:

@@ -187,14 +187,18 @@ class Gathered:
         return k
 
 
-def gather(fs: pafs.FileSystem, folder: str, gathered: Gathered, names: list[str]) -> None:
-    """Write :data:`GATHERED_NAME` again: its rows but those of ``names``, and the index files of ``names``."""
+def gather(fs: pafs.FileSystem, folder: str, gathered: Gathered, names: list[str],
+           written: dict[str, pa.Table] | None = None) -> None:
+    """Write :data:`GATHERED_NAME` again: its rows but those of ``names``, and the index files of
+    ``names`` (those ``written`` just now taken from it, not read back)."""
     replaced = set(names)
     keep = [k for n, k in gathered.at.items() if n not in replaced]
     parts = [gathered.table.take(keep)] if gathered.table is not None and keep else []
     for name in names:
-        table = read_index_file(fs, index_path(folder, name))
+        table = (written or {}).get(name)
+        if table is None:
+            table = read_index_file(fs, index_path(folder, name))
         if table is not None:
-            parts.append(table)
+            parts.append(table.select(INDEX_SCHEMA.names).cast(INDEX_SCHEMA))
     if parts:
         write_index_file(fs, f"{folder}/{GATHERED_NAME}", pa.concat_tables(parts))

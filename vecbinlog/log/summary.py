@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,7 +31,6 @@ from ..binlog.gtid import union_gtid_sets
 from ..binlog.spec import COMMON_HEADER_LEN, MAGIC_LEN, table_id_width
 from ..binlog.transactions import FileScan, StartScan
 from ..constants import ROWS_EVENTS, EventType
-from ..errors import TruncatedWarning
 from ..tables.tracker import ddl_candidates
 from .config import ReadConfig
 from .loginfo import FileSummary
@@ -342,12 +340,12 @@ def summarize_file(path: str, identity: dict[str, Any], *, filesystem: Any = Non
         options["segment_bytes"] = segment_bytes
     config = ReadConfig.build(**options)  # ddl=False: the statements are kept, replayed when planning
     begin = MAGIC_LEN if start is None else start
-    with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f:
+    # a file being written: indexed to its last transaction, without a TruncatedWarning (not
+    # warnings.catch_warnings, which is not for threads: files in object storage are indexed by several)
+    with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem, truncated_warning=False) as f:
         summary, scan = _Summary(f, begin), StartScan(begin)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", TruncatedWarning)  # a file being written: indexed to its last transaction
-            for step in LogWalk([f], config, seek=start is not None or stop is not None).steps():
-                summary.add(step, scan.feed(step.src, step.index, step.segment.end))
+        for step in LogWalk([f], config, seek=start is not None or stop is not None).steps():
+            summary.add(step, scan.feed(step.src, step.index, step.segment.end))
         row = summary.row(scan.result(f.size), identity)
     return pa.Table.from_pylist([row], schema=INDEX_SCHEMA)
 
