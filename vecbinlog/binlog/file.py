@@ -45,10 +45,11 @@ from ..errors import (
     UnsupportedVersionError,
     warn,
 )
+from ..pools import pool
 from .checksum import first_mismatch
 from .format import FormatDescription, parse_format_description
 from .headers import EventIndex, WalkStop, walk_headers
-from ..pools import pool
+from .locations import is_remote
 from .sources import (
     FILES_AHEAD,
     FIRST_WINDOW,
@@ -59,7 +60,6 @@ from .sources import (
     PreadSource,
     RangedSource,
     StreamSource,
-    is_remote,
     open_source,
 )
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
@@ -411,7 +411,7 @@ def open_files(paths: Sequence[Any], open_file: Callable[[Any], BinlogFile], fil
             if not left.cancel():
                 try:
                     left.result().close()
-                except Exception:  # noqa: S110 - not opened: nothing to close (its error is not ours to raise)
+                except Exception:  # noqa: BLE001, S110 - not opened: nothing to close (its error is not ours to raise)
                     pass
 
 

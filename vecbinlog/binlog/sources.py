@@ -64,7 +64,6 @@ from .locations import (  # re-exported: where a binlog is, beside how its bytes
     codec_by_magic,
     codec_by_name,
     first_line,
-    is_remote,
     is_uri,
     name_of,
     redact,
