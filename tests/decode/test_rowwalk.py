@@ -215,6 +215,41 @@ def test_value_past_its_event_is_reported_at_the_references_column():
     assert n == 1 and code in (2, 3) and (image, column + 1) == (1, 2)
 
 
+@pytest.mark.parametrize("types, widths", [
+    ([3, 1, 8], [4, 1, 8]),  # LONG, TINY, LONGLONG: none wider than a word
+    ([3, 246, 1], [4, 9, 1]),  # ... a DECIMAL(20,0) of 9 bytes
+], ids=["narrow", "wide"])
+def test_images_ending_at_the_end_of_the_buffer_are_read_whole(types, widths):
+    """A file without checksums whose last event is a rows event of fixed-width columns:
+    the last value ends at the buffer's last byte, where a word read at a value's start runs
+    past the buffer. Every image's bytes are the ones written, and an image made one byte
+    longer than its event runs past it (code 3), whatever is past the buffer."""
+    meta = [b"\x14\x00" if t == 246 else b"" for t in types]
+    images = [[bytes([(i * 31 + c * 7 + j) % 256 for j in range(w)]) for c, w in enumerate(widths)] for i in range(5)]
+    for cut in (False, True):
+        w = b.BinlogWriter(checksum=False)
+        w.add(19, b.table_map_body(5, "d", "t", types, meta))
+        body = b.rows_body(5, len(types), b"".join(b.row_image(image) for image in images), extra=b"")
+        w.add(30, body[:-1] if cut else body)
+        data = w.bytes()
+        run = runs_of(data)[0]
+        buf = np.frombuffer(data, np.uint8)
+        assert run.end[-1] == len(buf)
+        if not cut:
+            got = walk_images(buf, run, 8)
+            assert [values for _, _, values in got] == images
+            continue
+        first, bitmaps, present = walk_headers(buf, run)
+        plan = plan_of(run.tm, 8)
+        outs = [np.empty(8, np.int64) for _ in range(3)] + [np.empty((3, 8), bool), np.empty((3, 8), bool),
+                                                             np.empty(plan.fixed_size, np.uint8),
+                                                             np.empty((0, 8), np.int64), np.empty((0, 8), np.int64),
+                                                             np.empty((0, 8), bool), np.empty((0, 8), np.int64)]
+        n, e, p, k, code, image, column = walk.walk_row_images(
+            buf, bitmaps, run.end, run.is_update, run.partial, present, 3, plan.how, plan.width, plan.at,
+            plan.json_slot, 0, int(first[0]), 0, 8, *outs)
+        assert (n, code, image) == (4, 3, 4)
+
 def test_columns_gathered_at_once_are_each_columns_values():
     """gather_columns copies the values of several columns row after row: each column's are
     its values' bytes in row order (Python slices of the buffer), none where not valid; a
