@@ -2,10 +2,10 @@
 
 A read hands out *runs* (one table's rows events of one layout, :mod:`.runs`) in log order;
 each is a :class:`PendingRun` that makes its batches when asked. :func:`decode_in_order`
-starts the larger ones on the ``batch`` threads (:mod:`vecbinlog.pools`: the compiled walk,
-NumPy and Arrow release the GIL) while the reading thread walks on, and yields every batch in
-the order the runs were handed out: batches and errors come in the same order whatever
-``threads`` is.
+makes the larger ones on the ``batch`` threads (:mod:`vecbinlog.pools`: the compiled walk,
+NumPy and Arrow release the GIL), each a batch ahead of the reader, while the reading thread
+walks on, and yields every batch in the order the runs were handed out: batches and errors
+come in the same order whatever ``threads`` is.
 """
 
 from __future__ import annotations
@@ -42,8 +42,10 @@ BACKGROUND_EVENT_BYTES = 1024
 #: the reading thread has taken the oldest one's batch. Larger runs are not: more of them under
 #: way hold more memory (bench/TUNING.md)
 RUNS_AHEAD = 3
-#: the batches a run decodes in the background at most (they are held until read); the rest
-#: of a longer run is decoded here as it is read, so that memory stays bounded
+#: the batches a run in the background makes ahead of its reader at most (they are held until
+#: read): the next is started when the reader takes one, so that memory stays bounded. (Before,
+#: a run's later batches were made on the reading thread, which then could not walk on: the
+#: integer bench file 246 -> 215 ms, best of 4 interleaved, bench/TUNING.md)
 BACKGROUND_BATCHES = 1
 
 #: what decoding a run gives: per batch (batch, decoding notes, rows left out by the filters)
@@ -88,23 +90,30 @@ class ReadTally:
 
 class PendingRun:
     """The batches of one run of ``table``, placed and decoded: here, as they are read
-    (:meth:`results`), or the first :data:`BACKGROUND_BATCHES` of them in the background
-    (:meth:`start`) and the rest as they are read; ``make`` yields them.
-    Rows left out by the filters, and decoding notes, go to the read's ``tally`` (on the reading thread)."""
+    (:meth:`results`), or in the background (:meth:`start`), :data:`BACKGROUND_BATCHES` at a
+    time ahead of the reader (:meth:`take`); ``make`` yields them. Rows left out by the
+    filters, and decoding notes, go to the read's ``tally`` (on the reading thread)."""
 
     def __init__(self, path: str, table: str, background: bool, make: Callable[[], Iterator[Made]],
                  tally: ReadTally, release: Callable[[], None] | None = None, nbytes: int = 0) -> None:
         self.path, self.table, self.background, self.tally = path, table, background, tally
         self.nbytes = nbytes  #: of its rows events
         self.make: Callable[[], Iterator[Made]] | None = make
-        self.future: Future | None = None
+        self.future: Future | None = None  #: the batches being made in the background
+        self.workers = 1
+        self.finished = False  #: every batch handed over (or the error raised)
         #: after the run is decoded: let its segments' pages go again (the walk let them go when
         #: it moved on, and the run's reads brought them back); None: the walk lets them go
         self.release = release
 
     def start(self, workers: int) -> None:
         """Place and decode the run's first batches on one of ``workers`` ``batch`` threads."""
+        self.workers = workers
         self.future = pool("batch", workers).submit(_made_until_error, self.make, BACKGROUND_BATCHES)
+
+    def ready(self) -> bool:
+        """Whether :meth:`take` has its batches without waiting (a run started in the background)."""
+        return self.future is not None and self.future.done()
 
     def cancel(self) -> None:
         """Not wanted any more: not started, or let go of once done."""
@@ -112,15 +121,34 @@ class PendingRun:
             self.future.cancel()
         self.make = self.future = None
 
+    def take(self) -> Iterator[Batch]:
+        """The batches a run started in the background has made (waiting for them), the next
+        ones started in the background first; at the end (``finished``), the error if one
+        stopped it."""
+        done, error, rest = self.future.result()
+        self.future = None
+        more = error is None and len(done) == BACKGROUND_BATCHES
+        if more:
+            self.future = pool("batch", self.workers).submit(_made_until_error, lambda: rest, BACKGROUND_BATCHES)
+        else:
+            self.finished, self.make = True, None
+        yield from self._handed(_handed_over(done))
+        if not more:
+            self._end(error)
+
     def results(self) -> Iterator[Batch]:
         """(table, batch) of each batch, its decoding notes taken in by the tally; the batches
         before an error come first, then the error."""
-        if self.future is None:
-            made, error = self.make(), None
-        else:
-            done, error, rest = self.future.result()
-            made = itertools.chain(_handed_over(done), rest)
-        self.make = self.future = None
+        if self.future is not None:
+            while not self.finished:
+                yield from self.take()
+            return
+        made, self.make = self.make(), None
+        yield from self._handed(made)
+        self.finished = True
+        self._end(None)
+
+    def _handed(self, made: Iterable[Made]) -> Iterator[Batch]:
         for batch, notes, left_out in made:
             if left_out:
                 self.tally.dropped[self.table] += left_out
@@ -128,6 +156,8 @@ class PendingRun:
                 self.tally.note(self.path, self.table, note)
             yield self.table, batch
             del batch
+
+    def _end(self, error: Exception | None) -> None:
         if self.release is not None:
             self.release()
         if error is not None:
@@ -155,7 +185,7 @@ def _handed_over(made: list[Made]) -> Iterator[Made]:
 def _made_until_error(make: Callable[[], Iterator[Made]], limit: int
                       ) -> tuple[list[Made], Exception | None, Iterator[Made]]:
     """The first ``limit`` batches ``make`` yields, the error that stopped it (None: none),
-    and the rest of them, to be made on the thread that reads them."""
+    and the rest of them, to be made next."""
     made: list[Made] = []
     batches = make()
     try:
@@ -171,38 +201,51 @@ def _made_until_error(make: Callable[[], Iterator[Made]], limit: int
 def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int = 0) -> Iterator[Batch]:
     """The batches of ``jobs``, in their order.
 
-    With ``threads`` > 1 the runs marked ``background`` are placed and decoded (their first
-    :data:`BACKGROUND_BATCHES` batches) on ``threads`` threads (the compiled walk, NumPy and
-    Arrow release the GIL), ``threads`` runs under way at a time, more while they are small and
-    hold under ``ahead_bytes`` of rows events (:data:`RUNS_AHEAD`), while this thread walks on through the log, and
-    takes the batches in turn; batches still come, and fail, in order: when the walk fails,
-    the batches of the runs before come first."""
+    With ``threads`` > 1 the runs marked ``background`` are placed and decoded on ``threads``
+    threads (the compiled walk, NumPy and Arrow release the GIL), each
+    :data:`BACKGROUND_BATCHES` ahead of the batch read, ``threads`` runs under way at a time,
+    more while they are small and hold under ``ahead_bytes`` of rows events
+    (:data:`RUNS_AHEAD`), while this thread walks on through the log and takes the batches
+    in turn; batches still come, and fail, in order: when the walk fails, the batches of the
+    runs before come first."""
     pending: deque[PendingRun] = deque()  # started, in log order
+
+    def head(wait: bool) -> Iterator[Batch]:  # the first run's batches made (waiting for them)
+        if wait or pending[0].ready():
+            yield from pending[0].take()
+            if pending[0].finished:
+                pending.popleft()
+
+    def full() -> bool:
+        return len(pending) >= threads and (
+            len(pending) >= RUNS_AHEAD * threads or sum(p.nbytes for p in pending) >= ahead_bytes
+            or any(p.nbytes >= ahead_bytes // SPAN_SHARE for p in pending))
+
     it = iter(jobs)
     try:
         while True:
+            while pending and pending[0].ready():  # what is made, handed over at once (its memory freed)
+                yield from head(wait=False)
             try:
                 job = next(it)
             except StopIteration:
                 break
             except BaseException:
                 while pending:
-                    yield from pending.popleft().results()
+                    yield from head(wait=True)
                 raise
             if threads > 1 and job.background:
                 job.start(threads)
                 pending.append(job)
-                while len(pending) >= threads and (
-                        len(pending) >= RUNS_AHEAD * threads or sum(p.nbytes for p in pending) >= ahead_bytes
-                        or any(p.nbytes >= ahead_bytes // SPAN_SHARE for p in pending)):
-                    yield from pending.popleft().results()
+                while full():
+                    yield from head(wait=True)
             else:
                 while pending:
-                    yield from pending.popleft().results()
+                    yield from head(wait=True)
                 yield from job.results()
             del job
         while pending:
-            yield from pending.popleft().results()
+            yield from head(wait=True)
     finally:  # the caller stopped reading, or a run failed: the runs under way are not wanted
         for job in pending:
             job.cancel()
