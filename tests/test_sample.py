@@ -78,3 +78,23 @@ def test_signedness_option_is_checked():
     t = vecbinlog.read_table(SAMPLE, "shop.orders", signedness={"shop.orders": {"quantity": "signed"}})
     # 65535 in a SMALLINT UNSIGNED read as signed, as the user asked: -1
     assert t.column("quantity").to_pylist()[3] == -1
+
+
+def test_logs_opened_in_turn_share_layouts_and_keep_their_options():
+    """A process parses a layout and makes its schema once (TABLE_MAPs and schemas are kept
+    for the process): logs opened one after another get the same TableMap object, and
+    each read still gets the types and names of its own options (the server says quantity is
+    SMALLINT UNSIGNED, 65535 in row 4; note is VARCHAR in utf8mb4)."""
+    plain = vecbinlog.read_table(SAMPLE, "shop.orders")
+    signed = vecbinlog.read_table(SAMPLE, "shop.orders", signedness={"shop.orders": {"quantity": "signed"}})
+    binary = vecbinlog.read_table(SAMPLE, "shop.orders", charsets={"shop.orders": {"note": "binary"}})
+    named = vecbinlog.read_table(SAMPLE, "shop.orders", names={"shop.orders": ["a", "b", "c", "d", "e"]})
+    again = vecbinlog.read_table(SAMPLE, "shop.orders")
+    assert (plain.schema.field("quantity").type, plain.column("quantity")[3].as_py()) == (pa.uint16(), 65535)
+    assert (signed.schema.field("quantity").type, signed.column("quantity")[3].as_py()) == (pa.int16(), -1)
+    assert plain.schema.field("note").type == pa.string() and binary.schema.field("note").type == pa.binary()
+    assert binary.column("note").to_pylist()[1] == plain.column("note").to_pylist()[1].encode()
+    assert named.schema.names[:5] == ["a", "b", "c", "d", "e"] and named.column("c")[3].as_py() == 65535
+    assert again.schema == plain.schema and again.equals(plain)
+    with vecbinlog.open(SAMPLE) as one, vecbinlog.open(SAMPLE) as two:
+        assert one.table_maps("shop.orders")[0] is two.table_maps("shop.orders")[0]

@@ -592,13 +592,8 @@ def replay_index(files: list[IndexedFile], wanted: Callable[[str], bool] | None 
                                 flavor, (k, np.array([change["offset"]], np.int64)))
             upto(len(ddl))
             per_file.append(states)
-    declared: dict[tuple[int, str], pa.Schema] = {}
-
     def schema_of(tm: TableMap, flavor: str) -> pa.Schema:
-        key = (id(tm), flavor)
-        if key not in declared:
-            declared[key] = table_schema(tm, config.decoding.of(tm.name, flavor), config.queries)
-        return declared[key]
+        return table_schema(tm, config.decoding.of(tm.name, flavor), config.queries)
 
     plans = {name: versions.plan(name, schema_of) for name in versions.layouts}
     return per_file, SchemaHistory([f.path for f in files], plans, versions.history or {}, every)

@@ -165,7 +165,7 @@ class TablePlan:
             wide = None if k is None or k in mine else _common_type(self._columns[k].field, f)
             if wide is None:  # a new column: the first of its name, or a type that cannot join
                 k = len(self._columns)
-                self._columns.append(_Column(f.name, version, f.with_nullable(True)))
+                self._columns.append(_Column(f.name, version, f if f.nullable else f.with_nullable(True)))
                 self._latest[f.name] = k
             else:
                 self._columns[k].field = pa.field(f.name, wide, nullable=True, metadata=f.metadata)

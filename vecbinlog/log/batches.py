@@ -73,8 +73,6 @@ __all__ = ["BatchReader", "Read"]
 
 _UNDECODED_ROWS = code_table(sorted(UNDECODED_ROWS_EVENTS))
 _NOT_TAKEN_EFFECT = code_table([ROLLBACK, INCOMPLETE])  # by outcome
-#: layouts whose declared schema a reader keeps (a schema is made from every column's options)
-SCHEMAS_KEPT = 512
 
 
 class _TooManyEvents(Exception):
@@ -140,9 +138,6 @@ class BatchReader:
         #: the whole file, so pages let go of after one table's read were faulted back in by the
         #: next (the OLTP bench file, 16 tables read in turn: their CRC32 checks 146 -> 28 ms)
         self._keep_planned_pages = None not in sizes and sum(sizes) <= PLAN_ON_TABLES_BYTES
-        #: (id of a layout, flavor) -> (the layout, its declared schema): made once for the
-        #: batches of a layout, not per batch; at most SCHEMAS_KEPT layouts
-        self._declared: dict[tuple[int, str], tuple[TableMap, pa.Schema]] = {}
 
     # -- rows ------------------------------------------------------------------------------
     def batches(self, wanted: Callable[[str], bool], *, desc: str = "") -> Iterator[Batch]:
@@ -284,17 +279,9 @@ class BatchReader:
         return versions.plan(table, self.declared)
 
     def declared(self, table_map: TableMap, flavor: str) -> pa.Schema:
-        """The declared Arrow schema of a layout (before any text falls back to binary), made
-        once per layout for the life of the reader."""
-        key = (id(table_map), flavor)
-        kept = self._declared.get(key)
-        if kept is not None and kept[0] is table_map:  # the layout held, so its id is its own
-            return kept[1]
-        schema = table_schema(table_map, self.config.decoding.of(table_map.name, flavor), self.config.queries)
-        if len(self._declared) >= SCHEMAS_KEPT:
-            self._declared.clear()  # bounded (one call is atomic, with runs on other threads)
-        self._declared[key] = (table_map, schema)
-        return schema
+        """The declared Arrow schema of a layout (before any text falls back to binary): made
+        once per layout and options in the process (:func:`~vecbinlog.decode.batch.table_schema`)."""
+        return table_schema(table_map, self.config.decoding.of(table_map.name, flavor), self.config.queries)
 
     # -- runs -------------------------------------------------------------------------------------
     def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,

@@ -44,7 +44,7 @@ from ..binlog.transactions import TransactionTracker, TxnContext
 from ..constants import EventType
 from ..errors import BinlogError, BinlogSetWarning, warn
 from ..tables.ddl import Catalog
-from ..tables.table_ids import ParsedMaps, TableMaps
+from ..tables.table_ids import PARSED_MAPS, TableMaps
 from ..tables.tracker import DdlState, SchemaTracker
 from .config import ReadConfig
 from .progress import ProgressBar
@@ -103,7 +103,7 @@ class LogWalk:
         self.segment_bytes = config.segment_bytes
         self.start, self.stop, self.seek = config.filter.start, config.filter.stop, seek
         self.ddl_state = ddl_state
-        self.parsed = ParsedMaps()  #: the TABLE_MAPs parsed, shared by the files and walks
+        self.parsed = PARSED_MAPS  #: the TABLE_MAPs parsed, shared by the files, walks and logs
         self._chain_warned: set[int] = set()
         self._read_ahead_of: set[int] = set()  # the files (by id) asked to read their first segment
 
