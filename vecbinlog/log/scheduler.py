@@ -10,7 +10,6 @@ come in the same order whatever ``threads`` is.
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter, deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
