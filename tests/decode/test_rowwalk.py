@@ -157,6 +157,19 @@ def walk_images(buf: np.ndarray, run: Run, cap: int) -> list[tuple[int, int, lis
     return out
 
 
+def walk_once(buf: np.ndarray, run: Run, cap: int) -> tuple:
+    """One call of the walk over ``run`` (no partial-JSON flags asked for) from its
+    first image, at most ``cap`` images: its result (n, e, p, k, code, image, column)."""
+    ncols = run.tm.ncols
+    first, bitmaps, present = walk_headers(buf, run)
+    plan = plan_of(run.tm, cap)
+    outs = [np.empty(cap, np.int64) for _ in range(3)] + [
+        np.empty((ncols, cap), bool), np.empty((ncols, cap), bool), np.empty(plan.fixed_size, np.uint8),
+        np.empty((plan.n_var, cap), np.int64), np.empty((plan.n_var, cap), np.int64), np.empty((0, cap), bool),
+        np.empty((0, cap), np.int64)]
+    return walk.walk_row_images(buf, bitmaps, run.end, run.is_update, run.partial, present, ncols, plan.how,
+                                plan.width, plan.at, plan.json_slot, 0, int(first[0]), 0, cap, *outs)
+
 def expected_images(run: Run) -> list[tuple[int, int, list]]:
     return [(e, k, [("partial", v.raw) if isinstance(v, ref.PartialJson) else v for v in image])
             for e, ev in enumerate(run.events) for k, image in enumerate(ev.images)]
@@ -203,15 +216,7 @@ def test_value_past_its_event_is_reported_at_the_references_column():
     path_runs = runs_of(data)
     buf = np.frombuffer(data, np.uint8)
     run = path_runs[0]
-    first, bitmaps, present = walk_headers(buf, run)
-    plan = plan_of(run.tm, 4)
-    outs = [np.empty(4, np.int64) for _ in range(3)] + [np.empty((3, 4), bool), np.empty((3, 4), bool),
-                                                         np.empty(plan.fixed_size, np.uint8),
-                                                         np.empty((1, 4), np.int64), np.empty((1, 4), np.int64),
-                                                         np.empty((0, 4), bool), np.empty((0, 4), np.int64)]
-    n, e, p, k, code, image, column = walk.walk_row_images(
-        buf, bitmaps, run.end, run.is_update, run.partial, present, 3, plan.how, plan.width, plan.at, plan.json_slot,
-        0, int(first[0]), 0, 4, *outs)
+    n, e, p, k, code, image, column = walk_once(buf, run, 4)
     assert n == 1 and code in (2, 3) and (image, column + 1) == (1, 2)
 
 
@@ -239,15 +244,7 @@ def test_images_ending_at_the_end_of_the_buffer_are_read_whole(types, widths):
             got = walk_images(buf, run, 8)
             assert [values for _, _, values in got] == images
             continue
-        first, bitmaps, present = walk_headers(buf, run)
-        plan = plan_of(run.tm, 8)
-        outs = [np.empty(8, np.int64) for _ in range(3)] + [np.empty((3, 8), bool), np.empty((3, 8), bool),
-                                                             np.empty(plan.fixed_size, np.uint8),
-                                                             np.empty((0, 8), np.int64), np.empty((0, 8), np.int64),
-                                                             np.empty((0, 8), bool), np.empty((0, 8), np.int64)]
-        n, e, p, k, code, image, column = walk.walk_row_images(
-            buf, bitmaps, run.end, run.is_update, run.partial, present, 3, plan.how, plan.width, plan.at,
-            plan.json_slot, 0, int(first[0]), 0, 8, *outs)
+        n, e, p, k, code, image, column = walk_once(buf, run, 8)
         assert (n, code, image) == (4, 3, 4)
 
 def test_columns_gathered_at_once_are_each_columns_values():
