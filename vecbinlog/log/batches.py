@@ -54,6 +54,7 @@ from .runs import (
     SPAN_SHARE,
     CarriedRun,
     PlannedRuns,
+    StepRows,
     cut_runs,
     matched,
 )
@@ -324,14 +325,15 @@ class BatchReader:
             rows_pos = step.rows_pos[found.sel[keep]]
             # the TABLE_MAPs' CRC32 here; each run's rows events' where it is decoded (_decoded)
             step.src.verify_checksums_of(index, index.type_code == EventType.TABLE_MAP_EVENT)
-            for run in cut_runs(found, rows_pos, keep):
+            rows = StepRows.of(step, rows_pos)
+            for run in cut_runs(found, keep):
                 span = spans.get(run.table)
                 if span is not None and not span.continues(step, run):
                     yield from self._run_jobs(spans, [run.table], step, tally, pages, held, collect)
                     span = None
                 if span is None:
                     spans[run.table] = span = CarriedRun.of(step, run)
-                span.add(step, run)
+                span.add(step, rows, run)
             # decoded now: the runs that are large enough, those whose source the next segment
             # will not have, and every one when too many events wait
             carry = step.src is step.file and sum(sp.nevents for sp in spans.values()) <= SPAN_EVENTS
