@@ -12,6 +12,8 @@ as binary labels when it is unknown or they are invalid in it.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pyarrow as pa
 
@@ -24,11 +26,25 @@ from .common import ColumnData, DecodeOptions, validity
 
 
 def _labels(spec: ColumnSpec, values: tuple[bytes, ...], options: DecodeOptions) -> pa.Array:
-    cs = None if spec.collation in (None, BINARY_COLLATION) else charset_for(spec.collation, options.flavor)
+    return _decoded_labels(values, spec.collation, options.flavor)
+
+
+@functools.lru_cache(maxsize=1024)
+def _decoded_labels(values: tuple[bytes, ...], collation: int | None, flavor: str) -> pa.Array:
+    """The labels as text (as binary when their charset is unknown or they are invalid in it):
+    made once per column layout in the process, not per batch (a Python loop per label)."""
+    cs = None if collation in (None, BINARY_COLLATION) else charset_for(collation, flavor)
     try:
         return strings([decode_text(v, cs or "utf8mb4") for v in values])
     except (UnicodeDecodeError, LookupError):
         return strings(values, pa.binary())
+
+
+@functools.lru_cache(maxsize=1024)
+def _enum_dictionary(values: tuple[bytes, ...], collation: int | None, flavor: str) -> pa.Array:
+    """An ENUM's dictionary: ``''`` (index 0, an invalid value), then its labels."""
+    labels = _decoded_labels(values, collation, flavor)
+    return pa.concat_arrays([strings([b""], labels.type), labels])
 
 
 def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
@@ -58,28 +74,28 @@ def decode(col: ColumnData) -> pa.Array:
         index = values.astype(np.uint16)
         if spec.enum_values is None:
             return pa.Array.from_buffers(pa.uint16(), n, [vbuf, pa.py_buffer(index)], null_count=nulls)
-        labels = _labels(spec, spec.enum_values, col.options)
-        over = col.valid & (values > len(labels))
+        dictionary = _enum_dictionary(spec.enum_values, spec.collation, col.options.flavor)
+        labels = len(dictionary) - 1
+        over = col.valid & (values > labels)
         if over.any():
             i = int(np.flatnonzero(over)[0])
-            raise col.error(f"ENUM index {int(values[i])} but the column has {len(labels)} labels", i)
-        dictionary = pa.concat_arrays([strings([b""], labels.type), labels])
+            raise col.error(f"ENUM index {int(values[i])} but the column has {labels} labels", i)
         indices = pa.Array.from_buffers(pa.uint16(), n, [vbuf, pa.py_buffer(np.where(col.valid, index, 0).astype(np.uint16))], null_count=nulls)
         return pa.DictionaryArray.from_arrays(indices, dictionary)
     if spec.set_values is None:
         return pa.Array.from_buffers(pa.uint64(), n, [vbuf, pa.py_buffer(values)], null_count=nulls)
     labels = _labels(spec, spec.set_values, col.options)
     k = len(labels)
-    bits = np.unpackbits(values.view(np.uint8).reshape(n, 8), axis=1, bitorder="little")[:, :64].astype(bool)
-    bits &= col.valid[:, None]
-    extra = bits[:, k:].any(axis=1)
-    if extra.any():
-        i = int(np.flatnonzero(extra)[0])
-        raise col.error(f"SET mask 0x{int(values[i]):x} has members beyond the column's {k} labels", i)
-    bits = bits[:, :k]
+    values = np.where(col.valid, values, np.uint64(0))
+    if k < 64:
+        extra = (values >> np.uint64(k)) != 0
+        if extra.any():
+            i = int(np.flatnonzero(extra)[0])
+            raise col.error(f"SET mask 0x{int(values[i]):x} has members beyond the column's {k} labels", i)
     offsets = np.zeros(n + 1, np.int32)
-    np.cumsum(bits.sum(axis=1), out=offsets[1:])
-    _, members = np.nonzero(bits)
+    np.cumsum(np.bitwise_count(values), dtype=np.int32, out=offsets[1:])  # members per row
+    bits = (values[:, None] & (np.uint64(1) << np.arange(k, dtype=np.uint64))) != 0  # (row, member): k bits, not 64
+    members = np.flatnonzero(bits) % k
     return pa.ListArray.from_arrays(
         numbers(offsets), labels.take(numbers(members.astype(np.int32))), mask=numbers(~col.valid)
     )
