@@ -11,6 +11,8 @@ import pytest
 import vecbinlog
 from vecbinlog.tables.ddl import Catalog
 
+from ..support import reference as ref
+from ..support.builder import fix_crcs
 from ..support.mariadb import parse_vv, run_mariadb_binlog_vv, vv_unescape
 
 pytestmark = pytest.mark.mariadb
@@ -128,6 +130,30 @@ def test_enum_set_members_as_hex_and_bit_literals(mariadb_server, mariadb_global
                               "_transaction_pos": got["NO_LOG"][k]["_transaction_pos"], "_xid": got["NO_LOG"][k]["_xid"],
                               "_gtid": got["NO_LOG"][k]["_gtid"], "_commit_timestamp": got["NO_LOG"][k]["_commit_timestamp"]}
                              for k, r in enumerate(got["FULL"])]
+
+
+def test_enum_and_set_values_beyond_the_labels_are_errors_at_their_byte(mariadb_server, mariadb_globals, tmp_path):
+    """A SET mask with a bit past the last member, or an ENUM index past the last label (bytes
+    no server writes: a damaged file), is a MalformedEventError at the value's own offset."""
+    mariadb_globals(binlog_row_metadata="FULL")
+    path = mariadb_server.capture_binlog(
+        "DROP DATABASE IF EXISTS enx", "CREATE DATABASE enx", "USE enx",
+        "CREATE TABLE t (id INT PRIMARY KEY, s SET('x', 'y', 'z'), e ENUM('a', 'b', 'c'))",
+        "INSERT INTO t VALUES (1, 'x,z', 'c')")
+    data = path.read_bytes()
+    assert vecbinlog.read_table(path, "enx.t").select(["s", "e"]).to_pylist() == [{"s": ["x", "z"], "e": "c"}]
+    (rows,) = [e for e in ref.walk_events(data)[0] if e.type in (23, 30)]  # WRITE_ROWS_EVENT(_V1): ..., s, e, CRC32
+    s_at, e_at = rows.offset + rows.size - 6, rows.offset + rows.size - 5
+    assert (data[s_at], data[e_at]) == (0b101, 3)
+    for at, value, message in [(s_at, 0b1001, "column 's': SET mask 0x9 has members beyond the column's 3 labels"),
+                               (e_at, 4, "column 'e': ENUM index 4 but the column has 3 labels")]:
+        damaged = bytearray(data)
+        damaged[at] = value
+        bad = tmp_path / f"damaged-{at}.bin"
+        bad.write_bytes(fix_crcs(damaged))
+        with pytest.raises(vecbinlog.MalformedEventError, match=message) as info:
+            vecbinlog.read_table(bad, "enx.t")
+        assert info.value.offset == at
 
 
 def test_labels_that_cannot_be_the_columns_fall_back_to_numbers(mariadb_server, mariadb_globals):
