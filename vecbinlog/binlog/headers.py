@@ -289,8 +289,8 @@ class EventIndex:
     def __len__(self) -> int:
         return len(self.offset)
 
-    def take(self, idx: np.ndarray) -> EventIndex:
-        """The events at positions ``idx`` (an int array or a boolean mask); ``pos`` stays the
+    def take(self, idx: np.ndarray | slice) -> EventIndex:
+        """The events at positions ``idx`` (an int array, a boolean mask, or a slice: views); ``pos`` stays the
         same array as ``offset`` where it was (a file's own events: one gather less)."""
         same = self.pos is self.offset
         return EventIndex(

@@ -230,8 +230,8 @@ class TxnContext:
     outcome: np.ndarray
     queries: pa.Array | None
 
-    def of_events(self, ev: np.ndarray) -> TxnContext:
-        """The context of the events at positions ``ev`` alone: their per-event arrays, and
+    def of_events(self, ev: np.ndarray | slice) -> TxnContext:
+        """The context of the events at positions ``ev`` (or a slice) alone: their per-event arrays, and
         only the slots and queries they use, renumbered in order (a run kept for later holds
         no more than its own transactions)."""
         txn, query = self.txn[ev], self.query[ev]

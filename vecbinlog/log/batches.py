@@ -54,7 +54,6 @@ from .runs import (
     SPAN_SHARE,
     CarriedRun,
     PlannedRuns,
-    StepRows,
     cut_runs,
     matched,
 )
@@ -325,8 +324,8 @@ class BatchReader:
             rows_pos = step.rows_pos[found.sel[keep]]
             # the TABLE_MAPs' CRC32 here; each run's rows events' where it is decoded (_decoded)
             step.src.verify_checksums_of(index, index.type_code == EventType.TABLE_MAP_EVENT)
-            rows = StepRows.of(step, rows_pos)
-            for run in cut_runs(found, keep):
+            rows, runs = cut_runs(found, step, rows_pos, keep)
+            for run in runs:
                 span = spans.get(run.table)
                 if span is not None and not span.continues(step, run):
                     yield from self._run_jobs(spans, [run.table], step, tally, pages, held, collect)

@@ -1,7 +1,7 @@
 """Runs: consecutive rows events of one table, layout, schema version and incarnation.
 
-A step's rows events kept by the filters are gathered once, in log order (:class:`StepRows`),
-and cut into runs (:func:`cut_runs`, one stable sort per segment). In a memory-mapped or in-memory file a table's run with little in its segment is
+A step's rows events kept by the filters are cut into runs (:func:`cut_runs`, one stable sort
+per segment) and gathered once in that order (:class:`StepRows`): each run's are a slice. In a memory-mapped or in-memory file a table's run with little in its segment is
 carried into the next ones (:class:`CarriedRun`: only its events and their transactions are
 kept, not the bytes): a log of many tables written in turn makes fewer, larger batches.
 """
@@ -40,19 +40,21 @@ SPAN_HELD_SEGMENTS = 8
 @dataclass
 class StepRows:
     """The rows events of a step that its runs take (index entries, transactions, files),
-    gathered once in log order: each run then takes its own from these, not from the whole
-    segment's index, where every value of every column was a cache miss of its own (a log of
-    16 tables written in turn: its runs' gathers 27 -> 6 ms)."""
+    gathered once, grouped by run (:func:`cut_runs`): each run's are then a slice of these
+    (views), not a gather of its own from the segment's index, where every value of every
+    column was a cache miss (a log of 16 tables written in turn: 27 -> 6 ms a read)."""
 
     index: EventIndex
     txn: TxnContext | None
     file_of: np.ndarray | None  #: see :attr:`~.logwalk.Step.file_of`
 
     @classmethod
-    def of(cls, step: Step, rows_pos: np.ndarray) -> StepRows:
-        """The events at positions ``rows_pos`` of ``step``'s index."""
-        return cls(step.index.take(rows_pos), None if step.txn is None else step.txn.of_events(rows_pos),
-                   None if step.file_of is None else step.file_of[rows_pos])
+    def of(cls, step: Step, rows_pos: np.ndarray, order: np.ndarray) -> StepRows:
+        """The events at positions ``rows_pos`` of ``step``'s index (in log order), in ``order``."""
+        index = step.index.take(rows_pos).take(order)  # a streaming read of the segment's index, then of these few
+        pos = rows_pos[order]
+        return cls(index, None if step.txn is None else step.txn.of_events(pos),
+                   None if step.file_of is None else step.file_of[pos])
 
 
 @dataclass
@@ -60,28 +62,29 @@ class Run:
     """Consecutive rows events of one table, effective layout, version and incarnation."""
 
     table: str
-    rows_pos: np.ndarray  #: positions in the step's :class:`StepRows`
+    rows: slice  #: its events among the step's :class:`StepRows`
     layout: TableMap
     version: int
     incarnation: int
 
 
-def cut_runs(found: Versioned, keep: np.ndarray) -> list[Run]:
-    """The runs of the rows events of ``found`` that ``keep`` keeps (their positions among
-    these), per table (the tables in the order of their first rows event), each table's in
-    log order."""
+def cut_runs(found: Versioned, step: Step, rows_pos: np.ndarray, keep: np.ndarray) -> tuple[StepRows | None, list[Run]]:
+    """The runs of the rows events ``rows_pos`` of ``step`` (those of ``found`` that ``keep``
+    keeps), per table (the tables in the order of their first rows event), each table's in
+    log order; and these events gathered in that order, each run's a slice of them."""
     code, version, incarnation, table = found.code[keep], found.version[keep], found.incarnation[keep], found.table[keep]
     if not len(table):
-        return []
+        return None, []
     # the events grouped by table (tables in order of their first event), each table's in log order
     first_at, inverse = group(table)
     order = group_order(inverse, len(first_at))
-    pos, code, version, incarnation, table = order, code[order], version[order], incarnation[order], table[order]
+    code, version, incarnation, table = code[order], version[order], incarnation[order], table[order]
     cut = (np.diff(table) != 0) | (np.diff(code) != 0) | (np.diff(version) != 0) | (np.diff(incarnation) != 0)
     starts = np.concatenate(([0], np.flatnonzero(cut) + 1)).tolist()
-    ends = starts[1:] + [len(pos)]
-    return [Run(found.tables[int(table[a])], pos[a:b], found.resolved[int(code[a])], int(version[a]), int(incarnation[a]))
+    ends = starts[1:] + [len(order)]
+    runs = [Run(found.tables[int(table[a])], slice(a, b), found.resolved[int(code[a])], int(version[a]), int(incarnation[a]))
             for a, b in zip(starts, ends)]
+    return StepRows.of(step, rows_pos, order), runs
 
 
 @dataclass
@@ -151,15 +154,15 @@ class CarriedRun:
 
     def add(self, step: Step, rows: StepRows, run: Run) -> None:
         """Take in ``run`` of ``step`` (its events among ``rows``)."""
-        events = rows.index.take(run.rows_pos)
+        events = rows.index.take(run.rows)
         self.events.append(events)
         self.srcs.append(step.src)
         self.files.append(step.file)
         self.whole_files = self.whole_files and step.src is step.file  # kept, not recounted: follows() is asked per piece
         if rows.file_of is not None:
-            self.file_of.append(rows.file_of[run.rows_pos])
+            self.file_of.append(rows.file_of[run.rows])
         if self.txns is not None:
-            self.txns.append(rows.txn.of_events(run.rows_pos))
+            self.txns.append(rows.txn.of_events(run.rows))
         source = step.file.source
         lo, _ = self.ranges.get(source, (step.segment.start, step.segment.end))
         self.ranges[source] = (lo, step.segment.end)
