@@ -267,13 +267,15 @@ class TxnContext:
             base += len(p.start_pos)
             qbase += len(p.queries) if p.queries is not None else 0
         queries = None if parts[0].queries is None else pa.concat_arrays([p.queries for p in parts])
-        kept = np.flatnonzero(first)
-        return TxnContext(
-            np.concatenate(txn), np.concatenate([p.undone for p in parts]), np.concatenate(query), start_pos[kept],
-            pa.concat_arrays([p.gtid for p in parts]).take(numbers(kept, pa.int64())),
-            np.concatenate([p.xid for p in parts])[kept], np.concatenate([p.has_xid for p in parts])[kept],
-            np.concatenate([p.outcome for p in parts])[kept], queries,
-        )
+        gtid = pa.concat_arrays([p.gtid for p in parts])
+        xid, has_xid = np.concatenate([p.xid for p in parts]), np.concatenate([p.has_xid for p in parts])
+        outcome = np.concatenate([p.outcome for p in parts])
+        if not first.all():  # (usually all: no transaction spans two parts; then no copy of the GTID texts again)
+            kept = np.flatnonzero(first)
+            start_pos, gtid, xid, has_xid, outcome = (
+                start_pos[kept], gtid.take(numbers(kept, pa.int64())), xid[kept], has_xid[kept], outcome[kept])
+        return TxnContext(np.concatenate(txn), np.concatenate([p.undone for p in parts]), np.concatenate(query),
+                          start_pos, gtid, xid, has_xid, outcome, queries)
 
 
 def _used(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
