@@ -290,12 +290,13 @@ class EventIndex:
         return len(self.offset)
 
     def take(self, idx: np.ndarray | slice) -> EventIndex:
-        """The events at positions ``idx`` (an int array, a boolean mask, or a slice: views); ``pos`` stays the
-        same array as ``offset`` where it was (a file's own events: one gather less)."""
+        """The events at positions ``idx`` (an int array, a boolean mask, or a slice: copied too,
+        so that they hold no larger index); ``pos`` stays the same array as ``offset`` where it
+        was (a file's own events: one gather less)."""
         same = self.pos is self.offset
-        return EventIndex(
-            **{name: getattr(self, name)[idx] for name in self.__dataclass_fields__ if not (same and name == "pos")}
-        )
+        own = isinstance(idx, slice)
+        return EventIndex(**{name: getattr(self, name)[idx].copy() if own else getattr(self, name)[idx]
+                             for name in self.__dataclass_fields__ if not (same and name == "pos")})
 
     @classmethod
     def concat(cls, parts: list[EventIndex]) -> EventIndex:

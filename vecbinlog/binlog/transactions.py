@@ -231,16 +231,17 @@ class TxnContext:
     queries: pa.Array | None
 
     def of_events(self, ev: np.ndarray | slice) -> TxnContext:
-        """The context of the events at positions ``ev`` (or a slice) alone: their per-event arrays, and
-        only the slots and queries they use, renumbered in order (a run kept for later holds
-        no more than its own transactions)."""
-        txn, query = self.txn[ev], self.query[ev]
+        """The context of the events at positions ``ev`` (or a slice) alone: their per-event arrays
+        (copies), and only the slots and queries they use, renumbered in order (a run kept for
+        later holds no more than its own transactions)."""
+        own = isinstance(ev, slice)
+        txn, query = self.txn[ev], self.query[ev].copy() if own else self.query[ev]
         slots, txn = _used(txn, len(self.start_pos))
         texts = None
         if self.queries is not None:
             used_q, query = _used(query, len(self.queries))
             texts = self.queries.take(numbers(used_q, pa.int64()))
-        return TxnContext(txn, self.undone[ev], query, self.start_pos[slots], self.gtid.take(numbers(slots, pa.int64())),
+        return TxnContext(txn, self.undone[ev].copy() if own else self.undone[ev], query, self.start_pos[slots], self.gtid.take(numbers(slots, pa.int64())),
                           self.xid[slots], self.has_xid[slots], self.outcome[slots], texts)
 
     @staticmethod
