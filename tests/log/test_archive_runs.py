@@ -133,6 +133,26 @@ def test_table_after_table_from_one_open_log(archive, monkeypatch):
     assert walks == [True], walks
 
 
+def test_a_carried_run_holds_only_its_own_events(archive):
+    """Runs carried from file to file keep copies of their own events' index entries and
+    transactions, not views of the arrays a step gathered for all its runs: a table with a
+    few rows in each of many segments would otherwise hold every segment's."""
+    files, _ = archive
+    with vecbinlog.open(files, segment_bytes=4096) as log:  # a step per file, runs carried on
+        tables = log.tables  # plans the runs (files this small: under PLAN_ON_TABLES_BYTES)
+        planned = log._walking[1]._planned.runs
+        each = {name: log.read_table(name) for name in tables}
+    assert {run.table for run in planned} == {f"arch.t{k}" for k in range(TABLES)}
+    assert sum(len(run.events) for run in planned) > len(files) and max(len(run.events) for run in planned) > 1
+    for run in planned:
+        for events, txn in zip(run.events, run.txns):
+            arrays = [getattr(events, name) for name in events.__dataclass_fields__]
+            arrays += [txn.txn, txn.undone, txn.query]
+            assert all(a.base is None for a in arrays), run.table
+    with vecbinlog.open(files) as log:  # (dictionary columns compared by their values: batches differ)
+        assert all(each[name].to_pylist() == log.read_table(name).to_pylist() for name in tables)
+
+
 def test_checksum_error_in_a_later_file(archive, tmp_path):
     files, _ = archive
     copies = []
