@@ -234,14 +234,16 @@ class TxnContext:
         """The context of the events at positions ``ev`` (or a slice) alone: their per-event arrays
         (copies), and only the slots and queries they use, renumbered in order (a run kept for
         later holds no more than its own transactions)."""
-        own = isinstance(ev, slice)
-        txn, query = self.txn[ev], self.query[ev].copy() if own else self.query[ev]
+        own = isinstance(ev, slice)  # (a slice's views copied: the context holds no larger one)
+        txn, query, undone = self.txn[ev], self.query[ev], self.undone[ev]
+        if own:
+            query, undone = query.copy(), undone.copy()
         slots, txn = _used(txn, len(self.start_pos))
         texts = None
         if self.queries is not None:
             used_q, query = _used(query, len(self.queries))
             texts = self.queries.take(numbers(used_q, pa.int64()))
-        return TxnContext(txn, self.undone[ev].copy() if own else self.undone[ev], query, self.start_pos[slots], self.gtid.take(numbers(slots, pa.int64())),
+        return TxnContext(txn, undone, query, self.start_pos[slots], self.gtid.take(numbers(slots, pa.int64())),
                           self.xid[slots], self.has_xid[slots], self.outcome[slots], texts)
 
     @staticmethod

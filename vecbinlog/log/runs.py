@@ -23,7 +23,8 @@ from ..tables.table_map import TableMap
 from .logwalk import Step
 from .versions import SchemaVersions, Versioned
 
-__all__ = ["Run", "StepRows", "CarriedRun", "PlannedRuns", "PLANNED_EVENTS", "PLANNED_WINDOW_BYTES", "PLAN_ON_TABLES_BYTES", "cut_runs", "matched", "SPAN_SHARE", "SPAN_EVENTS", "SPAN_HELD_SEGMENTS"]
+__all__ = ["Run", "StepRows", "CarriedRun", "PlannedRuns", "PLANNED_EVENTS", "PLANNED_WINDOW_BYTES",
+           "PLAN_ON_TABLES_BYTES", "cut_runs", "matched", "SPAN_SHARE", "SPAN_EVENTS", "SPAN_HELD_SEGMENTS"]
 
 #: a table's run is carried into the next segment (of a memory-mapped or in-memory file) while
 #: its rows events are under ``segment_bytes // SPAN_SHARE``: fewer, larger batches for tables
@@ -85,8 +86,8 @@ def cut_runs(found: Versioned, step: Step, rows_pos: np.ndarray, keep: np.ndarra
     cut = (np.diff(table) != 0) | (np.diff(code) != 0) | (np.diff(version) != 0) | (np.diff(incarnation) != 0)
     starts = np.concatenate(([0], np.flatnonzero(cut) + 1)).tolist()
     ends = starts[1:] + [len(order)]
-    runs = [Run(found.tables[int(table[a])], slice(a, b), found.resolved[int(code[a])], int(version[a]), int(incarnation[a]))
-            for a, b in zip(starts, ends)]
+    runs = [Run(found.tables[int(table[a])], slice(a, b), found.resolved[int(code[a])], int(version[a]),
+                int(incarnation[a])) for a, b in zip(starts, ends)]
     return StepRows.of(step, rows_pos, order), runs
 
 
