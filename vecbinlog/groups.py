@@ -22,6 +22,8 @@ def group(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     ``inverse[i]`` the group of ``values[i]`` (int64). ``values[first]`` are the distinct
     values, in order of appearance."""
     words = np.ascontiguousarray(values).astype(np.uint64, copy=False)
+    if len(words) and (words == words[0]).all():  # one group (one server's GTIDs, one table): no hashing
+        return np.zeros(1, np.int64), np.zeros(len(words), np.int64)
     start = np.arange(len(words), dtype=np.int64) * 8
     return group_ranges(words.view(np.uint8), start, start + 8)  # each value as its 8 bytes
 

@@ -42,7 +42,7 @@ from ..arrowbuild import numbers, strings, to_numpy, valid_mask
 from ..constants import EventType
 from ..digits import joined_texts
 from ..errors import MalformedEventError
-from ..groups import group_ranges
+from ..groups import group, group_ranges
 from .headers import EventIndex, read_uint
 from .sources import EventSource, event_path
 from .spec import COMMON_HEADER_LEN, Cursor
@@ -79,22 +79,24 @@ def _need(src: EventSource, index: EventIndex, sel: np.ndarray, size: int, name:
         )
 
 
-def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array:
+def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray,
+               mariadb: tuple[np.ndarray, np.ndarray] | None = None) -> pa.Array:
     """The GTID text of each event ``index[sel]`` (GTID events); null for anonymous ones.
 
     Built per event type by a compiled formatter (:func:`~vecbinlog.digits.joined_texts`; one
-    Python string per distinct server UUID), then put back in the order of ``sel``.
+    Python string per distinct server UUID, or MariaDB ``domain-server-`` prefix), then put
+    back in the order of ``sel``. ``mariadb``: the ``(seq_no, domain_id)`` of each event of
+    ``sel`` already read and checked (by the transactions' walk; used for MariaDB GTID events).
     """
     tc = index.type_code[sel]
     buf = src.buf
-    body = index.offset[sel] + COMMON_HEADER_LEN
     positions: list[np.ndarray] = []
     texts: list[pa.Array] = []
 
     mysql = np.flatnonzero(tc == EventType.GTID_LOG_EVENT)
     if len(mysql):
         _need(src, index, sel[mysql], _MYSQL_GTID_BODY, "GTID_LOG_EVENT")
-        at = body[mysql] + 1
+        at = index.offset[sel[mysql]] + (COMMON_HEADER_LEN + 1)
         first, codes = group_ranges(buf, at, at + 16)  # one text per distinct server UUID
         sids = [bytes(buf[p : p + 16]) for p in at[first].tolist()]
         gno = read_uint(buf, at + 16, 8).view(np.int64)
@@ -103,12 +105,18 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array
 
     maria = np.flatnonzero(tc == EventType.GTID_EVENT)
     if len(maria):
-        _need(src, index, sel[maria], _MARIADB_GTID_BODY, "GTID_EVENT")
-        seq = read_uint(buf, body[maria], 8)
-        domain = read_uint(buf, body[maria] + 8, 4).astype(np.uint32)
-        server = index.server_id[sel[maria]]
+        if mariadb is None:
+            _need(src, index, sel[maria], _MARIADB_GTID_BODY, "GTID_EVENT")
+            body = index.offset[sel[maria]] + COMMON_HEADER_LEN
+            seq, domain = read_uint(buf, body, 8), read_uint(buf, body + 8, 4).astype(np.uint32)
+        else:
+            seq, domain = mariadb[0][maria], mariadb[1][maria]
+        server = index.server_id[sel[maria]].astype(np.uint64)
+        # one "domain-server-" prefix per distinct pair (a server writes one or a few)
+        first, codes = group((domain.astype(np.uint64) << np.uint64(32)) | server)
+        prefix = [f"{d}-{s}-".encode() for d, s in zip(domain[first].tolist(), server[first].tolist())]
         positions.append(maria)
-        texts.append(joined_texts([domain, server, seq], b"-"))
+        texts.append(joined_texts([seq], prefix=prefix, codes=codes))
 
     tagged = np.flatnonzero(tc == EventType.GTID_TAGGED_LOG_EVENT)
     if len(tagged):  # MySQL 8.3+ only for tagged transactions: one Python parse each
@@ -118,6 +126,8 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray) -> pa.Array
             for i in sel[tagged].tolist()
         ]))
 
+    if len(positions) == 1 and len(positions[0]) == len(sel):  # all of one kind: already in order
+        return texts[0]
     known = np.zeros(len(sel), bool)
     for where in positions:
         known[where] = True

@@ -37,7 +37,7 @@ import pyarrow as pa
 from ..arrowbuild import numbers, strings
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
 from ..errors import FileChangedError, MalformedEventError, TruncatedWarning
-from ..jit import kernel, prefetch
+from ..jit import kernel, load_word, prefetch
 from .compression import unpack_segment
 from .events import annotated_statement, parse_xid, query_bounds
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
@@ -95,7 +95,7 @@ _GTID_FLAGS_AT, _GTID_BODY = 12, 13  # flags2 after seq_no (8) and domain_id (4)
 
 @kernel
 def follow_transactions(buf, kind, type_code, offset, body_end, post_header_len, carried, carried_begun, after_gtid,
-                        txn, slot_first, slot_end, xid, has_xid, read_xids):  # pragma: no cover - compiled
+                        txn, slot_first, slot_end, xid, has_xid, read_xids, gtid_seq, gtid_domain):  # pragma: no cover
     """Which transaction each event of a segment is in (``kind``: control kinds, :func:`classify`).
 
     A transaction starts at a GTID event, or a BEGIN / XA START that does not follow one
@@ -108,7 +108,9 @@ def follow_transactions(buf, kind, type_code, offset, body_end, post_header_len,
     Writes ``txn`` (each event's slot, -1 outside any) and per slot ``slot_first`` (its
     first event, -1 for the carried one), ``slot_end`` (the event that ended it, -1: still
     open at the end of the segment or never ended: another start came first), ``xid`` and
-    ``has_xid`` (of an XID that ended it, with ``read_xids``). Returns ``(slots, begun, status, event)``:
+    ``has_xid`` (of an XID that ended it, with ``read_xids``), and for a slot a MariaDB GTID
+    opens, its ``gtid_seq`` and ``gtid_domain`` (read here, where its flags are read: the
+    GTID's text is built from them, :func:`~.gtid.gtid_texts`). Returns ``(slots, begun, status, event)``:
     ``begun`` of the transaction open at the end, and FOLLOW_OK or the status and event of
     a malformed GTID or XID event.
     """
@@ -140,6 +142,9 @@ def follow_transactions(buf, kind, type_code, offset, body_end, post_header_len,
                 if at + _GTID_BODY > body_end[i]:
                     return slots, begun, SHORT_GTID, i
                 begun = (buf[at + _GTID_FLAGS_AT] & FL_STANDALONE) == 0
+                gtid_seq[cur] = load_word(buf, at)
+                gtid_domain[cur] = (np.uint32(buf[at + 8]) | (np.uint32(buf[at + 9]) << np.uint32(8))
+                                    | (np.uint32(buf[at + 10]) << np.uint32(16)) | (np.uint32(buf[at + 11]) << np.uint32(24)))
             txn[i] = cur
         else:
             if k == BEGIN:
@@ -346,10 +351,11 @@ class TransactionTracker:
         txn = np.empty(E, np.int32)
         slot_first, slot_end = np.empty(room, np.int64), np.empty(room, np.int64)
         xid, has_xid = np.zeros(room, np.uint64), np.empty(room, np.bool_)
+        seq, domain = np.empty(room, np.uint64), np.empty(room, np.uint32)
         n_slots, begun, status, bad = follow_transactions(
             src.buf, kind, index.type_code, index.offset, index.body_end, index.post_header_len,
             carry is not None, carry is not None and carry.begun, self.after_gtid, txn, slot_first, slot_end, xid, has_xid,
-            True)
+            True, seq, domain)
         if status != FOLLOW_OK:
             _malformed(src, index, status, bad)
         slot_first, slot_end, xid, has_xid = slot_first[:n_slots], slot_end[:n_slots], xid[:n_slots], has_xid[:n_slots]
@@ -362,7 +368,7 @@ class TransactionTracker:
         changes = _CHANGE_CODES[index.type_code]
 
         start_pos = np.concatenate([[carry.start_pos] if carry is not None else [], index.pos[starts]]).astype(np.int64)
-        gtid = gtid_texts(src, index, starts)  # null for the BEGIN starts
+        gtid = gtid_texts(src, index, starts, mariadb=(seq[base:n_slots], domain[base:n_slots]))  # null: BEGIN starts
         if carry is not None:
             gtid = pa.concat_arrays([strings([carry.gtid]), gtid])
 
@@ -534,7 +540,7 @@ class StartScan:
         n_slots, begun, status, bad = follow_transactions(
             src.buf, kind, index.type_code, index.offset, index.body_end, index.post_header_len, carried, self.begun,
             self.prev_gtid, np.empty(E, np.int32), slot_first, slot_end, np.zeros(E + 1, np.uint64),
-            np.empty(E + 1, np.bool_), False)
+            np.empty(E + 1, np.bool_), False, np.empty(E + 1, np.uint64), np.empty(E + 1, np.uint32))
         if status != FOLLOW_OK:
             _malformed(src, index, status, bad)
         here = slot_first[1 if carried else 0 : n_slots]
