@@ -249,7 +249,8 @@ class BinlogFile:
             buf, base = self.source.window(pos, seg_stop, stop)
             while True:
                 limit = base + len(buf)  # the data this window holds ends here
-                index, nxt, walk_stop = walk_headers(buf, pos - base, min(seg_stop, limit) - base, len(buf))
+                index, nxt, walk_stop = walk_headers(buf, pos - base, min(seg_stop, limit) - base, len(buf),
+                                                     self.formats, fmt_id)
                 if len(index) and int(index.event_size.max()) > self.max_event_bytes:
                     i = int(np.argmax(index.event_size))
                     self._check_size(buf, int(index.offset[i]), int(index.event_size[i]), base + int(index.offset[i]))
@@ -292,17 +293,19 @@ class BinlogFile:
         return fid
 
     def _assign_formats(self, src: EventSource, index: EventIndex, fmt_id: int) -> int:
-        """Set the format of every event of ``index`` (:meth:`EventIndex.apply_formats`);
-        parse the FDEs met in this run of events."""
-        enc = np.flatnonzero(index.type_code == EventType.START_ENCRYPTION_EVENT)
+        """Parse the FDEs met in this run of events (walked with format ``fmt_id``, see
+        :func:`~.headers.walk_headers`); when one brings another format, set the format of
+        every event of ``index`` again (:meth:`EventIndex.apply_formats`)."""
+        tc = index.type_code
+        enc = np.flatnonzero(tc == EventType.START_ENCRYPTION_EVENT)
         if len(enc):
             raise EncryptedBinlogError(
                 "encrypted binlog (MariaDB encrypt_binlog=ON): decrypt it with the server "
                 "(mariadb-binlog --read-from-remote-server) before decoding",
                 path=self.path, offset=int(index.pos[enc[0]]), event_type="START_ENCRYPTION_EVENT",
             )
-        fmt = np.full(len(index), fmt_id, np.int32)
-        for i in np.flatnonzero(index.type_code == EventType.FORMAT_DESCRIPTION_EVENT):
+        fmt = None
+        for i in np.flatnonzero(tc == EventType.FORMAT_DESCRIPTION_EVENT).tolist():
             at = int(index.pos[i])
             known = [f.offset for f in self.formats]
             if at in known:
@@ -311,9 +314,13 @@ class BinlogFile:
                 fde = parse_format_description(src.buf, int(index.offset[i]), int(index.event_size[i]), self.path)
                 self.formats.append(dataclasses.replace(fde, offset=at))
                 fid = len(self.formats) - 1
-            fmt[i:] = fid  # an FDE describes itself and what follows it
-            fmt_id = fid
-        index.apply_formats(self.formats, fmt)
+            if fid != fmt_id:
+                if fmt is None:
+                    fmt = index.fmt.copy()
+                fmt[i:] = fid  # an FDE describes itself and what follows it
+                fmt_id = fid
+        if fmt is not None:
+            index.apply_formats(self.formats, fmt)
         return fmt_id
 
     def _stopped(self, stop: WalkStop) -> None:

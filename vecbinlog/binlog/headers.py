@@ -49,11 +49,14 @@ _WALK_AHEAD = 1024
 
 
 @kernel
-def walk_event_headers(buf, start, stop, limit,
-                       offset, type_code, event_size, timestamp, server_id, log_pos, flags):  # pragma: no cover
+def walk_event_headers(buf, start, stop, limit, post_header_of, width_of, crc_len,
+                       offset, type_code, event_size, timestamp, server_id, log_pos, flags,
+                       post_header_len, table_id_width, checksum, body_end):  # pragma: no cover
     """The events that start in ``[start, stop)``: each one's offset and common header
-    (spec.py) written to the arrays after ``limit``, as many as they hold (``(stop - start)
-    // 19 + 1`` hold them all).
+    (spec.py) written to the arrays after ``crc_len``, as many as they hold (``(stop - start)
+    // 19 + 1`` hold them all), and what one format says of it (``post_header_of`` and
+    ``width_of``: by type code; ``crc_len``: 4 with CRC32s, else 0), as
+    :meth:`EventIndex.apply_formats` would (a pass over the events, not four).
 
     Returns ``(count, next, status, size)``: ``next`` is where the walk ended (the first
     boundary at or after ``stop``, or the event that could not be read or had no room),
@@ -86,6 +89,11 @@ def walk_event_headers(buf, start, stop, limit,
         event_size[n] = size
         log_pos[n] = _u32(buf, pos + 13)
         flags[n] = np.int64(buf[pos + 17]) | (np.int64(buf[pos + 18]) << 8)
+        code = buf[pos + 4]
+        post_header_len[n] = post_header_of[code]
+        table_id_width[n] = width_of[code]
+        checksum[n] = crc_len != 0
+        body_end[n] = pos + size - crc_len
         n += 1
         pos += size
     return n, pos, HEADER_OK, 0
@@ -111,9 +119,12 @@ class WalkStop:
     kind: str  #: "truncated" (the file ends inside the event) or "malformed" (its size is impossible)
 
 
-def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int) -> tuple[EventIndex, int, WalkStop | None]:
+def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int, formats: Sequence[FormatDescription] = (),
+                 fmt: int = 0) -> tuple[EventIndex, int, WalkStop | None]:
     """The events that start in ``[start, stop)``, their headers as columns (a compiled walk:
-    :func:`walk_event_headers`; ``fmt`` and ``body_end`` are set by the caller, who knows the formats).
+    :func:`walk_event_headers`), with what ``formats[fmt]`` says of each (as
+    :meth:`EventIndex.apply_formats`; no format: no post-header, no checksum; an FDE in the
+    range that brings another format is for the caller to apply).
 
     Parameters
     ----------
@@ -128,14 +139,17 @@ def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int) -> tuple[Ev
     next_offset : where the walk ended (the next event's start, or ``limit``).
     walk_stop : None, or why the walk could not go on before ``stop``.
     """
+    post_header, widths = format_tables(formats[fmt:fmt + 1])
+    crc_len = CHECKSUM_LEN if formats and formats[fmt].has_checksum else 0
+    tables = (post_header[0], widths[0], crc_len)
     span = max(min(stop, limit) - start, 0)
     room = span // _LIKELY_EVENT_BYTES + 64
-    cols = {name: np.empty(room, dtype) for name, dtype in _HEADER_COLUMNS}
-    n, pos, status, size = walk_event_headers(buf, start, stop, limit, *cols.values())
+    cols = _columns(room)
+    n, pos, status, size = walk_event_headers(buf, start, stop, limit, *tables, *cols.values())
     if status == HEADER_ROOM:  # smaller events than most logs have: room for the rest at 19 bytes each
         more = {name: np.empty(max(min(stop, limit) - pos, 0) // COMMON_HEADER_LEN + 1, dtype)
-                for name, dtype in _HEADER_COLUMNS}
-        m, pos, status, size = walk_event_headers(buf, pos, stop, limit, *more.values())
+                for name, dtype in _WALK_COLUMNS}
+        m, pos, status, size = walk_event_headers(buf, pos, stop, limit, *tables, *more.values())
         cols = {name: np.concatenate([a[:n], more[name][:m]]) for name, a in cols.items()}
         n += m
     elif n < room // 4:  # the room not used is let go (copied: a few large events)
@@ -151,7 +165,7 @@ def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int) -> tuple[Ev
         walk_stop = WalkStop(pos, f"event_size is {size}, smaller than the {COMMON_HEADER_LEN}-byte header", "malformed")
     elif status == EVENT_TRUNCATED:
         walk_stop = WalkStop(pos, f"event_size is {size} but only {limit - pos} bytes are left in the file", "truncated")
-    index = EventIndex(**cols, fmt=np.zeros(n, np.int32), body_end=cols["offset"] + cols["event_size"])
+    index = EventIndex(**cols, fmt=np.full(n, fmt, np.int32))
     return index, int(pos), walk_stop
 
 
@@ -208,6 +222,33 @@ _HEADER_COLUMNS = (("offset", np.int64), ("type_code", np.uint8), ("event_size",
                    ("timestamp", np.uint32), ("server_id", np.uint32), ("log_pos", np.uint32), ("flags", np.uint16))
 
 
+#: the columns the walk writes: the common header's, then what the event's format says of it
+_WALK_COLUMNS = _HEADER_COLUMNS + (("post_header_len", np.int64), ("table_id_width", np.int8), ("checksum", np.bool_),
+                                   ("body_end", np.int64))
+
+
+def _columns(room: int) -> dict[str, np.ndarray]:
+    """Room for ``room`` events in each of the walk's columns, carved out of one allocation
+    (one large block is given huge pages by NumPy: a few page faults, not one per 4 KiB)."""
+    widths = [np.dtype(dtype).itemsize for _, dtype in _WALK_COLUMNS]
+    sizes = [-(-room * w // 64) * 64 for w in widths]
+    block = np.empty(sum(sizes), np.uint8)
+    cols, at = {}, 0
+    for (name, dtype), size in zip(_WALK_COLUMNS, sizes):
+        cols[name] = block[at:at + size].view(dtype)[:room]
+        at += size
+    return cols
+
+
+def format_tables(formats: Sequence[FormatDescription]) -> tuple[np.ndarray, np.ndarray]:
+    """(format, type code) -> post-header length (int64), and -> table id bytes (int8)."""
+    post_header = np.zeros((max(len(formats), 1), 256), np.int64)
+    for f, fde in enumerate(formats):
+        lengths = np.frombuffer(fde.post_header_lengths, np.uint8)[:255]  # entry i: type i + 1
+        post_header[f, 1 : 1 + len(lengths)] = lengths
+    return post_header, table_id_width(post_header).astype(np.int8)
+
+
 @dataclass
 class EventIndex:
     """The common headers of a run of events, as columns.
@@ -258,12 +299,8 @@ class EventIndex:
         ``checksum``: per event, when it is not the format's (events unpacked from a
         compressed one carry none).
         """
-        post_header = np.zeros((len(formats), 256), np.int64)  # (format, type code) -> length
-        for f, fde in enumerate(formats):
-            lengths = np.frombuffer(fde.post_header_lengths, np.uint8)[:255]  # entry i: type i + 1
-            post_header[f, 1 : 1 + len(lengths)] = lengths
+        post_header, widths = format_tables(formats)
         self.fmt = np.asarray(fmt, np.int32)
-        widths = table_id_width(post_header).astype(np.int8)  # (format, type code) -> table id bytes
         has_checksum = np.array([f.has_checksum for f in formats], bool)
         one = len(self.fmt) == 0 or bool((self.fmt == self.fmt[0]).all())
         if one:  # the usual segment: one format, a look-up by type code (not a 2-d gather)
