@@ -11,6 +11,7 @@ these columns instead of asking the formats again.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Sequence
 
@@ -139,9 +140,7 @@ def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int, formats: Se
     next_offset : where the walk ended (the next event's start, or ``limit``).
     walk_stop : None, or why the walk could not go on before ``stop``.
     """
-    post_header, widths = format_tables(formats[fmt:fmt + 1])
-    crc_len = CHECKSUM_LEN if formats and formats[fmt].has_checksum else 0
-    tables = (post_header[0], widths[0], crc_len)
+    tables = _walk_tables(formats[fmt] if formats else None)
     span = max(min(stop, limit) - start, 0)
     room = span // _LIKELY_EVENT_BYTES + 64
     cols = _columns(room)
@@ -222,6 +221,8 @@ _HEADER_COLUMNS = (("offset", np.int64), ("type_code", np.uint8), ("event_size",
                    ("timestamp", np.uint32), ("server_id", np.uint32), ("log_pos", np.uint32), ("flags", np.uint16))
 
 
+#: no format known (the walk of a file's first event): no post-header, no checksum
+_NO_FORMAT = (np.zeros(256, np.int64), np.full(256, 6, np.int8), 0)
 #: the columns the walk writes: the common header's, then what the event's format says of it
 _WALK_COLUMNS = _HEADER_COLUMNS + (("post_header_len", np.int64), ("table_id_width", np.int8), ("checksum", np.bool_),
                                    ("body_end", np.int64))
@@ -238,6 +239,22 @@ def _columns(room: int) -> dict[str, np.ndarray]:
         cols[name] = block[at:at + size].view(dtype)[:room]
         at += size
     return cols
+
+
+def _walk_tables(fde: FormatDescription | None) -> tuple[np.ndarray, np.ndarray, int]:
+    """What :func:`walk_event_headers` is given of a format."""
+    if fde is None:
+        return _NO_FORMAT
+    return _tables_of(fde.post_header_lengths, fde.has_checksum)
+
+
+@functools.lru_cache(maxsize=64)
+def _tables_of(post_header_lengths: bytes, checksum: bool) -> tuple[np.ndarray, np.ndarray, int]:
+    """(kept: the files of an archive share their formats' facts)"""
+    lengths = np.zeros(256, np.int64)
+    known = np.frombuffer(post_header_lengths, np.uint8)[:255]  # entry i: type i + 1
+    lengths[1 : 1 + len(known)] = known
+    return lengths, table_id_width(lengths).astype(np.int8), CHECKSUM_LEN if checksum else 0
 
 
 def format_tables(formats: Sequence[FormatDescription]) -> tuple[np.ndarray, np.ndarray]:

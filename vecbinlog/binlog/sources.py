@@ -40,10 +40,11 @@ Above the bytes, every decoder reads a run of events through one protocol, :clas
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 import os
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, Callable, Protocol
+from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -158,18 +159,20 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
     raw_name = inner.rstrip("/").rsplit("/", 1)[-1]
     if fs is None:
         try:
-            with open(inner, "rb") as fh:
-                head = fh.read(_FLAGS_END)
+            fh = open(inner, "rb")
         except FileNotFoundError:
             raise SourceNotFoundError("No such file or directory", uri=shown) from None
         except PermissionError:
             raise SourcePermissionError("Permission denied", uri=shown) from None
         except IsADirectoryError:
             raise SourceNotFoundError("Is a directory, not a binlog file", uri=shown) from None
-        codec = codec_by_name(raw_name) or codec_by_magic(head[:4])
+        with fh:
+            head = fh.read(_FLAGS_END)
+            codec = codec_by_name(raw_name) or codec_by_magic(head[:4])
+            if codec is None and not (isinstance(path, NewestPath) or _still_open(head)):
+                return MappedSource(inner, shown, name, fh)
         if codec is None:
-            live = isinstance(path, NewestPath) or _still_open(head)
-            return PreadSource(inner, shown, name) if live else MappedSource(inner, shown, name)
+            return PreadSource(inner, shown, name)
         return StreamSource(lambda: pa.OSFile(inner, "rb"), codec, shown, name, compressed_size=os.path.getsize(inner))
     codec = codec_by_name(raw_name)
     head = None
@@ -214,13 +217,15 @@ class MappedSource:
     failure = None
     truncated = False
 
-    def __init__(self, path: str, shown: str, name: str) -> None:
+    def __init__(self, path: str, shown: str, name: str, fh: BinaryIO | None = None) -> None:
+        """``fh``: the file, already open (mapped here; closed by the caller)."""
         self.path, self.name = shown, name
-        self.size = os.path.getsize(path)
-        self._mmap: mmap.mmap | None = None
-        if self.size:
-            with open(path, "rb") as fh:
-                self._mmap = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        with contextlib.nullcontext(fh) if fh is not None else open(path, "rb") as f:
+            self.size = os.fstat(f.fileno()).st_size
+            self._mmap: mmap.mmap | None = None
+            if self.size:
+                self._mmap = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        if self._mmap is not None:
             self.buf = np.frombuffer(self._mmap, dtype=np.uint8)
         else:
             self.buf = np.zeros(0, np.uint8)
