@@ -226,13 +226,13 @@ _NO_FORMAT = (np.zeros(256, np.int64), np.full(256, 6, np.int8), 0)
 #: the columns the walk writes: the common header's, then what the event's format says of it
 _WALK_COLUMNS = _HEADER_COLUMNS + (("post_header_len", np.int64), ("table_id_width", np.int8), ("checksum", np.bool_),
                                    ("body_end", np.int64))
+_WALK_WIDTHS = [np.dtype(dtype).itemsize for _, dtype in _WALK_COLUMNS]
 
 
 def _columns(room: int) -> dict[str, np.ndarray]:
     """Room for ``room`` events in each of the walk's columns, carved out of one allocation
     (one large block is given huge pages by NumPy: a few page faults, not one per 4 KiB)."""
-    widths = [np.dtype(dtype).itemsize for _, dtype in _WALK_COLUMNS]
-    sizes = [-(-room * w // 64) * 64 for w in widths]
+    sizes = [-(-room * width // 64) * 64 for width in _WALK_WIDTHS]  # each column 64-byte aligned
     block = np.empty(sum(sizes), np.uint8)
     cols, at = {}, 0
     for (name, dtype), size in zip(_WALK_COLUMNS, sizes):
