@@ -13,7 +13,7 @@ import numpy as np
 
 from .jit import kernel, load_word, prefetch
 
-__all__ = ["group", "group_order", "group_ranges"]
+__all__ = ["group", "group_order", "group_ranges", "ranks"]
 
 
 def group(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -26,6 +26,17 @@ def group(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.zeros(1, np.int64), np.zeros(len(words), np.int64)
     start = np.arange(len(words), dtype=np.int64) * 8
     return group_ranges(words.view(np.uint8), start, start + 8)  # each value as its 8 bytes
+
+
+def ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(distinct, rank)`` of small non-negative integers (file numbers, codes): the distinct
+    values in ascending order (int64) and each value's place among them (int64), as
+    ``np.unique(values, return_inverse=True)`` gives them, by counting instead of sorting."""
+    values = np.asarray(values)
+    if not len(values):
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    present = np.bincount(values) > 0
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[values]
 
 
 def group_order(inverse: np.ndarray, n_groups: int) -> np.ndarray:

@@ -76,7 +76,7 @@ from ..arrowbuild import numbers, strings, valid_mask
 from ..binlog.transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
 from ..constants import ColumnType
 from ..errors import BinlogError
-from ..groups import group
+from ..groups import group, ranks
 from ..pools import pool
 from ..tables.table_map import TableMap
 from ..tables.types import MARIADB_OLD_TEMPORAL
@@ -412,8 +412,12 @@ def _log_file(r: _Rows) -> pa.Array:
     if r.file_of_event is None:
         return pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), _labels(r.log_files[:1]), safe=False)
     codes = r.file_of_event[r.images.event]
-    first, inverse = group(codes)
-    labels = _labels(tuple(r.log_files[int(c)] for c in codes[first]))
+    if len(codes) and (codes[1:] >= codes[:-1]).all():  # rows in log order, files numbered so: ranks are first seen
+        used, inverse = ranks(codes)
+    else:
+        first, inverse = group(codes)
+        used = codes[first]
+    labels = _labels(tuple(r.log_files[int(c)] for c in used))
     return pa.DictionaryArray.from_arrays(numbers(inverse.astype(np.int32)), labels, safe=False)
 
 

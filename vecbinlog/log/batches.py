@@ -38,6 +38,7 @@ from ..decode.batch import RowTransactions, build_batch, table_schema
 from ..decode.rows import PlacedRun
 from ..decode.tableplan import TablePlan
 from ..errors import BinlogError, UnsupportedError
+from ..groups import ranks
 from ..pools import in_pool, pool
 from ..tables.table_ids import FILE_SHIFT
 from ..tables.table_map import TableMap
@@ -421,7 +422,7 @@ class BatchReader:
             src, events, file_of_event = srcs[0], EventIndex.concat(span.events), None
             joined = span.srcs[0]
             if isinstance(joined, Gathered):  # a step of small files joined: its events' own files (those used)
-                used, file_of_event = np.unique(np.concatenate(span.file_of), return_inverse=True)
+                used, file_of_event = ranks(np.concatenate(span.file_of))
                 names = [joined.names[k] for k in used.tolist()]
         ctx = TxnContext.concat(span.txns, file_no) if span.txns is not None else None
         gtids = config.gtids
