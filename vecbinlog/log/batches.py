@@ -419,7 +419,8 @@ class BatchReader:
                                  names)
             file_of_event = src.file_of
         else:
-            src, events, file_of_event = srcs[0], EventIndex.concat(span.events), None
+            events = span.events[0] if len(span.events) == 1 else EventIndex.concat(span.events)  # (read, not changed)
+            src, file_of_event = srcs[0], None
             joined = span.srcs[0]
             if isinstance(joined, Gathered):  # a step of small files joined: its events' own files (those used)
                 used, file_of_event = ranks(np.concatenate(span.file_of))
