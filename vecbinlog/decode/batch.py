@@ -412,7 +412,7 @@ def _log_file(r: _Rows) -> pa.Array:
     if r.file_of_event is None:
         return pa.DictionaryArray.from_arrays(numbers(np.zeros(n, np.int32)), _labels(r.log_files[:1]), safe=False)
     codes = r.file_of_event[r.images.event]
-    if len(codes) and (codes[1:] >= codes[:-1]).all():  # rows in log order, files numbered so: ranks are first seen
+    if len(codes) and (codes[1:] >= codes[:-1]).all():  # (the usual order: then ascending is order of first sight)
         used, inverse = ranks(codes)
     else:
         first, inverse = group(codes)
