@@ -84,6 +84,12 @@ def relocated(exc: BinlogError, path: str, offset: int, note: str = "") -> Binlo
     return type(exc)(exc.message + note, path=path, offset=offset, event_type=exc.event_type)
 
 
+#: a file's first segment of at least SAMPLE_FROM_BYTES is walked once over its first
+#: SAMPLE_BYTES, for the size of its events (see :meth:`BinlogFile._event_bytes_at`)
+SAMPLE_FROM_BYTES = 4 << 20
+SAMPLE_BYTES = 128 << 10
+
+
 @dataclass
 class Segment:
     """A run of whole events of one file, with their headers as columns.
@@ -138,6 +144,8 @@ class BinlogFile:
         #: the whole file's bytes when it is memory-mapped; None when it is read in windows
         self.buf: np.ndarray | None = self.source.buf if isinstance(self.source, (MappedSource, MemorySource)) else None
         self.walk_stop: WalkStop | None = None
+        #: a quarter of the average size of the events of the last segment walked: the next walk's room
+        self._event_bytes: int | None = None
         self._warned = not truncated_warning  # (said already: not said)
         try:
             head, _ = self.source.window(0, FIRST_WINDOW, FIRST_WINDOW)
@@ -250,7 +258,8 @@ class BinlogFile:
             while True:
                 limit = base + len(buf)  # the data this window holds ends here
                 index, nxt, walk_stop = walk_headers(buf, pos - base, min(seg_stop, limit) - base, len(buf),
-                                                     self.formats, fmt_id)
+                                                     self.formats, fmt_id, self._event_bytes_at(buf, pos - base,
+                                                                                                min(seg_stop, limit) - base))
                 if len(index) and int(index.event_size.max()) > self.max_event_bytes:
                     i = int(np.argmax(index.event_size))
                     self._check_size(buf, int(index.offset[i]), int(index.event_size[i]), base + int(index.offset[i]))
@@ -265,6 +274,8 @@ class BinlogFile:
                 # whole: a window that holds it (segments end where they would in a mapped file)
                 buf, base = self.source.window(pos, max(base + at + max(COMMON_HEADER_LEN, claimed), limit + 1), stop)
             nxt += base
+            if len(index):  # room for events a quarter of this segment's average next (smaller ones fit too)
+                self._event_bytes = max((nxt - pos) // (4 * len(index)), COMMON_HEADER_LEN)
             if walk_stop is not None:
                 walk_stop = WalkStop(base + walk_stop.offset, walk_stop.reason, walk_stop.kind)
             src: EventSource = self if self.buf is not None else Window(self, buf, base)
@@ -283,6 +294,17 @@ class BinlogFile:
                 self._ended_early(nxt)
                 return
             pos = nxt
+
+    def _event_bytes_at(self, buf: np.ndarray, start: int, stop: int) -> int | None:
+        """The header walk's guess of the bytes of an event of ``buf[start:stop]``: a quarter of
+        the last segment's average, or of the first :data:`SAMPLE_BYTES`' when none was walked and
+        the range is large (room for 64-byte events in one block of huge pages, where events
+        are KBs, held 22 MB for a few thousand events: bench/TUNING.md)."""
+        if self._event_bytes is None and stop - start >= SAMPLE_FROM_BYTES:
+            sample, end, _ = walk_headers(buf, start, start + SAMPLE_BYTES, len(buf), event_bytes=COMMON_HEADER_LEN)
+            if len(sample):
+                return max((end - start) // (4 * len(sample)), COMMON_HEADER_LEN)
+        return self._event_bytes
 
     def _format_id_at(self, offset: int) -> int:
         """The format that governs an event at ``offset`` among those seen so far."""

@@ -43,7 +43,8 @@ def _u32(buf, p):  # pragma: no cover - compiled
 
 
 #: the walk has room for an event per this many bytes first (most logs' events are larger:
-#: OLTP ~135 bytes on average, bulk inserts KBs), then for the rest at 19 bytes each
+#: OLTP ~135 bytes on average, bulk inserts KBs), or per more when told (a file's walk:
+#: :meth:`~.file.BinlogFile.segments`), then for the rest at 19 bytes each
 _LIKELY_EVENT_BYTES = 64
 #: bytes ahead of the header walk asked for (a hint: a prefetch never faults, even past the data)
 _WALK_AHEAD = 1024
@@ -121,7 +122,7 @@ class WalkStop:
 
 
 def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int, formats: Sequence[FormatDescription] = (),
-                 fmt: int = 0) -> tuple[EventIndex, int, WalkStop | None]:
+                 fmt: int = 0, event_bytes: int | None = None) -> tuple[EventIndex, int, WalkStop | None]:
     """The events that start in ``[start, stop)``, their headers as columns (a compiled walk:
     :func:`walk_event_headers`), with what ``formats[fmt]`` says of each (as
     :meth:`EventIndex.apply_formats`; no format: no post-header, no checksum; an FDE in the
@@ -133,6 +134,10 @@ def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int, formats: Se
     start : offset of the first event.
     stop : the walk ends at the first event boundary at or after ``stop``.
     limit : the end of the data (the file size); no event may end past it.
+    event_bytes : the walk first has room for an event per this many bytes, or per 64 if
+        that is more (the room not written holds no memory, but huge pages are given a block
+        of more than 4 MB as it is written: a good guess keeps the block to the events; a
+        block of over 32 MB is never reused by the C library, each one's pages faulted in).
 
     Returns
     -------
@@ -142,7 +147,7 @@ def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int, formats: Se
     """
     tables = _walk_tables(formats[fmt] if formats else None)
     span = max(min(stop, limit) - start, 0)
-    room = span // _LIKELY_EVENT_BYTES + 64
+    room = span // max(event_bytes or 0, _LIKELY_EVENT_BYTES) + 64
     cols = _columns(room)
     n, pos, status, size = walk_event_headers(buf, start, stop, limit, *tables, *cols.values())
     if status == HEADER_ROOM:  # smaller events than most logs have: room for the rest at 19 bytes each
@@ -151,7 +156,8 @@ def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int, formats: Se
         m, pos, status, size = walk_event_headers(buf, pos, stop, limit, *tables, *more.values())
         cols = {name: np.concatenate([a[:n], more[name][:m]]) for name, a in cols.items()}
         n += m
-    elif n < room // 4:  # the room not used is let go (copied: a few large events)
+    elif n < room // 8:  # the room not used is let go (copied: a few large events; a file's walk
+        # asks for room for events a quarter of the size it saw, so a quarter is used as a rule)
         cols = {name: a[:n].copy() for name, a in cols.items()}
     else:  # views: the room never written holds no memory (the copies: 29 -> 21 ms, the OLTP file)
         cols = {name: a[:n] for name, a in cols.items()}
