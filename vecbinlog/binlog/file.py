@@ -257,9 +257,9 @@ class BinlogFile:
             buf, base = self.source.window(pos, seg_stop, stop)
             while True:
                 limit = base + len(buf)  # the data this window holds ends here
-                index, nxt, walk_stop = walk_headers(buf, pos - base, min(seg_stop, limit) - base, len(buf),
-                                                     self.formats, fmt_id, self._event_bytes_at(buf, pos - base,
-                                                                                                min(seg_stop, limit) - base))
+                end = min(seg_stop, limit) - base
+                index, nxt, walk_stop = walk_headers(buf, pos - base, end, len(buf), self.formats, fmt_id,
+                                                     self._event_bytes_at(buf, pos - base, end))
                 if len(index) and int(index.event_size.max()) > self.max_event_bytes:
                     i = int(np.argmax(index.event_size))
                     self._check_size(buf, int(index.offset[i]), int(index.event_size[i]), base + int(index.offset[i]))
@@ -297,9 +297,10 @@ class BinlogFile:
 
     def _event_bytes_at(self, buf: np.ndarray, start: int, stop: int) -> int | None:
         """The header walk's guess of the bytes of an event of ``buf[start:stop]``: a quarter of
-        the last segment's average, or of the first :data:`SAMPLE_BYTES`' when none was walked and
-        the range is large (room for 64-byte events in one block of huge pages, where events
-        are KBs, held 22 MB for a few thousand events: bench/TUNING.md)."""
+        the last segment's average, or of its first :data:`SAMPLE_BYTES` when none was walked
+        and the range is large (room for 64-byte events where events are KBs took a block of 23
+        MB for a few thousand events, which raised ``iter_batches``' peak memory by ~50 MB:
+        bench/TUNING.md)."""
         if self._event_bytes is None and stop - start >= SAMPLE_FROM_BYTES:
             sample, end, _ = walk_headers(buf, start, start + SAMPLE_BYTES, len(buf), event_bytes=COMMON_HEADER_LEN)
             if len(sample):

@@ -236,8 +236,9 @@ _WALK_WIDTHS = [np.dtype(dtype).itemsize for _, dtype in _WALK_COLUMNS]
 
 
 def _columns(room: int) -> dict[str, np.ndarray]:
-    """Room for ``room`` events in each of the walk's columns, carved out of one allocation
-    (one large block is given huge pages by NumPy: a few page faults, not one per 4 KiB)."""
+    """Room for ``room`` events in each of the walk's columns, carved out of one allocation: a
+    segment of small events takes one large block, which glibc's malloc then keeps in its heap
+    for the next (600 page faults a read of the OLTP file, not 7 500: bench/TUNING.md)."""
     sizes = [-(-room * width // 64) * 64 for width in _WALK_WIDTHS]  # each column 64-byte aligned
     block = np.empty(sum(sizes), np.uint8)
     cols, at = {}, 0
