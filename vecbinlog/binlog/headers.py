@@ -266,11 +266,8 @@ def _tables_of(post_header_lengths: bytes, checksum: bool) -> tuple[np.ndarray, 
 
 def format_tables(formats: Sequence[FormatDescription]) -> tuple[np.ndarray, np.ndarray]:
     """(format, type code) -> post-header length (int64), and -> table id bytes (int8)."""
-    post_header = np.zeros((max(len(formats), 1), 256), np.int64)
-    for f, fde in enumerate(formats):
-        lengths = np.frombuffer(fde.post_header_lengths, np.uint8)[:255]  # entry i: type i + 1
-        post_header[f, 1 : 1 + len(lengths)] = lengths
-    return post_header, table_id_width(post_header).astype(np.int8)
+    tables = [_walk_tables(fde) for fde in formats] or [_NO_FORMAT]
+    return np.stack([t[0] for t in tables]), np.stack([t[1] for t in tables])
 
 
 @dataclass
