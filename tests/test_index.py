@@ -98,7 +98,8 @@ def test_corpus_plans_from_the_index_equal_walked_plans(path, tmp_path):
     """Every corpus file, cut at every transaction: the plan from its index alone, and the plan
     from what the walk of its history kept (the Spark source's, after its schema), have the
     splits (and the DDL state before each) of the plan that walks it; info() from the index is
-    the walk's (events by type, GTIDs, rows events by table, where the walk stopped...)."""
+    the walk's (events by type, GTIDs, rows events by table, where the walk stopped...), and so is
+    info(rows=True), the row images by table and change type (or the error its walk raises)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -114,11 +115,22 @@ def test_corpus_plans_from_the_index_equal_walked_plans(path, tmp_path):
             info = log.info()
         with vecbinlog.open(str(path), index=tmp_path) as log:
             info_from_index = log.info()
+        images, images_from_index = (_images_or_error(str(path), index) for index in (None, tmp_path))
     assert from_history == walked
     assert all(_same_ddl(a.ddl, b.ddl) for a, b in zip(walked, from_history))
     assert indexed == walked
     assert all(_same_ddl(a.ddl, b.ddl) for a, b in zip(walked, indexed))
     assert info_from_index == info
+    assert images_from_index == images
+
+
+def _images_or_error(path, index):
+    """``info(rows=True)`` of ``path`` (with ``index``), or the type and message of what it raises."""
+    try:
+        with vecbinlog.open(path, index=index) as log:
+            return log.info(rows=True)
+    except vecbinlog.BinlogError as exc:
+        return type(exc), str(exc)
 
 
 @pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
@@ -237,16 +249,22 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, 
     each block of the least power of two of bytes that keeps no more; plans from it are the
     walked plans whatever the split size (a split ends at the first start of a block); a plan
     from a start it does not keep is the walked one, from an event that starts no transaction
-    an error either way; a grown file extended, and the file indexed in ranges, keep the same."""
+    an error either way; a grown file extended, and the file indexed in ranges, keep the same;
+    each kept start's time (``start_times``) is the latest of its block's transactions (insert
+    ``i`` made at ``base + i``, ``SET timestamp``)."""
     from vecbinlog.log import summary
 
     monkeypatch.setattr(summary, "KEPT_STARTS", 32)
     s = mariadb_server
     s.execute("DROP DATABASE IF EXISTS blocks", "CREATE DATABASE blocks")
-    made = s.capture_binlog("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))",
-                            *[f"INSERT INTO t VALUES ({i}, '{'y' * 150}')" for i in range(400)], database="blocks")
+    base = 1_700_000_000
+    made = s.capture_binlog(f"SET timestamp = {base - 10}", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))",
+                            *[q for i in range(400) for q in (f"SET timestamp = {base + i}",
+                                                               f"INSERT INTO t VALUES ({i}, '{'y' * 150}')")],
+                            database="blocks")
     listed = server_events(s, made.name)
     every = [e["pos"] for e in listed if e["type"] == "Gtid"]
+    times = [base - 10] + [base + i for i in range(400)]  # of each of every
     path = str(tmp_path / made.name)
     shutil.copy(made, path)
     build_index(path, tmp_path / "index", processes=1)
@@ -254,6 +272,11 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, 
     kept, spacing = row["transaction_starts"], row["start_spacing"]
     assert kept == kept_starts(every) and len(every) > 32 >= len(kept)
     assert spacing > 1 and all(b - a > spacing for a, b in zip(kept, kept[2:]))
+    latest = {}
+    for p, t in zip(every, times):
+        latest[p // spacing] = max(latest.get(p // spacing, t), t)
+    assert row["start_times"] == [latest[p // spacing] for p in kept]
+    assert row["start_times"][1] > row["start_times"][0] + 1  # (blocks of several transactions)
     # a split ends at the first start of the first block it reaches
     assert [sp.start for sp in plan_splits(path, 1)[1:]] == [p for p in kept if p >= spacing]
     for split_bytes in (1, 5000, spacing, 40_000, 1 << 20):
@@ -278,7 +301,8 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, 
     assert ranged.ranged == 1
     for location in ("grown-index", "ranged-index"):
         again = _summary(tmp_path / location, made.name)
-        assert (again["transaction_starts"], again["start_spacing"]) == (kept, spacing), location
+        assert (again["transaction_starts"], again["start_spacing"], again["start_times"]) == \
+            (kept, spacing, row["start_times"]), location
 
 
 def test_damaged_bytes_in_a_range_are_the_error_a_walk_gives(tmp_path):
@@ -348,9 +372,10 @@ def changes(request, mariadb_server, tmp_path_factory):
 def test_planning_from_the_index_reads_no_binlog(changes):
     """Through a filesystem that counts the bytes read: the plan from the index reads none of the
     binlogs (at most 64 KiB each, the issue's bound), the plan that walks them reads them whole;
-    open(index=) answers what the walk answers (tables, schema, plans, TABLE_MAPs, info)
-    reading none either."""
-    _, files, location = changes
+    open(index=) answers what the walk answers (tables, schema, plans, TABLE_MAPs, info, and
+    info(rows=True): the row images of each table by change type, read_table's rows) reading
+    none either."""
+    run, files, location = changes
     fs, counted = counting_filesystem()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
@@ -372,12 +397,22 @@ def test_planning_from_the_index_reads_no_binlog(changes):
         with vecbinlog.open(files, filesystem=fs, index=location) as log:
             tables = log.tables
             answers = (tables, log.schema(tables[0]), log.plans()[tables[0]].schema, log.table_maps(tables[0]),
-                       log.info())
+                       log.info(), log.info(rows=True))
         assert counted.read == 0
         with vecbinlog.open(files, filesystem=fs) as log:
             walked_answers = (log.tables, log.schema(tables[0]), log.plans()[tables[0]].schema,
-                              log.table_maps(tables[0]), log.info())
+                              log.table_maps(tables[0]), log.info(), log.info(rows=True))
+            changes_of = {t: log.read_table(t).column("_change_type").to_pylist() for t in tables}
     assert answers == walked_answers
+    # the row images the index counts are the rows read_table gives, by change type
+    counted_images: dict[str, dict[str, int]] = {}
+    for f in answers[-1]["files"]:
+        for t, by_change in f["row_images_by_table"].items():
+            for change, n in by_change.items():
+                counted_images.setdefault(t, {}).setdefault(change, 0)
+                counted_images[t][change] += n
+    assert counted_images == {t: {c: changes.count(c) for c in set(changes)} for t, changes in changes_of.items()}
+    assert counted_images[run["table"]]["update_preimage"] > 0
 
 
 @pytest.mark.mariadb

@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 import time
 import warnings
-from datetime import timezone
+from datetime import datetime, timezone
 
 import pyarrow as pa
 import pytest
@@ -358,6 +358,50 @@ def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
     counted.opened.clear()
     assert fresh.resolve_start(middle) == plain.resolve_start(middle)
     assert set(counted.opened) <= {paths[1], paths[-1]}
+
+
+def test_a_time_to_start_from_is_found_in_the_index(mariadb_server, tmp_path, monkeypatch):
+    """3000 transactions two seconds apart (``SET timestamp``): a time to start from is the first
+    transaction the server lists at or after it (the GTID event of insert ``i`` is at ``base +
+    2 i``), found from the index's block times (``start_times``): with every start kept, no binlog
+    opened; with 32 kept, the block that holds it read only (through a filesystem that counts:
+    not the file), as the archive walked finds it."""
+    from vecbinlog.index import build_index
+    from vecbinlog.log import summary
+
+    from .support.countingfs import counting_filesystem
+
+    base = 1_700_000_000
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS timed", "CREATE DATABASE timed")
+    path = s.capture_binlog(f"SET timestamp = {base - 10}", "CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(200))",
+                            *[q for i in range(3000) for q in (f"SET timestamp = {base + 2 * i}",
+                                                                f"INSERT INTO t VALUES ({i}, '{'x' * 190}')")],
+                            database="timed")
+    gtids = [e["pos"] for e in server_events(s, path.name) if e["type"] == "Gtid"]
+    assert len(gtids) == 3001  # the CREATE TABLE, then an insert each
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    files = []
+    for f in (path, s.current_binlog()):  # the newest file is never answered from an index
+        shutil.copy(f, folder / f.name)
+        files.append(str(folder / f.name))
+    build_index(files[:1], tmp_path / "every", processes=1)  # (4096 starts kept at most: all)
+    monkeypatch.setattr(summary, "KEPT_STARTS", 32)
+    build_index(files[:1], tmp_path / "spaced", processes=1)
+    size = (folder / path.name).stat().st_size
+    name = path.name
+    for i in (0, 1, 7, 1500, 2998, 2999):
+        for when in (base + 2 * i, base + 2 * i - 1):  # at the time of insert i, or a second before it
+            spec = datetime.fromtimestamp(when, timezone.utc).replace(tzinfo=None).isoformat()
+            expected = Position(name, gtids[1 + i])
+            assert Archive(files).resolve_start(spec) == expected, spec
+            fs, counted = counting_filesystem()
+            assert Archive(files, filesystem=fs, index=str(tmp_path / "every")).resolve_start(spec) == expected
+            assert name not in {p.rsplit("/", 1)[-1] for p in counted.opened}
+            fs, counted = counting_filesystem()
+            assert Archive(files, filesystem=fs, index=str(tmp_path / "spaced")).resolve_start(spec) == expected
+            assert counted.read < size // 4, (spec, counted.read, size)
 
 
 def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path, monkeypatch):

@@ -32,7 +32,7 @@ import dataclasses
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 
 import numpy as np
@@ -415,11 +415,13 @@ class IndexedFile:
     """The index of one binlog file of an archive, as a plan reads it."""
 
     path: str  #: the binlog, as the plan names it
-    row: dict[str, Any]  #: the summary, but its transaction starts (INDEX_SCHEMA's fields)
-    starts: np.ndarray  #: int64: the transaction starts
+    row: dict[str, Any]  #: the summary, but its transaction starts and their times (INDEX_SCHEMA's fields)
+    starts: np.ndarray  #: int64: the transaction starts (kept)
     #: where a plan of the file ends: its size when it is the file indexed; the end of its last
     #: complete transaction when it grew since (what follows was not whole when indexed)
     end: int
+    #: int64: of each of ``starts``, the greatest time (s) of the starts in its block (``start_times``)
+    start_times: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
 
 def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
@@ -437,13 +439,13 @@ def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
         found.append((path, identity, *hit))
     rows = _rows(found)
     out = []
-    for (path, identity, _, _), (row, starts) in zip(found, rows):
+    for (path, identity, _, _), (row, starts, times) in zip(found, rows):
         grown = identity["size"] > row["size"]
         if not grown and (identity["size"], identity["mtime_ns"]) != (row["size"], row["mtime_ns"]):
             raise ArchiveIndexError(f"{identity['path']} changed since it was indexed (size {row['size']:,} -> "
                                     f"{identity['size']:,}): build the index again")
         end = row["complete_to"] if grown else row["size"]
-        out.append(IndexedFile(path, row, starts.astype(np.int64), int(end)))
+        out.append(IndexedFile(path, row, starts, int(end), times))
     return out
 
 
@@ -454,8 +456,8 @@ def current_index(paths: list[str], location: Any, *, filesystem: Any = None,
     the other files (newer than the index, or grown since)."""
     found = [(path, identity, *hit) for path, identity, hit in _lookup(paths, location, filesystem, index_filesystem)
              if hit is not None]
-    return {path: IndexedFile(path, row, starts.astype(np.int64), int(row["size"]))
-            for (path, identity, _, _), (row, starts) in zip(found, _rows(found))
+    return {path: IndexedFile(path, row, starts, int(row["size"]), times)
+            for (path, identity, _, _), (row, starts, times) in zip(found, _rows(found))
             if (identity["size"], identity["mtime_ns"]) == (row["size"], row["mtime_ns"])}
 
 
@@ -474,20 +476,25 @@ def _lookup(paths: list[str], location: Any, filesystem: Any,
         yield path, identity, (table, 0) if table is not None and table.num_rows == 1 else None
 
 
-def _rows(found: list[tuple[str, dict[str, Any], pa.Table, int]]) -> list[tuple[dict[str, Any], np.ndarray]]:
-    """(the row as Python values but its transaction starts, the starts) of each ``(.., .., table, row)``:
-    the rows of one table taken at once."""
+_STARTS = ("transaction_starts", "start_times")  #: the long lists of a row, taken out as arrays
+
+
+def _rows(found: list[tuple[str, dict[str, Any], pa.Table, int]]) -> list[tuple[dict[str, Any], np.ndarray, np.ndarray]]:
+    """(the row as Python values but its transaction starts and their times, the starts, the
+    times: int64) of each ``(.., .., table, row)``: the rows of one table taken at once."""
     by_table: dict[int, tuple[pa.Table, list[int]]] = {}
     for _, _, table, k in found:
         by_table.setdefault(id(table), (table, []))[1].append(k)
-    done: dict[tuple[int, int], tuple[dict[str, Any], np.ndarray]] = {}
+    done: dict[tuple[int, int], tuple[dict[str, Any], np.ndarray, np.ndarray]] = {}
     for key, (table, ks) in by_table.items():
         sub = table.take(ks)
-        starts = sub.column("transaction_starts").combine_chunks()
-        offsets = starts.offsets.to_numpy()
-        values = starts.values.to_numpy(zero_copy_only=False).astype(np.int64)
-        for j, (k, row) in enumerate(zip(ks, sub.drop_columns(["transaction_starts"]).to_pylist())):
-            done[(key, k)] = (row, values[offsets[j]:offsets[j + 1]])
+        lists = []
+        for name in _STARTS:
+            col = sub.column(name).combine_chunks()
+            lists.append((col.offsets.to_numpy(), col.values.to_numpy(zero_copy_only=False).astype(np.int64)))
+        (so, sv), (to, tv) = lists
+        for j, (k, row) in enumerate(zip(ks, sub.drop_columns(list(_STARTS)).to_pylist())):
+            done[(key, k)] = (row, sv[so[j]:so[j + 1]], tv[to[j]:to[j + 1]])
     return [done[(id(table), k)] for _, _, table, k in found]
 
 

@@ -513,11 +513,16 @@ class Binlog:
         (``"skipped"``: GTIDs, statement-era events, vendor types...; ``"unsupported"``:
         rows this version cannot read and refuses to drop, see README). With ``rows=True``
         the row images of every table are located (not decoded) and counted by change type
-        in ``row_images_by_table``. With ``index=`` (and ``rows=False``), from the index.
+        in ``row_images_by_table``. With ``index=``, from the index, opening no binlog (but
+        with ``rows=True`` when a table's row images could not be walked when it was indexed:
+        then the files are, to raise what a read of that table raises).
         """
-        if self.index is not None and not rows:
-            return {"files": [{**json.loads(ix.row["info"]), "path": redact(ix.path) if is_uri(ix.path) else ix.path}
-                              for ix in self._indexed()]}
+        if self.index is not None:
+            indexed = [(ix, json.loads(ix.row["info"])) for ix in self._indexed()]
+            if not (rows and any("row_images_not_counted" in entry for _, entry in indexed)):
+                dropped = () if rows else ("row_images_by_table", "row_images_not_counted")
+                return {"files": [{**{k: v for k, v in entry.items() if k not in dropped},
+                                   "path": redact(ix.path) if is_uri(ix.path) else ix.path} for ix, entry in indexed]}
         return {"files": [file_info(f, self.config.segment_bytes, rows, self.config.batch_rows) for f in self.files]}
 
 

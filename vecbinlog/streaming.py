@@ -50,7 +50,7 @@ from .binlog.sources import NewestPath, name_of, open_source, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import FileScan, scan_transactions
 from .decode.tableplan import TablePlan
-from .errors import SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning, warn
+from .errors import ArchiveIndexError, SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning, warn
 from .index import IndexedFile, current_index, replay_index
 from .log.config import ReadConfig
 from .log.loginfo import gtid_offset
@@ -405,13 +405,36 @@ class Archive:
             scan = self.scan(name, path, MAGIC_LEN, newest=k == len(files) - 1)
             if scan is None:
                 break
-            if scan.stamps is None:  # from the index, which keeps no time per transaction: the file's walk
-                with BinlogFile(path, verify_checksums=self.verify_checksums) as f:
-                    scan = scan_transactions(f, MAGIC_LEN, self.segment_bytes)
+            at = self._indexed_time(ix, path, seconds) if scan.stamps is None and ix is not None else None
+            if scan.stamps is None:
+                if at is not None:
+                    return Position(name, at)
+                continue
             hit = np.flatnonzero(scan.stamps.astype(np.int64) >= seconds)
             if len(hit):
                 return Position(name, int(scan.starts[hit[0]]))
         return self.latest()
+
+    def _indexed_time(self, ix: IndexedFile, path: str, seconds: int) -> int | None:
+        """The first transaction start of an indexed file whose time is at or after ``seconds``
+        (None: there is none): the first block whose greatest time is (``start_times``), its
+        kept start when the index keeps every start, else that block walked (its bytes only)."""
+        hit = np.flatnonzero(ix.start_times >= seconds)
+        if not len(hit):
+            return None
+        k = int(hit[0])
+        if ix.row["start_spacing"] == 1:
+            return int(ix.starts[k])
+        stop = int(ix.starts[k + 1]) if k + 1 < len(ix.starts) else None
+        with BinlogFile(path, verify_checksums=self.verify_checksums, filesystem=self.filesystem) as f, \
+                warnings.catch_warnings():
+            warnings.simplefilter("ignore", TruncatedWarning)
+            block = scan_transactions(f, int(ix.starts[k]), self.segment_bytes, stop)
+        found = np.flatnonzero(block.stamps.astype(np.int64) >= seconds)
+        if not len(found):  # (the index is of this file as it is: its size and time are checked)
+            raise ArchiveIndexError(f"{redact(path)}: its index says a transaction at or after {ix.starts[k]} starts "
+                                    f"at or after {seconds} s, but none does: build the index again")
+        return int(block.starts[found[0]])
 
     # -- splits ----------------------------------------------------------------------------
     def splits(self, start: Position, end: Position, split_bytes: int = DEFAULT_SPLIT_BYTES) -> list[Split]:

@@ -159,7 +159,8 @@ def write_index_file(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
     table = table.select(INDEX_SCHEMA.names).cast(schema)
     with fs.open_output_stream(tmp) as out, pq.ParquetWriter(
             out, schema, compression="zstd", write_statistics=False, store_schema=not lean,
-            use_dictionary=False, column_encoding={"transaction_starts.list.element": "DELTA_BINARY_PACKED"}) as writer:
+            use_dictionary=False, column_encoding={"transaction_starts.list.element": "DELTA_BINARY_PACKED",
+                                                   "start_times.list.element": "DELTA_BINARY_PACKED"}) as writer:
         writer.write_table(table)
         if lean:
             writer.add_key_value_metadata(version)

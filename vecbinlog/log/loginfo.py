@@ -23,6 +23,7 @@ from ..binlog.gtid import GTID_EVENTS, GtidSummary, gtid_texts, previous_gtids
 from ..binlog.headers import EventIndex
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from ..decode.rows import CHANGE_TYPES, place_images
+from ..errors import MalformedEventError, UnsupportedError
 from ..tables.table_ids import TableMaps
 from .logwalk import unpacked
 
@@ -58,14 +59,21 @@ def _count_types(counts: Counter[str], codes: np.ndarray) -> None:
 class FileSummary:
     """The counts of one file, added to segment by segment (:meth:`add`; or, from a walk that
     unpacked the segment and resolved its table ids already, :meth:`add_unpacked`: the archive
-    index's, :mod:`vecbinlog.log.summary`)."""
+    index's, :mod:`vecbinlog.log.summary`).
 
-    def __init__(self, f: BinlogFile, rows: bool, batch_rows: int) -> None:
-        self.file, self.rows, self.batch_rows = f, rows, batch_rows
+    ``rows``: count the row images of every table too. Their walk raises what a read of the
+    table would (``MalformedEventError``, ``UnsupportedError``), unless ``keep_going``: then the
+    table's images are not counted, and it is named in ``row_images_not_counted`` (the index
+    keeps that, and ``info(rows=True)`` walks such a file again, to raise as without an index).
+    """
+
+    def __init__(self, f: BinlogFile, rows: bool, batch_rows: int, keep_going: bool = False) -> None:
+        self.file, self.rows, self.batch_rows, self.keep_going = f, rows, batch_rows, keep_going
         self.counts: Counter[str] = Counter()
         self.inner: Counter[str] = Counter()
         self.tables: Counter[str] = Counter()
         self.images: dict[str, Counter[str]] = {}
+        self.not_counted: set[str] = set()
         self.gtids = GtidSummary()
         self.previous: str | None = None
         self.first: int | None = None
@@ -104,10 +112,21 @@ class FileSummary:
         """The row images of every table, located (not decoded), by change type."""
         for lid in dict.fromkeys(layout.tolist()):
             tm = maps.layouts[lid]
-            for located in place_images(src, index.take(rows_pos[layout == lid]), tm, max_images=self.batch_rows):
-                kinds, n = np.unique(located.change, return_counts=True)
-                for k, c in zip(kinds.tolist(), n.tolist()):
-                    self.images.setdefault(tm.name, Counter())[CHANGE_TYPES[k]] += c
+            if tm.name in self.not_counted:
+                continue
+            counts = np.zeros(len(CHANGE_TYPES), np.int64)
+            try:
+                for located in place_images(src, index.take(rows_pos[layout == lid]), tm, max_images=self.batch_rows):
+                    counts += np.bincount(located.change, minlength=len(CHANGE_TYPES))
+            except (MalformedEventError, UnsupportedError):
+                if not self.keep_going:
+                    raise
+                self.not_counted.add(tm.name)
+                self.images.pop(tm.name, None)
+                continue
+            mine = self.images.setdefault(tm.name, Counter())
+            for k in np.flatnonzero(counts).tolist():
+                mine[CHANGE_TYPES[k]] += int(counts[k])
 
     def as_dict(self) -> dict[str, Any]:
         f = self.file
@@ -139,7 +158,9 @@ class FileSummary:
             },
         }
         if self.rows:
-            out["row_images_by_table"] = {t: dict(c) for t, c in self.images.items()}
+            out["row_images_by_table"] = {t: {k: c[k] for k in CHANGE_TYPES if k in c} for t, c in self.images.items()}
+            if self.not_counted:
+                out["row_images_not_counted"] = sorted(self.not_counted)
         return out
 
 

@@ -31,18 +31,20 @@ from ..binlog.gtid import union_gtid_sets
 from ..binlog.spec import COMMON_HEADER_LEN, MAGIC_LEN, table_id_width
 from ..binlog.transactions import FileScan, StartScan
 from ..constants import ROWS_EVENTS, EventType
+from ..decode.rows import CHANGE_TYPES
 from ..tables.tracker import ddl_candidates
 from .config import ReadConfig
 from .loginfo import FileSummary
 from .logwalk import LogWalk, Step
 
 __all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "HEAD_BYTES", "KEPT_STARTS", "summarize_file",
-           "extend_summary", "spaced_starts", "start_spacing", "cut_target", "head_hash"]
+           "extend_summary", "spaced_starts", "block_times", "start_spacing", "cut_target", "head_hash"]
 
 #: the version of :data:`INDEX_SCHEMA`, in each index file's key-value metadata (``vecbinlog.index``):
 #: a reader refuses a version it does not know
-#: 2: each table's rows events' first_time and last_time; 3: head_hash; 4: transaction starts spaced
-INDEX_FORMAT_VERSION = 4
+#: 2: each table's rows events' first_time and last_time; 3: head_hash; 4: transaction starts spaced;
+#: 5: row images by table and change type (in ``info``), start_times
+INDEX_FORMAT_VERSION = 5
 
 #: the first bytes of a file whose hash the index keeps (``head_hash``; fewer when the file
 #: was complete to less): a file that grew is extended only when they are the same
@@ -93,14 +95,18 @@ INDEX_SCHEMA = pa.schema([
     # -- time: the earliest and latest header timestamps (not 0) of the events indexed
     ("first_time", pa.timestamp("ms", tz="UTC")),  # (whole seconds: Parquet has no seconds unit)
     ("last_time", pa.timestamp("ms", tz="UTC")),
-    # -- Binlog.info()'s entry of the file (rows=False), as JSON: events by type, GTIDs (the
+    # -- Binlog.info(rows=True)'s entry of the file, as JSON: events by type, GTIDs (the
     #    PREVIOUS_GTIDS / GTID_LIST set, the first, last, count and set of those it holds),
-    #    rows events by table, where the walk stopped... (vecbinlog.log.loginfo.FileSummary)
+    #    rows events and row images by table, where the walk stopped... (vecbinlog.log.loginfo.FileSummary;
+    #    the tables whose row images could not be walked in row_images_not_counted)
     ("info", pa.string()),
     # -- the transaction starts (binlog/transactions.py's rule), in file order: every one, or
     #    with more than KEPT_STARTS the first of each block of start_spacing bytes
     ("transaction_starts", pa.list_(pa.int64())),
     ("start_spacing", pa.int64()),  # a power of two: 1 when every start is kept
+    # -- of each kept start, the greatest header timestamp (s) of the transaction starts in its
+    #    block (from it to the next kept start): where a time to start from is (block_times)
+    ("start_times", pa.list_(pa.int64())),
     # -- the distinct TABLE_MAPs that rows events use, each once, in order of first use
     ("layouts", pa.list_(pa.struct([
         ("table", pa.string()),  # db.table
@@ -158,14 +164,14 @@ class _Table:
 class _Summary:
     """The facts of one file, gathered step by step of the walk."""
 
-    def __init__(self, f: BinlogFile, start: int = MAGIC_LEN) -> None:
+    def __init__(self, f: BinlogFile, start: int = MAGIC_LEN, batch_rows: int = 1 << 18) -> None:
         self.f = f
         self.tables: dict[str, _Table] = {}
         self.layouts: dict[int, int] = {}  #: layout id of the walk -> position in self.layout_rows
         self.layout_rows: list[dict[str, Any]] = []
         self.changes: list[tuple[int, int, int]] = []  #: (offset, layout, ddl_before)
         self.ddl: list[dict[str, Any]] = []
-        self.info = FileSummary(f, False, 1)
+        self.info = FileSummary(f, True, batch_rows, keep_going=True)  # row images counted too
         self.last_start = start  #: the last transaction start before the current step
         self.head = head_bytes(f)  #: the file's first HEAD_BYTES (read with its FORMAT_DESCRIPTION)
 
@@ -265,6 +271,7 @@ class _Summary:
             "info": json.dumps(info),
             "transaction_starts": spaced_starts(starts, spacing := start_spacing(starts)).tolist(),
             "start_spacing": spacing,
+            "start_times": block_times(starts, scan.stamps, spacing).tolist(),
             "layouts": self.layout_rows,
             "tables": tables,
             "layout_changes": [{"offset": o, "layout": lay, "ddl_before": d} for o, lay, d in sorted(self.changes)],
@@ -279,6 +286,17 @@ def spaced_starts(starts: np.ndarray, spacing: int) -> np.ndarray:
     starts = np.asarray(starts, np.int64)
     bucket = starts // spacing
     return starts[np.r_[True, bucket[1:] != bucket[:-1]]] if len(starts) else starts
+
+
+def block_times(starts: np.ndarray, times: np.ndarray, spacing: int) -> np.ndarray:
+    """The greatest of ``times`` (one per start of ``starts``, sorted file offsets) in each block
+    of ``spacing`` bytes that has a start: one per start :func:`spaced_starts` keeps. Of starts
+    kept at a spacing that divides this one, with their blocks' greatest times, the same."""
+    starts, times = np.asarray(starts, np.int64), np.asarray(times, np.int64)
+    if not len(starts):
+        return times[:0]
+    bucket = starts // spacing
+    return np.maximum.reduceat(times, np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]]))
 
 
 def start_spacing(starts: np.ndarray, least: int = 1) -> int:
@@ -343,7 +361,7 @@ def summarize_file(path: str, identity: dict[str, Any], *, filesystem: Any = Non
     # a file being written: indexed to its last transaction, without a TruncatedWarning (not
     # warnings.catch_warnings, which is not for threads: files in object storage are indexed by several)
     with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem, truncated_warning=False) as f:
-        summary, scan = _Summary(f, begin), StartScan(begin)
+        summary, scan = _Summary(f, begin, config.batch_rows), StartScan(begin)
         for step in LogWalk([f], config, seek=start is not None or stop is not None).steps():
             summary.add(step, scan.feed(step.src, step.index, step.segment.end))
         row = summary.row(scan.result(f.size), identity)
@@ -399,6 +417,7 @@ def extend_summary(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     identity = ("name", "path", "size", "mtime_ns", "etag", "indexed_to", "complete_to", "head_hash")
     # the starts kept of both parts: at the least spacing at least theirs (kept so far) that keeps few enough
     both = np.array(old["transaction_starts"] + starts, np.int64)
+    times = np.array(old["start_times"] + new["start_times"], np.int64)
     spacing = start_spacing(both, max(old["start_spacing"], new["start_spacing"]))
     return {
         **old,
@@ -408,6 +427,7 @@ def extend_summary(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         "info": json.dumps(_extend_info(json.loads(old["info"]), json.loads(new["info"]))),
         "transaction_starts": spaced_starts(both, spacing).tolist(),
         "start_spacing": spacing,
+        "start_times": block_times(both, times, spacing).tolist(),
         "layouts": layouts,
         "tables": list(tables.values()),
         "layout_changes": changes,
@@ -435,10 +455,26 @@ def _extend_info(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         "rows_events_by_table": added(old["rows_events_by_table"], new["rows_events_by_table"], order=False),
         "events_not_decoded": {k: added(old["events_not_decoded"][k], new["events_not_decoded"][k])
                                for k in old["events_not_decoded"]},
+        **_extend_images(old, new),
         "gtids": {"previous": og["previous"] if og["previous"] is not None else ng["previous"],
                   "first": og["first"] or ng["first"], "last": ng["last"] or og["last"],
                   "count": og["count"] + ng["count"], "set": union_gtid_sets(og["set"], ng["set"])},
     }
+
+
+def _extend_images(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """The ``row_images_by_table`` (and ``row_images_not_counted``) of two ``info`` entries joined."""
+    lost = sorted(set(old.get("row_images_not_counted", [])) | set(new.get("row_images_not_counted", [])))
+    images = {t: dict(c) for t, c in old["row_images_by_table"].items()}
+    for t, counts in new["row_images_by_table"].items():
+        mine = images.setdefault(t, {})
+        for k, n in counts.items():
+            mine[k] = mine.get(k, 0) + n
+    out: dict[str, Any] = {"row_images_by_table": {t: {k: c[k] for k in CHANGE_TYPES if k in c}
+                                                   for t, c in images.items() if t not in lost}}
+    if lost:
+        out["row_images_not_counted"] = lost
+    return out
 
 
 def _least(a: Any, b: Any) -> Any:
