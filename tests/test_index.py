@@ -251,7 +251,8 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, 
     from a start it does not keep is the walked one, from an event that starts no transaction
     an error either way; a grown file extended, and the file indexed in ranges, keep the same;
     each kept start's time (``start_times``) is the latest of its block's transactions (insert
-    ``i`` made at ``base + i``, ``SET timestamp``)."""
+    ``i`` made at ``base + i``, ``SET timestamp``), its GTIDs' range (``gtid_blocks``) the least
+    and greatest the server lists in the block."""
     from vecbinlog.log import summary
 
     monkeypatch.setattr(summary, "KEPT_STARTS", 32)
@@ -277,6 +278,12 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, 
         latest[p // spacing] = max(latest.get(p // spacing, t), t)
     assert row["start_times"] == [latest[p // spacing] for p in kept]
     assert row["start_times"][1] > row["start_times"][0] + 1  # (blocks of several transactions)
+    numbers = [int(e["info"].split()[-1].rsplit("-", 1)[1]) for e in listed if e["type"] == "Gtid"]  # BEGIN GTID 0-1-N
+    source = listed[[e["type"] for e in listed].index("Gtid")]["info"].split()[-1].rsplit("-", 1)[0]
+    in_block = np.searchsorted(kept, every, side="right") - 1
+    assert row["gtid_sources"] == [source]
+    assert row["gtid_blocks"] == [{"block": b, "source": 0, "first": min(n for n, k in zip(numbers, in_block) if k == b),
+                                   "last": max(n for n, k in zip(numbers, in_block) if k == b)} for b in range(len(kept))]
     # a split ends at the first start of the first block it reaches
     assert [sp.start for sp in plan_splits(path, 1)[1:]] == [p for p in kept if p >= spacing]
     for split_bytes in (1, 5000, spacing, 40_000, 1 << 20):
@@ -301,8 +308,8 @@ def test_an_index_keeps_the_first_start_of_each_block(mariadb_server, tmp_path, 
     assert ranged.ranged == 1
     for location in ("grown-index", "ranged-index"):
         again = _summary(tmp_path / location, made.name)
-        assert (again["transaction_starts"], again["start_spacing"], again["start_times"]) == \
-            (kept, spacing, row["start_times"]), location
+        assert (again["transaction_starts"], again["start_spacing"], again["start_times"], again["gtid_blocks"]) == \
+            (kept, spacing, row["start_times"], row["gtid_blocks"]), location
 
 
 def test_damaged_bytes_in_a_range_are_the_error_a_walk_gives(tmp_path):

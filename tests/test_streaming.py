@@ -324,7 +324,8 @@ def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
     """An archive whose index holds its files but the newest (as a stream finds it: the newest
     file is still written): starting positions, ends, splits, the history and its states are
     those of the archive walked, and through a filesystem that counts, the indexed files are not
-    opened (a time in the newest file's range; a GTID of the middle file reads that file alone)."""
+    opened (a time in the newest file's range; a GTID of the middle file, and a micro-batch's end
+    inside the first: their indexes keep every transaction start, with its time and GTID)."""
     from vecbinlog.index import build_index
 
     from .support.countingfs import counting_filesystem
@@ -351,21 +352,22 @@ def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
     fresh = Archive(paths, filesystem=fs, index=str(tmp_path / "index"))
     assert walked(fresh, fresh.first()) == expected
     assert set(counted.opened) == {paths[-1]}, "only the newest file is read"
-    # a micro-batch of 300 bytes ends inside the first file: the part of it around the cut is read
+    # a micro-batch of 300 bytes ends inside the first file: at a start its index keeps
     at = Position(files[0].name, 4)
     assert fresh.end(at, max_bytes=300) == plain.end(at, max_bytes=300)
-    assert set(counted.opened) == {paths[0], paths[-1]}
+    assert set(counted.opened) == {paths[-1]}
     counted.opened.clear()
     assert fresh.resolve_start(middle) == plain.resolve_start(middle)
-    assert set(counted.opened) <= {paths[1], paths[-1]}
+    assert set(counted.opened) <= {paths[-1]}
 
 
-def test_a_time_to_start_from_is_found_in_the_index(mariadb_server, tmp_path, monkeypatch):
+def test_a_time_or_gtid_to_start_from_is_found_in_the_index(mariadb_server, tmp_path, monkeypatch):
     """3000 transactions two seconds apart (``SET timestamp``): a time to start from is the first
     transaction the server lists at or after it (the GTID event of insert ``i`` is at ``base +
-    2 i``), found from the index's block times (``start_times``): with every start kept, no binlog
-    opened; with 32 kept, the block that holds it read only (through a filesystem that counts:
-    not the file), as the archive walked finds it."""
+    2 i``), found from the index's block times (``start_times``); a GTID is the transaction the
+    server lists after that GTID's, found from the index's GTID ranges (``gtid_blocks``): with
+    every start kept, no binlog opened; with 32 kept, the block that holds it read only (through
+    a filesystem that counts: not the file); as the archive walked finds them."""
     from vecbinlog.index import build_index
     from vecbinlog.log import summary
 
@@ -378,7 +380,8 @@ def test_a_time_to_start_from_is_found_in_the_index(mariadb_server, tmp_path, mo
                             *[q for i in range(3000) for q in (f"SET timestamp = {base + 2 * i}",
                                                                 f"INSERT INTO t VALUES ({i}, '{'x' * 190}')")],
                             database="timed")
-    gtids = [e["pos"] for e in server_events(s, path.name) if e["type"] == "Gtid"]
+    listed = [e for e in server_events(s, path.name) if e["type"] == "Gtid"]
+    gtids = [e["pos"] for e in listed]
     assert len(gtids) == 3001  # the CREATE TABLE, then an insert each
     folder = tmp_path / "archive"
     folder.mkdir()
@@ -402,6 +405,19 @@ def test_a_time_to_start_from_is_found_in_the_index(mariadb_server, tmp_path, mo
             fs, counted = counting_filesystem()
             assert Archive(files, filesystem=fs, index=str(tmp_path / "spaced")).resolve_start(spec) == expected
             assert counted.read < size // 4, (spec, counted.read, size)
+    for i in (0, 1, 7, 1500, 2999):  # the stream starts after the transaction of that GTID
+        spec = listed[i]["info"].split()[-1]  # "BEGIN GTID 0-1-157"
+        expected = Position(name, gtids[i + 1])
+        assert Archive(files).resolve_start(spec) == expected, spec
+        fs, counted = counting_filesystem()
+        assert Archive(files, filesystem=fs, index=str(tmp_path / "every")).resolve_start(spec) == expected
+        assert name not in {p.rsplit("/", 1)[-1] for p in counted.opened}
+        fs, counted = counting_filesystem()
+        assert Archive(files, filesystem=fs, index=str(tmp_path / "spaced")).resolve_start(spec) == expected
+        assert counted.read < size // 4, (spec, counted.read, size)
+    last = listed[-1]["info"].split()[-1]  # the file's last transaction: the stream starts at its end
+    assert Archive(files, index=str(tmp_path / "every")).resolve_start(last) == Archive(files).resolve_start(last) \
+        == Position(name, size)
 
 
 def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path, monkeypatch):

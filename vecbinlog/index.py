@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 import numpy as np
 import pyarrow as pa
 
+from .binlog.gtid import GtidSet
 from .binlog.locations import is_remote, name_of
 from .binlog.sources import FILES_AHEAD
 from .binlog.spec import MAGIC_LEN, table_id_width, version_tuple
@@ -422,6 +423,25 @@ class IndexedFile:
     end: int
     #: int64: of each of ``starts``, the greatest time (s) of the starts in its block (``start_times``)
     start_times: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    #: where its GTIDs are (``gtid_blocks``; None: not known)
+    gtids: GtidBlocks | None = None
+
+
+@dataclass(frozen=True)
+class GtidBlocks:
+    """The ``gtid_blocks`` of an indexed file: of each block of its kept starts (from one to the
+    next) and GTID source in it, the least and greatest number of that source's GTIDs there."""
+
+    sources: list[str]  #: MySQL uuid (or uuid:tag), MariaDB domain-server
+    block: np.ndarray  #: int64: a position in the file's kept starts
+    source: np.ndarray  #: int32: a position in ``sources``
+    first: np.ndarray  #: uint64
+    last: np.ndarray  #: uint64
+
+    def blocks_of(self, wanted: GtidSet) -> np.ndarray:
+        """The blocks (sorted, distinct) whose ranges hold a number of ``wanted``: those that may hold
+        one of its GTIDs (every one that does)."""
+        return np.unique(self.block[wanted.holds(self.sources, self.source, self.first, self.last)])
 
 
 def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
@@ -439,13 +459,13 @@ def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
         found.append((path, identity, *hit))
     rows = _rows(found)
     out = []
-    for (path, identity, _, _), (row, starts, times) in zip(found, rows):
+    for (path, identity, _, _), (row, starts, times, gtids) in zip(found, rows):
         grown = identity["size"] > row["size"]
         if not grown and (identity["size"], identity["mtime_ns"]) != (row["size"], row["mtime_ns"]):
             raise ArchiveIndexError(f"{identity['path']} changed since it was indexed (size {row['size']:,} -> "
                                     f"{identity['size']:,}): build the index again")
         end = row["complete_to"] if grown else row["size"]
-        out.append(IndexedFile(path, row, starts, int(end), times))
+        out.append(IndexedFile(path, row, starts, int(end), times, gtids))
     return out
 
 
@@ -456,8 +476,8 @@ def current_index(paths: list[str], location: Any, *, filesystem: Any = None,
     the other files (newer than the index, or grown since)."""
     found = [(path, identity, *hit) for path, identity, hit in _lookup(paths, location, filesystem, index_filesystem)
              if hit is not None]
-    return {path: IndexedFile(path, row, starts, int(row["size"]), times)
-            for (path, identity, _, _), (row, starts, times) in zip(found, _rows(found))
+    return {path: IndexedFile(path, row, starts, int(row["size"]), times, gtids)
+            for (path, identity, _, _), (row, starts, times, gtids) in zip(found, _rows(found))
             if (identity["size"], identity["mtime_ns"]) == (row["size"], row["mtime_ns"])}
 
 
@@ -476,25 +496,31 @@ def _lookup(paths: list[str], location: Any, filesystem: Any,
         yield path, identity, (table, 0) if table is not None and table.num_rows == 1 else None
 
 
-_STARTS = ("transaction_starts", "start_times")  #: the long lists of a row, taken out as arrays
+#: the long lists of a row, taken out as arrays, not Python values
+_LISTS = ("transaction_starts", "start_times", "gtid_blocks")
+
+_Row = tuple[dict[str, Any], np.ndarray, np.ndarray, GtidBlocks]
 
 
-def _rows(found: list[tuple[str, dict[str, Any], pa.Table, int]]) -> list[tuple[dict[str, Any], np.ndarray, np.ndarray]]:
-    """(the row as Python values but its transaction starts and their times, the starts, the
-    times: int64) of each ``(.., .., table, row)``: the rows of one table taken at once."""
+def _rows(found: list[tuple[str, dict[str, Any], pa.Table, int]]) -> list[_Row]:
+    """(the row as Python values but its long lists, its transaction starts, their times (int64),
+    its GTID blocks) of each ``(.., .., table, row)``: the rows of one table taken at once."""
     by_table: dict[int, tuple[pa.Table, list[int]]] = {}
     for _, _, table, k in found:
         by_table.setdefault(id(table), (table, []))[1].append(k)
-    done: dict[tuple[int, int], tuple[dict[str, Any], np.ndarray, np.ndarray]] = {}
+    done: dict[tuple[int, int], _Row] = {}
     for key, (table, ks) in by_table.items():
         sub = table.take(ks)
-        lists = []
-        for name in _STARTS:
-            col = sub.column(name).combine_chunks()
-            lists.append((col.offsets.to_numpy(), col.values.to_numpy(zero_copy_only=False).astype(np.int64)))
-        (so, sv), (to, tv) = lists
-        for j, (k, row) in enumerate(zip(ks, sub.drop_columns(list(_STARTS)).to_pylist())):
-            done[(key, k)] = (row, sv[so[j]:so[j + 1]], tv[to[j]:to[j + 1]])
+        starts, times, blocks = (sub.column(name).combine_chunks() for name in _LISTS)
+        so, sv = starts.offsets.to_numpy(), starts.values.to_numpy(zero_copy_only=False).astype(np.int64)
+        to, tv = times.offsets.to_numpy(), times.values.to_numpy(zero_copy_only=False).astype(np.int64)
+        bo = blocks.offsets.to_numpy()
+        b_block, b_source, b_first, b_last = (a.to_numpy(zero_copy_only=False) for a in blocks.values.flatten())
+        for j, (k, row) in enumerate(zip(ks, sub.drop_columns(list(_LISTS)).to_pylist())):
+            lo, hi = bo[j], bo[j + 1]
+            gtids = GtidBlocks(row["gtid_sources"], b_block[lo:hi].astype(np.int64), b_source[lo:hi].astype(np.int32),
+                               b_first[lo:hi].astype(np.uint64), b_last[lo:hi].astype(np.uint64))
+            done[(key, k)] = (row, sv[so[j]:so[j + 1]], tv[to[j]:to[j + 1]], gtids)
     return [done[(id(table), k)] for _, _, table, k in found]
 
 

@@ -371,9 +371,12 @@ def may_hold_gtids(ix: IndexedFile, wanted: GtidSet) -> bool:
     ``info()`` entry's set): False only where that is sure. A read with ``gtids`` keeps no
     transaction without a GTID (:meth:`GtidSet.contains` of a null is False), so a file
     without GTIDs holds none. MySQL's set is every GTID of the file; MariaDB's, the greatest
-    sequence number of each domain-server (``domain-server-seq``, no colon)."""
+    sequence number of each domain-server (``domain-server-seq``, no colon); and the ranges of
+    numbers of each block of the file (``gtid_blocks``) hold every GTID it has, of either."""
     text = (json.loads(ix.row["info"]).get("gtids") or {}).get("set")
     if not text:
+        return False
+    if ix.gtids is not None and not len(ix.gtids.blocks_of(wanted)):
         return False
     held = GtidSet(text).intervals
     for key, ivs in wanted.intervals.items():

@@ -190,7 +190,9 @@ class Archive:
                 warn(f"{redact(path)}: reading stopped at offset {end} (its index says: an event is not all there); "
                      "a later file is in the archive, so this one will not grow: every complete event before it is "
                      "read", TruncatedWarning)
-            self._scans[name] = FileScan(MAGIC_LEN, end, None, ix.starts, None, ix.row["size"])
+            # with every start kept, each one's time too (start_times): as a walk of the file
+            stamps = ix.start_times.astype(np.uint32) if ix.row["start_spacing"] == 1 else None
+            self._scans[name] = FileScan(MAGIC_LEN, end, None, ix.starts, stamps, ix.row["size"])
             self._final.add(name)
             return self._scans[name]
         source = open_source(NewestPath(path) if newest else path, self.filesystem)  # newest: pread, not mapped
@@ -306,9 +308,9 @@ class Archive:
 
     def _starts_at(self, scan: FileScan, path: str, pos: int) -> np.ndarray:
         """The transaction starts of ``scan`` around ``pos``: all of them when the file was walked
-        here; when it is from an archive index (no times: ``stamps`` None), which keeps a start per
-        block (:func:`~vecbinlog.log.summary.start_spacing`), those between the two it keeps around
-        ``pos``, walked (:func:`~vecbinlog.splits.starts_near`)."""
+        here, or its index keeps them all; when the index keeps a start per block (no times:
+        ``stamps`` None; :func:`~vecbinlog.log.summary.start_spacing`), those between the two it
+        keeps around ``pos``, walked (:func:`~vecbinlog.splits.starts_near`)."""
         if scan.stamps is not None:
             return scan.starts
         return starts_near(path, pos, scan.starts, filesystem=self.filesystem, verify_checksums=self.verify_checksums)
@@ -379,12 +381,15 @@ class Archive:
             ix = self._indexed.get(name)
             if ix is not None and not may_hold_gtids(ix, wanted):
                 continue  # its index says it does not hold it: not read
-            with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
-                warnings.simplefilter("ignore", TruncatedWarning)
-                at = gtid_offset(f, self.segment_bytes, gtid)
+            newest = k == len(files) - 1
+            if ix is not None and ix.gtids is not None and not newest:
+                at = self._indexed_gtid(ix, path, wanted, gtid)
+            else:
+                with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
+                    warnings.simplefilter("ignore", TruncatedWarning)
+                    at = gtid_offset(f, self.segment_bytes, gtid)
             if at is None:
                 continue
-            newest = k == len(files) - 1
             scan = self.scan(name, path, MAGIC_LEN, newest)
             found = self._starts_at(scan, path, at) if scan is not None else np.zeros(0, np.int64)
             later = found[found > at]
@@ -415,16 +420,32 @@ class Archive:
                 return Position(name, int(scan.starts[hit[0]]))
         return self.latest()
 
+    def _indexed_gtid(self, ix: IndexedFile, path: str, wanted: GtidSet, gtid: str) -> int | None:
+        """The offset of the GTID event of ``gtid`` in an indexed file (None: it has none): the
+        blocks whose GTID ranges hold it (``gtid_blocks``) walked (their bytes only), or, when
+        the index keeps every start (a block is one transaction), the start of that block."""
+        assert ix.gtids is not None
+        for k in ix.gtids.blocks_of(wanted).tolist():
+            if ix.row["start_spacing"] == 1:
+                return int(ix.starts[k])
+            stop = int(ix.starts[k + 1]) if k + 1 < len(ix.starts) else None
+            with BinlogFile(path, verify_checksums=self.verify_checksums, filesystem=self.filesystem) as f, \
+                    warnings.catch_warnings():
+                warnings.simplefilter("ignore", TruncatedWarning)
+                at = gtid_offset(f, self.segment_bytes, gtid, int(ix.starts[k]), stop)
+            if at is not None:
+                return at
+        return None
+
     def _indexed_time(self, ix: IndexedFile, path: str, seconds: int) -> int | None:
         """The first transaction start of an indexed file whose time is at or after ``seconds``
-        (None: there is none): the first block whose greatest time is (``start_times``), its
-        kept start when the index keeps every start, else that block walked (its bytes only)."""
+        (None: there is none): the first block whose greatest time is (``start_times``), walked
+        (its bytes only). (An index that keeps every start gives each start's time: no walk,
+        :meth:`scan`.)"""
         hit = np.flatnonzero(ix.start_times >= seconds)
         if not len(hit):
             return None
         k = int(hit[0])
-        if ix.row["start_spacing"] == 1:
-            return int(ix.starts[k])
         stop = int(ix.starts[k + 1]) if k + 1 < len(ix.starts) else None
         with BinlogFile(path, verify_checksums=self.verify_checksums, filesystem=self.filesystem) as f, \
                 warnings.catch_warnings():

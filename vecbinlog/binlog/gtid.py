@@ -140,6 +140,26 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray,
     return pa.concat_arrays(texts).take(numbers(order))
 
 
+#: a GTID text: its source (MySQL ``uuid`` or ``uuid:tag``; MariaDB ``domain-server``) and number
+_GTID_PARTS = r"^(?P<source>.+)[:-](?P<seq>\d{1,20})$"
+
+
+def gtid_parts(texts: pa.Array) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The source and number of each GTID text (as :func:`gtid_texts` and :class:`GtidSet` write
+    them): (the distinct sources, lower case, in order of first use; each text's source as a
+    position in them, -1 for a null or a text that is no GTID; its number, uint64, 0 there)."""
+    parts = pc.extract_regex(texts, _GTID_PARTS)
+    ok = valid_mask(parts)
+    source, seq = pc.struct_field(parts, "source"), pc.struct_field(parts, "seq")
+    coded = pc.dictionary_encode(pc.utf8_lower(source.filter(numbers(ok))))
+    sources = coded.dictionary.to_pylist()
+    codes = np.full(len(texts), -1, np.int32)
+    codes[ok] = to_numpy(coded.indices).astype(np.int32)
+    numbers_of = np.zeros(len(texts), np.uint64)
+    numbers_of[ok] = to_numpy(pc.cast(seq.filter(numbers(ok)), pa.uint64()))
+    return sources, codes, numbers_of
+
+
 @dataclass(frozen=True)
 class MariadbGtid:
     """A MariaDB GTID_EVENT, one at a time (:func:`gtid_texts` reads many at once)."""
@@ -338,38 +358,27 @@ class GtidSet:
 
     def contains(self, texts: pa.Array) -> np.ndarray:
         """bool per GTID text (null: False)."""
-        n = len(texts)
-        out = np.zeros(n, bool)
-        valid = valid_mask(texts)
-        if not valid.any():
-            return out
-        idx = np.flatnonzero(valid)
-        t = texts.filter(numbers(valid))
-        colon = to_numpy(pc.match_substring(t, ":"))
-        key = np.empty(len(t), object)
-        seq = np.zeros(len(t), np.int64)
-        if colon.any():  # MySQL: the number after the last colon
-            pairs = pc.split_pattern(t.filter(numbers(colon)), ":", max_splits=1, reverse=True).flatten()
-            kv = np.array(pairs.to_pylist(), object).reshape(-1, 2)
-            key[colon] = np.char.lower(kv[:, 0].astype(str))
-            seq[colon] = kv[:, 1].astype(np.int64)
-        if (~colon).any():  # MariaDB d-s-n
-            parts = pc.split_pattern(t.filter(numbers(~colon)), "-", max_splits=2).flatten()
-            dsn = np.array(parts.to_pylist(), object).reshape(-1, 3)
-            key[~colon] = np.char.add(np.char.add(dsn[:, 0].astype(str), "-"), dsn[:, 1].astype(str))
-            seq[~colon] = dsn[:, 2].astype(np.int64)
-        hit = np.zeros(len(t), bool)
-        for k, ivs in self.intervals.items():
-            mine = key == k
-            if not mine.any():
+        sources, codes, seq = gtid_parts(texts)
+        return self.holds(sources, codes, seq)
+
+    def holds(self, sources: list[str], codes: np.ndarray, seq: np.ndarray,
+              last: np.ndarray | None = None) -> np.ndarray:
+        """bool per GTID (:func:`gtid_parts`: ``sources``, the source of each as a position in
+        them or -1, its number); with ``last``, per range of numbers ``seq`` to ``last``: whether
+        one of them is in the set."""
+        hit = np.zeros(len(codes), bool)
+        last = seq if last is None else last
+        for code, source in enumerate(sources):
+            ivs = self.intervals.get(source)
+            mine = np.flatnonzero(codes == code)
+            if ivs is None or not len(mine):
                 continue
             ivs = sorted(ivs)
-            lo = np.array([a for a, _ in ivs], np.int64)
-            hi = np.array([b for _, b in ivs], np.int64)
-            j = np.searchsorted(lo, seq[mine], side="right") - 1
+            lo = np.array([a for a, _ in ivs], np.uint64)
+            hi = np.maximum.accumulate(np.array([b for _, b in ivs], np.uint64))
+            j = np.searchsorted(lo, last[mine], side="right") - 1  # the last interval starting at or before the range's end
             hit[mine] = (j >= 0) & (seq[mine] <= hi[np.maximum(j, 0)])
-        out[idx] = hit
-        return out
+        return hit
 
 
 def union_gtid_sets(a: str | None, b: str | None) -> str | None:

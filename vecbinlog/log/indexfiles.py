@@ -146,6 +146,12 @@ def read_index_file(fs: pafs.FileSystem, path: str, columns: Iterable[str] | Non
         raise ArchiveIndexError(f"{path}: not a readable index file ({exc}); build the index again") from exc
 
 
+#: the long lists of numbers, each close to the one before: DELTA_BINARY_PACKED, a few bits each
+_DELTA = {name: "DELTA_BINARY_PACKED" for name in (
+    "transaction_starts.list.element", "start_times.list.element", *(f"gtid_blocks.list.element.{f}" for f in (
+        "block", "source", "first", "last")))}
+
+
 def write_index_file(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
     """Write index rows to ``path``: to a temporary name, then moved into place."""
     import pyarrow.parquet as pq
@@ -159,8 +165,7 @@ def write_index_file(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
     table = table.select(INDEX_SCHEMA.names).cast(schema)
     with fs.open_output_stream(tmp) as out, pq.ParquetWriter(
             out, schema, compression="zstd", write_statistics=False, store_schema=not lean,
-            use_dictionary=False, column_encoding={"transaction_starts.list.element": "DELTA_BINARY_PACKED",
-                                                   "start_times.list.element": "DELTA_BINARY_PACKED"}) as writer:
+            use_dictionary=False, column_encoding=_DELTA) as writer:
         writer.write_table(table)
         if lean:
             writer.add_key_value_metadata(version)

@@ -21,6 +21,7 @@ from ..binlog.events import describe_events
 from ..binlog.file import BinlogFile, Segment
 from ..binlog.gtid import GTID_EVENTS, GtidSummary, gtid_texts, previous_gtids
 from ..binlog.headers import EventIndex
+from ..binlog.spec import MAGIC_LEN
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from ..decode.rows import CHANGE_TYPES, place_images
 from ..errors import MalformedEventError, UnsupportedError
@@ -74,6 +75,7 @@ class FileSummary:
         self.tables: Counter[str] = Counter()
         self.images: dict[str, Counter[str]] = {}
         self.not_counted: set[str] = set()
+        self.last_gtids: tuple[np.ndarray, pa.Array] | None = None  #: of the last segment added: GTID events' positions, texts
         self.gtids = GtidSummary()
         self.previous: str | None = None
         self.first: int | None = None
@@ -96,7 +98,10 @@ class FileSummary:
             self.last = int(ts.max()) if self.last is None else max(self.last, int(ts.max()))
         if index is not seg.index:
             _count_types(self.inner, index.type_code[index.inner >= 0])
-        self.gtids.add(gtid_texts(src, index, np.flatnonzero(np.isin(index.type_code, _GTID_CODES))))
+        sel = np.flatnonzero(np.isin(index.type_code, _GTID_CODES))
+        texts = gtid_texts(src, index, sel)
+        self.gtids.add(texts)
+        self.last_gtids = (index.pos[sel].astype(np.int64), texts)  # (for the archive index's GTID blocks)
         if self.previous is None:
             prev = np.flatnonzero(np.isin(index.type_code, _PREVIOUS_GTID_CODES))
             if len(prev):
@@ -215,10 +220,12 @@ def verify_files(files: list[BinlogFile], segment_bytes: int) -> int:
     return checked
 
 
-def gtid_offset(f: BinlogFile, segment_bytes: int, gtid: str) -> int | None:
+def gtid_offset(f: BinlogFile, segment_bytes: int, gtid: str, start: int | None = None,
+                stop: int | None = None) -> int | None:
     """The offset in ``f`` of the GTID event of ``gtid`` (its text, as :func:`gtid_texts`
-    gives it); None when ``f`` does not have it."""
-    for seg in f.segments(segment_bytes):
+    gives it); None when ``f`` does not have it (between ``start``, an event's offset, and
+    ``stop``, when given)."""
+    for seg in f.segments(segment_bytes, start=MAGIC_LEN if start is None else start, stop=stop):
         sel = np.flatnonzero(np.isin(seg.index.type_code, _GTID_CODES))
         if len(sel):
             hit = pc.index(gtid_texts(seg.src, seg.index, sel), scalar(gtid, pa.string())).as_py()

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from ..binlog.events import query_at
 from ..binlog.file import BinlogFile
-from ..binlog.gtid import union_gtid_sets
+from ..binlog.gtid import gtid_parts, union_gtid_sets
 from ..binlog.spec import COMMON_HEADER_LEN, MAGIC_LEN, table_id_width
 from ..binlog.transactions import FileScan, StartScan
 from ..constants import ROWS_EVENTS, EventType
@@ -38,12 +38,12 @@ from .loginfo import FileSummary
 from .logwalk import LogWalk, Step
 
 __all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "HEAD_BYTES", "KEPT_STARTS", "summarize_file",
-           "extend_summary", "spaced_starts", "block_times", "start_spacing", "cut_target", "head_hash"]
+           "extend_summary", "spaced_starts", "block_times", "gtid_blocks", "start_spacing", "cut_target", "head_hash"]
 
 #: the version of :data:`INDEX_SCHEMA`, in each index file's key-value metadata (``vecbinlog.index``):
 #: a reader refuses a version it does not know
 #: 2: each table's rows events' first_time and last_time; 3: head_hash; 4: transaction starts spaced;
-#: 5: row images by table and change type (in ``info``), start_times
+#: 5: row images by table and change type (in ``info``), start_times, gtid_sources and gtid_blocks
 INDEX_FORMAT_VERSION = 5
 
 #: the first bytes of a file whose hash the index keeps (``head_hash``; fewer when the file
@@ -107,6 +107,16 @@ INDEX_SCHEMA = pa.schema([
     # -- of each kept start, the greatest header timestamp (s) of the transaction starts in its
     #    block (from it to the next kept start): where a time to start from is (block_times)
     ("start_times", pa.list_(pa.int64())),
+    # -- the sources of the GTIDs the file holds (MySQL uuid or uuid:tag, MariaDB domain-server), and of
+    #    each block of the kept starts (as above) and source in it, its least and greatest number: where a
+    #    GTID is (the blocks whose range holds it; with every start kept, exactly where)
+    ("gtid_sources", pa.list_(pa.string())),
+    ("gtid_blocks", pa.list_(pa.struct([
+        ("block", pa.int32()),  # a position in transaction_starts
+        ("source", pa.int32()),  # a position in gtid_sources
+        ("first", pa.uint64()),
+        ("last", pa.uint64()),
+    ]))),
     # -- the distinct TABLE_MAPs that rows events use, each once, in order of first use
     ("layouts", pa.list_(pa.struct([
         ("table", pa.string()),  # db.table
@@ -174,11 +184,20 @@ class _Summary:
         self.info = FileSummary(f, True, batch_rows, keep_going=True)  # row images counted too
         self.last_start = start  #: the last transaction start before the current step
         self.head = head_bytes(f)  #: the file's first HEAD_BYTES (read with its FORMAT_DESCRIPTION)
+        self.gtid_sources: dict[str, int] = {}  #: GTID source -> its position in gtid_sources
+        self.gtids: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  #: (event position, source, number) per step
 
     def add(self, step: Step, starts: np.ndarray) -> None:
         """One step of the walk; ``starts``: positions in its index of the transaction starts."""
         src, index = step.src, step.index
         self.info.add_unpacked(step.segment, src, index, step.rows_pos, step.layout, step.maps)
+        assert self.info.last_gtids is not None
+        pos, texts = self.info.last_gtids
+        if len(pos):
+            sources, codes, seq = gtid_parts(texts)
+            mine = np.array([self.gtid_sources.setdefault(x, len(self.gtid_sources)) for x in sources] + [-1], np.int32)
+            known = codes >= 0  # (anonymous GTIDs: null texts)
+            self.gtids.append((pos[known], mine[codes[known]], seq[known]))
         cand = ddl_candidates(src, index)
         for i in cand.tolist():
             q = query_at(src, index, i)
@@ -256,6 +275,9 @@ class _Summary:
                            "first_time": t.first * 1000, "last_time": t.last * 1000})  # ms
         info = self.info.as_dict()
         fmt = f.formats[0]
+        kept = spaced_starts(starts, spacing := start_spacing(starts))
+        at, source, seq = (np.concatenate(parts) for parts in zip(*self.gtids)) if self.gtids else \
+            (np.zeros(0, np.int64), np.zeros(0, np.int32), np.zeros(0, np.uint64))
         return {
             **identity,
             "indexed_to": int(end),
@@ -269,9 +291,11 @@ class _Summary:
             "first_time": None if info["first_timestamp"] is None else info["first_timestamp"] * 1000,  # ms
             "last_time": None if info["last_timestamp"] is None else info["last_timestamp"] * 1000,
             "info": json.dumps(info),
-            "transaction_starts": spaced_starts(starts, spacing := start_spacing(starts)).tolist(),
+            "transaction_starts": kept.tolist(),
             "start_spacing": spacing,
             "start_times": block_times(starts, scan.stamps, spacing).tolist(),
+            "gtid_sources": list(self.gtid_sources),
+            "gtid_blocks": gtid_blocks(kept, at, source, seq, seq),
             "layouts": self.layout_rows,
             "tables": tables,
             "layout_changes": [{"offset": o, "layout": lay, "ddl_before": d} for o, lay, d in sorted(self.changes)],
@@ -297,6 +321,25 @@ def block_times(starts: np.ndarray, times: np.ndarray, spacing: int) -> np.ndarr
         return times[:0]
     bucket = starts // spacing
     return np.maximum.reduceat(times, np.flatnonzero(np.r_[True, bucket[1:] != bucket[:-1]]))
+
+
+def gtid_blocks(kept: np.ndarray, at: np.ndarray, source: np.ndarray, first: np.ndarray,
+                last: np.ndarray) -> list[dict[str, int]]:
+    """The ``gtid_blocks`` of a file whose kept starts are ``kept``, from GTIDs (or ranges of
+    them) at offsets ``at``: each ``first..last`` of ``source`` goes to the block of the kept start
+    at or before ``at``, and each block's ranges of a source are joined (their least and greatest)."""
+    if not len(at):
+        return []
+    block = np.maximum(np.searchsorted(kept, at, side="right") - 1, 0)
+    width = int(source.max()) + 1
+    key = block.astype(np.int64) * width + source
+    order = np.argsort(key, kind="stable")
+    key = key[order]
+    edges = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
+    lo = np.minimum.reduceat(np.asarray(first, np.uint64)[order], edges)
+    hi = np.maximum.reduceat(np.asarray(last, np.uint64)[order], edges)
+    return [{"block": b, "source": c, "first": a, "last": z} for b, c, a, z in
+            zip((key[edges] // width).tolist(), (key[edges] % width).tolist(), lo.tolist(), hi.tolist())]
 
 
 def start_spacing(starts: np.ndarray, least: int = 1) -> int:
@@ -419,15 +462,28 @@ def extend_summary(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     both = np.array(old["transaction_starts"] + starts, np.int64)
     times = np.array(old["start_times"] + new["start_times"], np.int64)
     spacing = start_spacing(both, max(old["start_spacing"], new["start_spacing"]))
+    kept = spaced_starts(both, spacing)
+    # GTID blocks: each part's, from the offset of its block's start, in the joined sources
+    sources = list(old["gtid_sources"])
+    at_source = {x: k for k, x in enumerate(sources)}
+    renumbered = [at_source.setdefault(x, len(at_source)) for x in new["gtid_sources"]]
+    sources = list(at_source)
+    blocks = [(old["transaction_starts"][b["block"]], b["source"], b["first"], b["last"]) for b in old["gtid_blocks"]]
+    blocks += [(starts[b["block"]], renumbered[b["source"]], b["first"], b["last"]) for b in new["gtid_blocks"]]
+    cols = list(zip(*blocks)) if blocks else [[], [], [], []]
+    joined = gtid_blocks(kept, np.array(cols[0], np.int64), np.array(cols[1], np.int32),
+                         np.array(cols[2], np.uint64), np.array(cols[3], np.uint64))
     return {
         **old,
         **{k: new[k] for k in identity},
         "first_time": _least(old["first_time"], new["first_time"]),
         "last_time": _most(old["last_time"], new["last_time"]),
         "info": json.dumps(_extend_info(json.loads(old["info"]), json.loads(new["info"]))),
-        "transaction_starts": spaced_starts(both, spacing).tolist(),
+        "transaction_starts": kept.tolist(),
         "start_spacing": spacing,
         "start_times": block_times(both, times, spacing).tolist(),
+        "gtid_sources": sources,
+        "gtid_blocks": joined,
         "layouts": layouts,
         "tables": list(tables.values()),
         "layout_changes": changes,
