@@ -1,7 +1,8 @@
 """Fuzzing: malformed, truncated and hostile binlogs must fail cleanly.
 
 The rule the library obeys: whatever the bytes of a file, ``open()``, ``read_all()``,
-``events()``, ``info()``, ``tables`` and ``verify()`` either work or raise a
+``events()``, ``info()`` (and ``info(rows=True)``), ``tables``, ``verify()`` and the archive
+index's summary of the file either work or raise a
 :class:`vecbinlog.BinlogError` subclass that says where (``.path``, ``.offset``,
 ``.event_type``): never a bare IndexError/ValueError/KeyError/OverflowError/MemoryError
 from Python or NumPy, never a hang, never a huge allocation, never rows silently dropped.
@@ -29,7 +30,8 @@ local run).
 
 Besides the rule, what can be checked against the reference decoder (tests/support/
 reference.py; mutated events rebuilt with tests/support/builder.py) is: for
-every file, ``events()`` lists exactly the complete events and ``info()`` counts them; rows
+every file, ``events()`` lists exactly the complete events and ``info()`` counts them (and the
+index's summary counts them so too); rows
 only come from rows events; a file cut at any offset decodes to exactly the rows of the
 events before the cut; ``segment_bytes`` and ``batch_rows`` never change the outcome; a rows event whose
 column count or table id disagrees with the TABLE_MAPs is never decoded.
@@ -45,6 +47,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import json
 import os
 import signal
 import traceback
@@ -63,6 +66,8 @@ from hypothesis import strategies as st
 
 import vecbinlog
 from vecbinlog.constants import event_type_name
+from vecbinlog.index import file_identity
+from vecbinlog.log.summary import summarize_file
 
 from .conftest import corpus_path
 from .support import builder
@@ -306,10 +311,18 @@ def _per_table(log: vecbinlog.Binlog) -> dict:
     return out
 
 
+def _index_summary(log: vecbinlog.Binlog) -> dict:
+    """The archive index's summary of the file (its header walk, row images counted)."""
+    path = log.paths[0]
+    return summarize_file(path, file_identity(path), verify_checksums=log.files[0].verify_checksums).to_pylist()[0]
+
+
 OPERATIONS = {
     "read_all": lambda log: log.read_all(),
     "events": lambda log: log.events(),
     "info": lambda log: log.info(),
+    "info_rows": lambda log: log.info(rows=True),
+    "index": _index_summary,
     "tables": lambda log: log.tables,
     "verify": lambda log: log.verify(),
     "per_table": _per_table,
@@ -411,6 +424,9 @@ def check_nothing_lost(path: Path, out: Outcome, *, strict: bool) -> None:
     if out.ok("info"):
         counts = out.results["info"]["files"][0]["events"]
         assert sum(counts.values()) == len(events), f"info() counts {sum(counts.values())} events, the walk {len(events)}"
+        if out.ok("index"):
+            indexed = json.loads(out.results["index"]["info"])["events"]
+            assert indexed == counts, f"the index's summary counts {indexed}, info() {counts}"
     if out.ok("read_all") and out.ok("per_table"):
         # tables whose rows all belong to a transaction cut off by the truncation have 0 rows
         got = {name: t.num_rows for name, t in out.results["read_all"].items() if t.num_rows}
@@ -488,6 +504,10 @@ def test_truncated_prefix(tmp_path, name, data, strict):
         return
     for op in OPERATIONS:
         if op in out.known:
+            continue
+        if op == "index":  # (what a file being written looks like: summarised to its last whole event, no warning)
+            assert op not in out.errors, f"index on a file cut at {cut}: {out.errors[op]!r}"
+            assert out.results[op]["indexed_to"] == boundary, (out.results[op]["indexed_to"], boundary)
             continue
         if strict and cut != boundary:
             assert isinstance(out.errors.get(op), vecbinlog.TruncatedError), (op, out.errors.get(op))
