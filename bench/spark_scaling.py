@@ -22,7 +22,9 @@ Arrow batches to the JVM) is the rest. And the floor of any Python data source: 
 a data source whose tasks only read the very Arrow batches the ``binlog`` source's tasks yield
 (written once as Arrow IPC files, a file per partition, memory-mapped by the task), with and
 without the metadata columns: what Spark's Python data source path costs for these rows
-whatever decodes them.
+whatever decodes them. And Spark's other way in for Arrow batches from Python, ``mapInArrow``:
+the same files read by a ``mapInArrow`` over a DataFrame of their names (a partition each),
+and the splits decoded by ``vecbinlog.spark.map_splits``.
 
 ``--consume``: each query aggregates a hash of every column of every row
 (``bit_xor(xxhash64(*))``) instead of writing to ``noop``: Spark's ``noop`` sink never reads a
@@ -140,6 +142,7 @@ def parquet(spark, paths: list[str], splits: list, args: argparse.Namespace, tmp
     import pyarrow.parquet as pq
 
     import vecbinlog
+    from vecbinlog.log.config import text_bytes
     from vecbinlog.splits import read_split
 
     folder = tmp / f"parquet-{args.table}"
@@ -168,6 +171,35 @@ def parquet(spark, paths: list[str], splits: list, args: argparse.Namespace, tmp
         floor = spark.read.format("arrowfiles").option("files", ",".join(files)).load()
         took = _best(lambda: run(floor, args.consume), args.repeat)
         print(f"  arrowfiles (the binlog source's batches, read from Arrow IPC files), metadata {metadata}: {took:.2f} s")
+        mapped = _map_files(spark, files)
+        took = _best(lambda: run(mapped, args.consume), args.repeat)
+        print(f"  mapInArrow of the same files, metadata {metadata}: {took:.2f} s")
+    from vecbinlog.spark import map_splits, splits_dataframe
+
+    decoded = map_splits(splits_dataframe(spark, paths, text_bytes(args.split_bytes)), args.table)
+    took = _best(lambda: run(decoded, args.consume), args.repeat)
+    print(f"  map_splits (mapInArrow decoding the splits), every column: {took:.2f} s")
+
+
+def _map_files(spark, files: list[str]):
+    """The batches of Arrow IPC ``files`` through ``mapInArrow``: a DataFrame of their names, a
+    partition each, mapped to their record batches (memory-mapped)."""
+    import pyarrow as pa
+
+    from vecbinlog.spark.types import spark_schema
+
+    with pa.memory_map(files[0]) as source:
+        schema = spark_schema(pa.ipc.open_file(source).schema)
+
+    def batches(names):
+        for b in names:
+            for name in b.column(0).to_pylist():
+                with pa.memory_map(name) as source:
+                    reader = pa.ipc.open_file(source)
+                    for k in range(reader.num_record_batches):
+                        yield reader.get_batch(k)
+
+    return spark.createDataFrame([(f,) for f in files], "file string").repartition(len(files)).mapInArrow(batches, schema)
 
 
 def _source_batches(paths: list[str], args: argparse.Namespace, tmp: Path, metadata: str) -> list[str]:
