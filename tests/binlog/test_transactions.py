@@ -14,6 +14,7 @@ import warnings
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -351,6 +352,39 @@ def test_tagged_gtid():
     uuid = "55778904-0299-11f1-b1b8-4ef0c4956feb"
     assert info["gtids"]["previous"] == f"{uuid}:1-13:mytag:1-2"
     assert table.column("_gtid").to_pylist() == [f"{uuid}:mytag:3"] * table.num_rows
+
+
+@pytest.mark.parametrize("path, sources, numbers", [
+    (corpus_path("blackbeam__rust_mysql_common/binlog_transaction_with_GTID_TAG.000001"),
+     ["55778904-0299-11f1-b1b8-4ef0c4956feb:mytag"], [3]),
+    (corpus_path(PAYLOAD_FILES[2]), ["76f3e7be-6720-11ed-9cad-0242ac110002"], [11, 12, 13]),
+    (DATA / "sample" / "mariadb-bin.000001", ["0-1"], list(range(1, 10))),
+], ids=["tagged", "mysql", "mariadb"])
+def test_gtid_sources_and_numbers(path, sources, numbers):
+    """read_gtids gives each GTID's source (MySQL uuid or uuid:tag, MariaDB domain-server) and
+    number, read from the event's bytes: the text (as the servers print it, tests above) is the
+    source, ':' (MySQL) or '-' (MariaDB), the number; and the index keeps them so (gtid_sources)."""
+    from vecbinlog.binlog.file import BinlogFile
+    from vecbinlog.binlog.gtid import GTID_EVENTS, read_gtids
+    from vecbinlog.index import file_identity
+    from vecbinlog.log.summary import summarize_file
+
+    got_sources, got_numbers = set(), []
+    with BinlogFile(str(path)) as f:
+        for seg in f.segments():
+            sel = np.flatnonzero(np.isin(seg.index.type_code, list(GTID_EVENTS)))
+            gtids = read_gtids(seg.src, seg.index, sel)
+            for text, code, number in zip(gtids.texts.to_pylist(), gtids.source.tolist(), gtids.number.tolist()):
+                if text is None:
+                    assert code == -1
+                    continue
+                source = gtids.sources[code]
+                assert text == f"{source}{'-' if re.fullmatch(r'[0-9]+-[0-9]+', source) else ':'}{number}"
+                got_sources.add(source)
+                got_numbers.append(number)
+    assert sorted(got_sources) == sources and got_numbers == numbers
+    row = summarize_file(str(path), file_identity(str(path))).to_pylist()[0]
+    assert row["gtid_sources"] == sources
 
 
 @pytest.mark.parametrize("name", ["zalora__binlog-parser/fixtures/mysql-bin.07", "blackbeam__rust_mysql_common/mariadb-bin.000001"])

@@ -47,8 +47,8 @@ from .headers import EventIndex, read_uint
 from .sources import EventSource, event_path
 from .spec import COMMON_HEADER_LEN, Cursor
 
-__all__ = ["GTID_EVENTS", "union_gtid_sets", "MariadbGtid", "gtid_texts", "parse_mariadb_gtid", "previous_gtids",
-           "GtidSummary", "GtidSet"]
+__all__ = ["GTID_EVENTS", "union_gtid_sets", "MariadbGtid", "Gtids", "gtid_texts", "read_gtids", "gtid_parts",
+           "parse_mariadb_gtid", "previous_gtids", "GtidSummary", "GtidSet"]
 
 GTID_EVENTS = frozenset({
     EventType.GTID_LOG_EVENT, EventType.ANONYMOUS_GTID_LOG_EVENT, EventType.GTID_TAGGED_LOG_EVENT,
@@ -79,11 +79,29 @@ def _need(src: EventSource, index: EventIndex, sel: np.ndarray, size: int, name:
         )
 
 
+@dataclass(frozen=True)
+class Gtids:
+    """The GTIDs of some GTID events (:func:`read_gtids`): the text of each, and its source and
+    number as :func:`gtid_parts` splits a text."""
+
+    texts: pa.Array  #: string; null for an anonymous GTID
+    sources: list[str]  #: MySQL uuid (or uuid:tag), MariaDB domain-server; lower case
+    source: np.ndarray  #: int32 per GTID: a position in ``sources``; -1 for an anonymous one
+    number: np.ndarray  #: uint64 per GTID (0 for an anonymous one)
+
+
 def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray,
                mariadb: tuple[np.ndarray, np.ndarray] | None = None) -> pa.Array:
-    """The GTID text of each event ``index[sel]`` (GTID events); null for anonymous ones.
+    """The GTID text of each event ``index[sel]`` (GTID events); null for anonymous ones
+    (:func:`read_gtids`)."""
+    return read_gtids(src, index, sel, mariadb).texts
 
-    Built per event type by a compiled formatter (:func:`~vecbinlog.digits.joined_texts`; one
+
+def read_gtids(src: EventSource, index: EventIndex, sel: np.ndarray,
+               mariadb: tuple[np.ndarray, np.ndarray] | None = None) -> Gtids:
+    """The GTIDs of the events ``index[sel]`` (GTID events; anonymous ones have none).
+
+    Texts are built per event type by a compiled formatter (:func:`~vecbinlog.digits.joined_texts`; one
     Python string per distinct server UUID, or MariaDB ``domain-server-`` prefix), then put
     back in the order of ``sel``. ``mariadb``: the ``(seq_no, domain_id)`` of each event of
     ``sel`` already read and checked (by the transactions' walk; used for MariaDB GTID events).
@@ -92,16 +110,22 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray,
     buf = src.buf
     positions: list[np.ndarray] = []
     texts: list[pa.Array] = []
+    sources: list[str] = []
+    codes: list[np.ndarray] = []
+    numbers_of: list[np.ndarray] = []
 
     mysql = np.flatnonzero(tc == EventType.GTID_LOG_EVENT)
     if len(mysql):
         _need(src, index, sel[mysql], _MYSQL_GTID_BODY, "GTID_LOG_EVENT")
         at = index.offset[sel[mysql]] + (COMMON_HEADER_LEN + 1)
-        first, codes = group_ranges(buf, at, at + 16)  # one text per distinct server UUID
-        sids = [bytes(buf[p : p + 16]) for p in at[first].tolist()]
+        first, code = group_ranges(buf, at, at + 16)  # one text per distinct server UUID
+        uuids = [_uuid_text(bytes(buf[p : p + 16])) for p in at[first].tolist()]
         gno = read_uint(buf, at + 16, 8).view(np.int64)
         positions.append(mysql)
-        texts.append(joined_texts([gno], prefix=[_uuid_text(s).encode() + b":" for s in sids], codes=codes))
+        texts.append(joined_texts([gno], prefix=[u.encode() + b":" for u in uuids], codes=code))
+        codes.append(code.astype(np.int32) + len(sources))
+        sources += uuids
+        numbers_of.append(gno.view(np.uint64))
 
     maria = np.flatnonzero(tc == EventType.GTID_EVENT)
     if len(maria):
@@ -113,10 +137,13 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray,
             seq, domain = mariadb[0][maria], mariadb[1][maria]
         server = index.server_id[sel[maria]].astype(np.uint64)
         # one "domain-server-" prefix per distinct pair (a server writes one or a few)
-        first, codes = group((domain.astype(np.uint64) << np.uint64(32)) | server)
-        prefix = [f"{d}-{s}-".encode() for d, s in zip(domain[first].tolist(), server[first].tolist())]
+        first, code = group((domain.astype(np.uint64) << np.uint64(32)) | server)
+        pairs = [f"{d}-{s}" for d, s in zip(domain[first].tolist(), server[first].tolist())]
         positions.append(maria)
-        texts.append(joined_texts([seq], prefix=prefix, codes=codes))
+        texts.append(joined_texts([seq], prefix=[f"{p}-".encode() for p in pairs], codes=code))
+        codes.append(code.astype(np.int32) + len(sources))
+        sources += pairs
+        numbers_of.append(np.asarray(seq, np.uint64))
 
     tagged = np.flatnonzero(tc == EventType.GTID_TAGGED_LOG_EVENT)
     if len(tagged):  # MySQL 8.3+ only for tagged transactions: one Python parse each
@@ -125,19 +152,26 @@ def gtid_texts(src: EventSource, index: EventIndex, sel: np.ndarray,
             _tagged_text(src, int(index.offset[i]) + COMMON_HEADER_LEN, int(index.body_end[i]), int(index.pos[i]))
             for i in sel[tagged].tolist()
         ]))
+        names, code, number = gtid_parts(texts[-1])
+        codes.append(np.where(code >= 0, code + len(sources), -1).astype(np.int32))
+        sources += names
+        numbers_of.append(number)
 
     if len(positions) == 1 and len(positions[0]) == len(sel):  # all of one kind: already in order
-        return texts[0]
+        return Gtids(texts[0], sources, codes[0], numbers_of[0])
     known = np.zeros(len(sel), bool)
     for where in positions:
         known[where] = True
     rest = np.flatnonzero(~known)  # anonymous GTIDs and the rest: null
     positions.append(rest)
     texts.append(pa.nulls(len(rest), pa.string()))
+    codes.append(np.full(len(rest), -1, np.int32))
+    numbers_of.append(np.zeros(len(rest), np.uint64))
     where = np.concatenate(positions)
     order = np.empty(len(sel), np.int64)
     order[where] = np.arange(len(where))
-    return pa.concat_arrays(texts).take(numbers(order))
+    return Gtids(pa.concat_arrays(texts).take(numbers(order)), sources, np.concatenate(codes)[order],
+                 np.concatenate(numbers_of)[order])
 
 
 #: a GTID text: its source (MySQL ``uuid`` or ``uuid:tag``; MariaDB ``domain-server``) and number

@@ -19,7 +19,7 @@ from ..arrowbuild import numbers, scalar, strings
 from ..binlog.compression import COMPRESSED_EVENTS
 from ..binlog.events import describe_events
 from ..binlog.file import BinlogFile, Segment
-from ..binlog.gtid import GTID_EVENTS, GtidSummary, gtid_texts, previous_gtids
+from ..binlog.gtid import GTID_EVENTS, Gtids, GtidSummary, gtid_texts, previous_gtids, read_gtids
 from ..binlog.headers import EventIndex
 from ..binlog.spec import MAGIC_LEN
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType, event_type_name
@@ -75,7 +75,7 @@ class FileSummary:
         self.tables: Counter[str] = Counter()
         self.images: dict[str, Counter[str]] = {}
         self.not_counted: set[str] = set()
-        self.last_gtids: tuple[np.ndarray, pa.Array] | None = None  #: of the last segment added: GTID events' positions, texts
+        self.last_gtids: tuple[np.ndarray, Gtids] | None = None  #: of the last segment added: GTID events' positions, GTIDs
         self.gtids = GtidSummary()
         self.previous: str | None = None
         self.first: int | None = None
@@ -99,9 +99,9 @@ class FileSummary:
         if index is not seg.index:
             _count_types(self.inner, index.type_code[index.inner >= 0])
         sel = np.flatnonzero(np.isin(index.type_code, _GTID_CODES))
-        texts = gtid_texts(src, index, sel)
-        self.gtids.add(texts)
-        self.last_gtids = (index.pos[sel].astype(np.int64), texts)  # (for the archive index's GTID blocks)
+        gtids = read_gtids(src, index, sel)
+        self.gtids.add(gtids.texts)
+        self.last_gtids = (index.pos[sel].astype(np.int64), gtids)  # (for the archive index's GTID blocks)
         if self.previous is None:
             prev = np.flatnonzero(np.isin(index.type_code, _PREVIOUS_GTID_CODES))
             if len(prev):

@@ -27,7 +27,7 @@ import pyarrow as pa
 
 from ..binlog.events import query_at
 from ..binlog.file import BinlogFile
-from ..binlog.gtid import gtid_parts, union_gtid_sets
+from ..binlog.gtid import union_gtid_sets
 from ..binlog.spec import COMMON_HEADER_LEN, MAGIC_LEN, table_id_width
 from ..binlog.transactions import FileScan, StartScan
 from ..constants import ROWS_EVENTS, EventType
@@ -192,12 +192,12 @@ class _Summary:
         src, index = step.src, step.index
         self.info.add_unpacked(step.segment, src, index, step.rows_pos, step.layout, step.maps)
         assert self.info.last_gtids is not None
-        pos, texts = self.info.last_gtids
+        pos, gtids = self.info.last_gtids
         if len(pos):
-            sources, codes, seq = gtid_parts(texts)
-            mine = np.array([self.gtid_sources.setdefault(x, len(self.gtid_sources)) for x in sources] + [-1], np.int32)
-            known = codes >= 0  # (anonymous GTIDs: null texts)
-            self.gtids.append((pos[known], mine[codes[known]], seq[known]))
+            mine = np.array([self.gtid_sources.setdefault(x, len(self.gtid_sources)) for x in gtids.sources] + [-1],
+                            np.int32)  # (-1: an anonymous GTID's)
+            known = gtids.source >= 0
+            self.gtids.append((pos[known], mine[gtids.source[known]], gtids.number[known]))
         cand = ddl_candidates(src, index)
         for i in cand.tolist():
             q = query_at(src, index, i)
