@@ -77,7 +77,7 @@ class SchemaVersions:
             name = tables[t]
             mine = order[bounds[g]:bounds[g + 1]]  # its events, in log order
             c = code[mine]
-            starts = np.flatnonzero(np.r_[True, c[1:] != c[:-1]])  # runs of one layout: few
+            starts = np.concatenate(([0], np.flatnonzero(c[1:] != c[:-1]) + 1))  # runs of one layout: few
             runs = []
             for s in starts.tolist():
                 tm, life = resolved[int(c[s])], lifetime[int(c[s])]
@@ -93,7 +93,7 @@ class SchemaVersions:
                     if self.history is not None and where is not None:
                         self.history.setdefault(name, []).append(((where[0], int(where[1][mine[s]])), state))
                 runs.append((state.version, state.incarnation))
-            lengths = np.diff(np.r_[starts, len(c)])
+            lengths = np.diff(np.append(starts, len(c)))
             version[mine] = np.repeat(np.array([r[0] for r in runs], np.int32), lengths)
             incarnation[mine] = np.repeat(np.array([r[1] for r in runs], np.int32), lengths)
         return version, incarnation
