@@ -173,3 +173,68 @@ def test_read_uint_is_int_from_bytes() -> None:
     with pytest.raises(MalformedEventError, match="runs past the end"):
         read_uint(buf, np.array([4090]), 8)  # a read past the data: an error, never a read outside it
 
+
+
+@pytest.mark.mariadb
+def test_the_walk_has_room_for_the_events_it_saw(mariadb_server, monkeypatch):
+    """A file of 90 rows of 60 KB (an INSERT each: ~5.5 MB, a 60 KB rows event in each
+    transaction of five events): the walk of its first segment, of 4 MiB, has room for events a
+    quarter of the average size of those in its first 128 KiB, the next segment's for a quarter
+    of the first segment's average (the events as the server lists them), never for events
+    under 64 bytes: room for ~1 500 events where 64-byte ones would take 65 000."""
+    from vecbinlog.binlog import file as binlog_file
+    from vecbinlog.binlog import headers
+
+    from ..support.listing import server_events
+
+    rooms: list[int] = []
+    columns = headers._columns
+    monkeypatch.setattr(headers, "_columns", lambda room: rooms.append(room) or columns(room))
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS bulk", "CREATE DATABASE bulk")
+    path = s.capture_binlog("CREATE TABLE t (id INT PRIMARY KEY, b LONGBLOB)",
+                            *[f"INSERT INTO t VALUES ({i}, REPEAT('x', 60000))" for i in range(90)], database="bulk")
+    listed = server_events(s, path.name)
+    size = path.stat().st_size
+    segment = 4 << 20
+    assert size > segment + binlog_file.SAMPLE_BYTES
+    with BinlogFile(str(path)) as f:
+        segments = [(seg.start, seg.end, len(seg.index)) for seg in f.segments(segment)]
+    assert len(segments) == 2
+    ends = [e["end"] for e in listed]
+    sample = [e for e in listed if 4 <= e["pos"] < 4 + binlog_file.SAMPLE_BYTES]
+    sampled = max((sample[-1]["end"] - 4) // (4 * len(sample)), 19)
+    first = max((segments[0][1] - segments[0][0]) // (4 * segments[0][2]), 19)
+    assert segments[0][1] in ends and segments[0][2] == sum(1 for e in listed if 4 <= e["pos"] < segments[0][1])
+    assert rooms[-3:] == [  # (before them: the walk of the FORMAT_DESCRIPTION when the file is opened)
+        binlog_file.SAMPLE_BYTES // 64 + 64,  # the sample's own walk: room for 64-byte events
+        segment // max(sampled, 64) + 64,
+        (size - segments[1][0]) // max(first, 64) + 64,
+    ]
+    assert 1000 < rooms[-2] < 2000 and sampled > 2000
+
+
+@pytest.mark.mariadb
+def test_a_walk_whose_guess_was_too_large_goes_on(mariadb_server):
+    """A file that starts with rows of 60 KB, then 20 000 single-row transactions (~5 MB):
+    the guess from its first 128 KiB leaves its first segment room for far fewer events than
+    it holds; the walk goes on in its second room, and finds every event the server lists."""
+    from vecbinlog.binlog import file as binlog_file
+
+    from ..support.listing import server_events
+
+    s = mariadb_server
+    s.execute("DROP DATABASE IF EXISTS mixed", "CREATE DATABASE mixed")
+    path = s.capture_binlog(
+        "CREATE TABLE big (id INT PRIMARY KEY, b LONGBLOB)", "CREATE TABLE small (id INT PRIMARY KEY)",
+        *[f"INSERT INTO big VALUES ({i}, REPEAT('x', 60000))" for i in range(4)],
+        "CREATE PROCEDURE fill() BEGIN DECLARE i INT DEFAULT 0; WHILE i < 20000 DO "
+        "INSERT INTO small VALUES (i); SET i = i + 1; END WHILE; END",
+        "CALL fill()", database="mixed")
+    listed = [e["pos"] for e in server_events(s, path.name)]
+    assert path.stat().st_size > binlog_file.SAMPLE_FROM_BYTES and len(listed) > 80_000
+    with BinlogFile(str(path)) as f:
+        guess = f._event_bytes_at(f.buf, 4, f.size)
+        walked = [seg.index.pos for seg in f.segments(8 << 20)]
+    assert guess > 1000 and (8 << 20) // guess + 64 < len(listed) // 10  # (room for too few events)
+    assert np.concatenate(walked).tolist() == listed
