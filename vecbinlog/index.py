@@ -416,7 +416,7 @@ class IndexedFile:
     """The index of one binlog file of an archive, as a plan reads it."""
 
     path: str  #: the binlog, as the plan names it
-    row: dict[str, Any]  #: the summary, but its transaction starts and their times (INDEX_SCHEMA's fields)
+    row: dict[str, Any]  #: the summary (INDEX_SCHEMA's fields) but its long lists, below as arrays
     starts: np.ndarray  #: int64: the transaction starts (kept)
     #: where a plan of the file ends: its size when it is the file indexed; the end of its last
     #: complete transaction when it grew since (what follows was not whole when indexed)

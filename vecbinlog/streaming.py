@@ -410,8 +410,9 @@ class Archive:
             scan = self.scan(name, path, MAGIC_LEN, newest=k == len(files) - 1)
             if scan is None:
                 break
-            at = self._indexed_time(ix, path, seconds) if scan.stamps is None and ix is not None else None
-            if scan.stamps is None:
+            if scan.stamps is None:  # from an index that keeps a start per block: the block that holds it
+                assert ix is not None
+                at = self._indexed_time(ix, path, seconds)
                 if at is not None:
                     return Position(name, at)
                 continue
