@@ -485,3 +485,36 @@ def test_a_stream_with_an_index_reads_what_it_reads_without(spark, mariadb_serve
     expected = read_table([folder / f.name for f in run["files"]], run["table"])
     where = ["_log_file", "_log_pos", "_event_row", "_change_type", "_schema_version", "_incarnation"]
     assert_each_change_once(got["indexed"], expected, where)
+
+
+def test_a_stream_with_a_schema_of_the_users_starts_before_its_table_has_rows(spark, mariadb_server, tmp_path):
+    """readStream.schema(...) of a table that has no rows yet (not even created) starts, and
+    delivers the rows once the table is created and written (as read_table gives them); a batch
+    read with a schema of a table without rows is empty, of that schema."""
+    from pyspark.sql.types import IntegerType, LongType, StringType, StructField, StructType
+
+    s = mariadb_server
+    first = fresh_database(s, "later")
+    s.execute("CREATE TABLE other (id INT PRIMARY KEY)", "INSERT INTO other VALUES (1)", database="later")
+    folder = str(s.binlog_dir)
+    schema = StructType([StructField("_log_file", StringType()), StructField("_log_pos", LongType()),
+                         StructField("_event_row", IntegerType()), StructField("_change_type", StringType()),
+                         StructField("id", LongType()), StructField("v", StringType())])
+    empty = spark.read.format("binlog").schema(schema).option("table", "later.t").load(
+        ",".join(str(p) for p in server_files(s, first)))
+    assert empty.schema == schema and empty.count() == 0
+    ck, sink = tmp_path / "ck", tmp_path / "sink"
+    q = start(spark, folder, "later.t", ck, sink, schema=schema, startingPosition=f"{first}:4")
+    try:
+        q.processAllAvailable()
+        s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(30))",
+                  *(f"INSERT INTO t VALUES ({i}, 'a{i}')" for i in range(4)), "UPDATE t SET v = 'b' WHERE id = 2",
+                  database="later")
+        settle(s)
+        q.processAllAvailable()
+    finally:
+        q.stop()
+    got = read_sink(sink)
+    expected = read_table(server_files(s, first), "later.t")
+    assert expected.num_rows == 6
+    assert_each_change_once(got, expected, ["_log_file", "_log_pos", "_event_row", "_change_type", "id", "v"])

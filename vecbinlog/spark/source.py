@@ -188,7 +188,7 @@ INDEX_ADVISED_BYTES = 1 << 30
 
 
 def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: ReadConfig | None = None,
-                   index: str | None = None, **options: Any) -> Resolved:
+                   index: str | None = None, *, none_found: bool = False, **options: Any) -> Resolved:
     """The tables ``tables`` (globs) matches in the files, and their common Spark schema.
 
     The files' headers, TABLE_MAPs and DDL are walked (no row is decoded), so that a table's
@@ -196,7 +196,9 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
     TABLE, a table dropped and created again); with ``index``, their archive index is read
     instead (:func:`vecbinlog.index.index_history`). Without ``tables`` the files must hold exactly
     one table. Several matching tables must have the same Spark schema (shards of one table):
-    a ``_table`` column is then added. Raises ValueError, naming the tables found, otherwise.
+    a ``_table`` column is then added. Raises ValueError, naming the tables found, otherwise;
+    but with ``none_found`` (a schema given by the user), no table is not an error: the
+    Resolved has no tables (a batch read is empty, a stream reads the tables once they come).
     """
     config = config if config is not None else ReadConfig.build(**options)
     config = config.replace(filter=dataclasses.replace(config.filter, tables=RowsFilter.make(tables).tables))
@@ -212,6 +214,8 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
             warnings.simplefilter("ignore", TruncatedWarning)  # said by what reads rows: plan_splits, a stream's Archive
             history = log.history()
     found = list(history.plans)
+    if not found and none_found and tables is not None:
+        return Resolved([], StructType([]), {}, history)
     if not found and index is not None:
         listed = list(indexed_tables(load_index(list(paths), index, filesystem=config.filesystem)))
     elif not found:
@@ -285,6 +289,8 @@ def decode_splits(splits: Iterable[Split], plans: Mapping[str, TablePlan], schem
     Arrow form of ``schema`` (``given`` by the user: its columns only, see :func:`conform`)."""
     target = arrow_schema(schema)
     tables = list(plans)
+    if not tables:  # (a schema given by the user, of tables without rows when the read was planned)
+        return
     for name, batch in _told_by_driver(read_splits(splits, tables, config, project=False)):
         if name in plans:  # the patterns were resolved on the driver: a table born later is not read
             fitted = plans[name].conform(batch)
@@ -594,7 +600,7 @@ class BinlogDataSource(DataSource):
         o.check_batch()
         resolved = getattr(self, "_resolved", None)
         if resolved is None:  # a schema given by the user: schema() was not called
-            resolved = resolve_tables(o.paths, o.tables, o.config, o.index)
+            resolved = resolve_tables(o.paths, o.tables, o.config, o.index, none_found=True)
         return BinlogReader(o, resolved, schema)
 
     def streamReader(self, schema: StructType) -> BinlogStreamReader:
@@ -603,5 +609,5 @@ class BinlogDataSource(DataSource):
         o.check_stream()
         resolved = getattr(self, "_resolved", None)
         if resolved is None:  # a schema given by the user (schema() was not called): is it the one found?
-            resolved = resolve_tables(o.paths, o.tables, o.config, o.index)
+            resolved = resolve_tables(o.paths, o.tables, o.config, o.index, none_found=True)
         return BinlogStreamReader(o, schema, _differs(schema, resolved.schema))
