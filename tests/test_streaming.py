@@ -27,6 +27,7 @@ from vecbinlog.splits import read_split
 from vecbinlog.streaming import Archive, Position, StreamHistory, archive_files
 
 from .support.listing import complete_end, kept_starts, server_events
+from .support.mariadb import copy_binlogs
 from .support.workloads import run_workload
 
 pytestmark = pytest.mark.mariadb
@@ -384,30 +385,17 @@ def test_a_time_or_gtid_to_start_from_is_found_in_the_index(mariadb_server, tmp_
     gtids = [e["pos"] for e in listed]
     assert len(gtids) == 3001  # the CREATE TABLE, then an insert each
     folder = tmp_path / "archive"
-    folder.mkdir()
-    files = []
-    for f in (path, s.current_binlog()):  # the newest file is never answered from an index
-        shutil.copy(f, folder / f.name)
-        files.append(str(folder / f.name))
+    folder.mkdir()  # (with the newest file, which is never answered from an index)
+    files = [str(f) for f in copy_binlogs([path, s.current_binlog()], folder)[0]]
     build_index(files[:1], tmp_path / "every", processes=1)  # (4096 starts kept at most: all)
     monkeypatch.setattr(summary, "KEPT_STARTS", 32)
     build_index(files[:1], tmp_path / "spaced", processes=1)
     size = (folder / path.name).stat().st_size
     name = path.name
-    for i in (0, 1, 7, 1500, 2998, 2999):
-        for when in (base + 2 * i, base + 2 * i - 1):  # at the time of insert i, or a second before it
-            spec = datetime.fromtimestamp(when, timezone.utc).replace(tzinfo=None).isoformat()
-            expected = Position(name, gtids[1 + i])
-            assert Archive(files).resolve_start(spec) == expected, spec
-            fs, counted = counting_filesystem()
-            assert Archive(files, filesystem=fs, index=str(tmp_path / "every")).resolve_start(spec) == expected
-            assert name not in {p.rsplit("/", 1)[-1] for p in counted.opened}
-            fs, counted = counting_filesystem()
-            assert Archive(files, filesystem=fs, index=str(tmp_path / "spaced")).resolve_start(spec) == expected
-            assert counted.read < size // 4, (spec, counted.read, size)
-    for i in (0, 1, 7, 1500, 2999):  # the stream starts after the transaction of that GTID
-        spec = listed[i]["info"].split()[-1]  # "BEGIN GTID 0-1-157"
-        expected = Position(name, gtids[i + 1])
+
+    def resolves(spec: str, expected: Position) -> None:
+        """``spec`` resolves to ``expected`` walking the files, from either index, reading
+        nothing of the file (every start kept) or less than a quarter of it (32 kept)."""
         assert Archive(files).resolve_start(spec) == expected, spec
         fs, counted = counting_filesystem()
         assert Archive(files, filesystem=fs, index=str(tmp_path / "every")).resolve_start(spec) == expected
@@ -415,6 +403,13 @@ def test_a_time_or_gtid_to_start_from_is_found_in_the_index(mariadb_server, tmp_
         fs, counted = counting_filesystem()
         assert Archive(files, filesystem=fs, index=str(tmp_path / "spaced")).resolve_start(spec) == expected
         assert counted.read < size // 4, (spec, counted.read, size)
+
+    for i in (0, 1, 7, 1500, 2998, 2999):
+        for when in (base + 2 * i, base + 2 * i - 1):  # at the time of insert i, or a second before it
+            resolves(datetime.fromtimestamp(when, timezone.utc).replace(tzinfo=None).isoformat(),
+                     Position(name, gtids[1 + i]))
+    for i in (0, 1, 7, 1500, 2999):  # the stream starts after the transaction of that GTID
+        resolves(listed[i]["info"].split()[-1], Position(name, gtids[i + 1]))  # "BEGIN GTID 0-1-157"
     last = listed[-1]["info"].split()[-1]  # the file's last transaction: the stream starts at its end
     assert Archive(files, index=str(tmp_path / "every")).resolve_start(last) == Archive(files).resolve_start(last) \
         == Position(name, size)
@@ -439,11 +434,8 @@ def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path, m
                             *[f"INSERT INTO t VALUES ({i}, '{'x' * 150}')" for i in range(300)], database="spaced")
     listed = server_events(s, path.name)
     folder = tmp_path / "archive"
-    folder.mkdir()
-    files = []
-    for f in (path, s.current_binlog()):  # the newest file is never answered from an index
-        shutil.copy(f, folder / f.name)
-        files.append(str(folder / f.name))
+    folder.mkdir()  # (with the newest file, which is never answered from an index)
+    files = [str(f) for f in copy_binlogs([path, s.current_binlog()], folder)[0]]
     build_index(files[:1], tmp_path / "index", processes=1)
     kept = pq.read_table(tmp_path / "index" / (path.name + INDEX_SUFFIX)).column("transaction_starts")[0].as_py()
     gtids = [e for e in listed if e["type"] == "Gtid"]
