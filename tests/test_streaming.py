@@ -17,6 +17,7 @@ import shutil
 import time
 import warnings
 from datetime import datetime, timezone
+from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -460,3 +461,41 @@ def test_positions_between_the_starts_an_index_keeps(mariadb_server, tmp_path, m
             Position(name, next(p for p in starts if p >= 4 + budget)), budget
     assert indexed.starts_before(Position(name, between + 10)) == plain.starts_before(Position(name, between + 10)) \
         == between
+
+
+def test_a_streams_first_stretch_is_the_walk_its_schema_took(three_files, monkeypatch):
+    """StreamHistory.walk(walked=...) with the walk a query's schema took of the archive's files
+    (Binlog.history()): taken as the stream's first stretch, no file walked again, with the
+    plans and, at every transaction start, the DDL and layout states of the stream's own walk;
+    a walk of other files than the archive's now (one file fewer: files added since) is not
+    taken, the stretch is walked."""
+    from vecbinlog.reader import Binlog
+
+    folder, files, _, _, _ = three_files
+    paths = [str(folder / f.name) for f in files]
+    archive = Archive(str(folder))
+    first, latest = archive.first(), archive.latest()
+    assert latest == Position(files[-1].name, (folder / files[-1].name).stat().st_size)
+    config = ReadConfig.build()
+    own = StreamHistory(config)
+    own.take(own.walk(archive, latest, first=first))
+    with Binlog(paths, config) as log:
+        walked = log.history()
+    with Binlog(paths[:-1], config) as log:
+        fewer = log.history()
+    ranges = []
+    real = Binlog.over_range.__func__
+    monkeypatch.setattr(Binlog, "over_range", classmethod(lambda cls, *a, **k: ranges.append(a[1:3]) or real(cls, *a, **k)))
+    taken = StreamHistory(config)
+    taken.take(taken.walk(archive, latest, first=first, walked=walked))
+    assert ranges == []
+    again = StreamHistory(config)
+    again.take(again.walk(archive, latest, first=first, walked=fewer))
+    assert ranges == [(4, latest.pos)]
+    assert {n: p.schema for n, p in taken.plans.items()} == {n: p.schema for n, p in own.plans.items()}
+    for split in own.with_states(archive.splits(first, latest, split_bytes=1)):
+        at = Position(Path(split.path).name, split.start)
+        for history in (taken, again):
+            ddl, versions = history.state_at(at)
+            assert versions == split.versions and (ddl.tables if ddl else None) == \
+                (split.ddl.tables if split.ddl else None), at

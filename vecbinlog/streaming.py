@@ -53,6 +53,7 @@ from .decode.tableplan import TablePlan
 from .errors import ArchiveIndexError, SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning, warn
 from .index import IndexedFile, current_index, replay_index
 from .log.config import ReadConfig
+from .log.indexfiles import file_identities
 from .log.loginfo import gtid_offset
 from .log.logset import log_order_key
 from .log.versions import SchemaHistory, VersionState, followed_by
@@ -562,18 +563,24 @@ class StreamHistory:
     known: Position | None = None  #: the layouts are known up to here
     _chunks: list[_Chunk] = field(default_factory=list)
 
-    def walk(self, archive: Archive, end: Position, first: Position | None = None) -> _Chunk:
+    def walk(self, archive: Archive, end: Position, first: Position | None = None,
+             walked: SchemaHistory | None = None) -> _Chunk:
         """The layouts of ``[known, end)`` (from ``first``, the archive's start, the first
         time), not yet taken in (:meth:`take`). The files before ``end``'s that the archive's
         index holds (:meth:`Archive.indexed`), from ``first`` on, are not read: their DDL and
         layouts are replayed from the index (:func:`vecbinlog.index.replay_index`), the
-        walk goes on with the file after them."""
+        walk goes on with the file after them. ``walked``: a walk of the archive's files made
+        already (``Binlog.history()`` of them whole, as a query's schema walks them), taken
+        as it is when the stretch is all of it: the files still those it walked, of the sizes
+        it walked, ``end`` the end of the last."""
         files = archive.files()
         names = [n for n, _ in files]
         begin = self.known if self.known is not None else (first or Position(names[0], MAGIC_LEN))
         if begin.file not in names or end.file not in names:
             raise SourceNotFoundError(f"{begin.file} or {end.file} is no longer in the archive", uri=archive.shown)
         chosen = files[names.index(begin.file): names.index(end.file) + 1]
+        if walked is not None and self.known is None and _walked_whole(walked, archive, files, begin, end):
+            return _Chunk(begin, end, dict(zip(names, walked.paths)), None, {}, walked)
         ddl, versions = self.state_at(begin) if self.known is not None else (None, {})
         config = self.config.replace(filesystem=archive.filesystem)
         indexed: list[IndexedFile] = []
@@ -642,6 +649,17 @@ class StreamHistory:
         """Let go of the stretches that end before ``before`` (the last one is kept)."""
         while len(self._chunks) > 1 and self._chunks[0].last < before:
             self._chunks.pop(0)
+
+
+def _walked_whole(walked: SchemaHistory, archive: Archive, files: list[tuple[str, str]], begin: Position,
+                  end: Position) -> bool:
+    """Whether ``walked`` is the walk of ``[begin, end)``: of the archive's ``files`` whole, as
+    large as they are now, ``begin`` the start of the first and ``end`` the end of the last."""
+    names = [n for n, _ in files]
+    if walked.walked is None or [name_of(p) for p in walked.paths] != names or begin != Position(names[0], MAGIC_LEN):
+        return False
+    sizes = [i["size"] for i in file_identities([p for _, p in files], archive.filesystem)]
+    return sizes == [w.size for w in walked.walked] and end == Position(names[-1], sizes[-1])
 
 
 def archive_history(spec: str | Sequence[str], config: ReadConfig, index: Any) -> SchemaHistory:

@@ -383,9 +383,13 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     the plans (:meth:`partitions`).
     """
 
-    def __init__(self, options: ReadOptions, schema: StructType, given: bool = False) -> None:
+    def __init__(self, options: ReadOptions, schema: StructType, given: bool = False,
+                 found: SchemaHistory | None = None) -> None:
         self.options = options
         self.schema = schema
+        #: the schema's walk of the archive (:func:`resolve_tables`): the stream's first stretch
+        #: when the files are still those it walked, as large (:meth:`_schema_walk`)
+        self._found = found
         #: a schema the user gave (``spark.readStream.schema(...)``): every layout fits it, its
         #: columns read (others left out, those it adds null), each value cast to its type
         self.given = given
@@ -396,7 +400,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self._last: Position | None = None
 
     def __getstate__(self) -> dict[str, Any]:  # tasks need the options and the schema only
-        return {**self.__dict__, "_archive": None, "_history": None}
+        return {**self.__dict__, "_archive": None, "_history": None, "_found": None}
 
     # -- the driver's state ---------------------------------------------------------------
     @property
@@ -414,6 +418,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             self._history = StreamHistory(self.options.config)
             first = self.archive.first()
             self._take(self.archive.latest(), first, begin=first)
+            self._found = None  # (taken, or the files changed since)
         return self._history
 
     def _fits(self, news: list[NewLayout]) -> bool:
@@ -438,12 +443,14 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def _take(self, end: Position, start: Position, begin: Position | None = None) -> Position:
         """Walk the layouts up to ``end``, stopping before the first layout the schema cannot
-        hold (the wall); returns ``end``, or the wall when it comes first."""
+        hold (the wall); returns ``end``, or the wall when it comes first. The first walk is
+        the schema's (:func:`resolve_tables`) when the files are still those it walked."""
         history = self._history
         assert history is not None
         if history.known is not None and end <= history.known:
             return end
-        chunk = history.walk(self.archive, end, first=begin)
+        walked = self._found if history.known is None and self.options.index is None else None
+        chunk = history.walk(self.archive, end, first=begin, walked=walked)
         news = history.new_layouts(chunk)
         # all of them at once first: the schema a query starts with widens the types over every
         # layout to the end of what is complete then, which the earlier ones alone do not give
@@ -610,4 +617,4 @@ class BinlogDataSource(DataSource):
         resolved = getattr(self, "_resolved", None)
         if resolved is None:  # a schema given by the user (schema() was not called): is it the one found?
             resolved = resolve_tables(o.paths, o.tables, o.config, o.index, none_found=True)
-        return BinlogStreamReader(o, schema, _differs(schema, resolved.schema))
+        return BinlogStreamReader(o, schema, _differs(schema, resolved.schema), resolved.history)
