@@ -16,6 +16,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import vecbinlog
 from vecbinlog.index import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, build_index, file_identities, file_identity,
@@ -744,3 +746,68 @@ def test_a_table_in_one_file_of_three_plans_only_that_files_ranges(three_files, 
     got = [b for s in splits for _, b in read_split(s, "prn.b")]
     assert pa.Table.from_batches(got).to_pylist() == expected.to_pylist()
     assert load_index(files, tmp_path)[1].row["tables"][0]["name"] == "prn.a"
+
+
+# -- splits of any size: a property test --------------------------------------------------------
+@pytest.fixture(scope="module")
+def larger(mariadb_server, tmp_path_factory):
+    """Three files of ~1-2 MB each, a transaction a row (MariaDB, binlog_row_metadata MINIMAL:
+    the column names come from the DDL, of earlier files too): the table altered in the second
+    file (a column added), dropped and created again with other types, altered again in the
+    third (a type widened); and its index."""
+    s = mariadb_server
+    old = s.query("SELECT @@GLOBAL.binlog_row_metadata")[0][0]
+    s.set_global("binlog_row_metadata", "MINIMAL")
+    try:
+        s.execute("DROP DATABASE IF EXISTS prop", "CREATE DATABASE prop")
+        s.flush_binary_logs()
+        first = s.current_binlog()
+        loop = ("CREATE PROCEDURE {name}(lo INT, hi INT) BEGIN DECLARE i INT DEFAULT lo; WHILE i < hi DO {body}; "
+                "SET i = i + 1; END WHILE; END")
+        s.execute("CREATE TABLE t (id INT PRIMARY KEY, v VARCHAR(40), n INT)",
+                  loop.format(name="ins", body="INSERT INTO t (id, v, n) VALUES (i, CONCAT('v', i), i)"),
+                  loop.format(name="upd", body="UPDATE t SET n = n + 1 WHERE id = i"),
+                  "CALL ins(0, 5000)", database="prop")
+        s.flush_binary_logs()
+        s.execute("ALTER TABLE t ADD COLUMN w BIGINT", "CALL upd(0, 3000)", "DROP TABLE t",
+                  "CREATE TABLE t (id BIGINT PRIMARY KEY, v TEXT, n SMALLINT)", "CALL ins(10000, 13000)",
+                  database="prop")
+        s.flush_binary_logs()
+        s.execute("ALTER TABLE t MODIFY n INT", "CALL upd(10000, 14000)", "CALL ins(20000, 22000)",
+                  "DELETE FROM t WHERE id % 7 = 0", database="prop")
+        s.flush_binary_logs()
+    finally:
+        s.set_global("binlog_row_metadata", str(old))
+    made = s.binlog_files()
+    folder = tmp_path_factory.mktemp("larger")
+    files = []
+    for f in made[made.index(first):-1]:
+        shutil.copy(f, folder / f.name)
+        files.append(str(folder / f.name))
+    build_index(files, folder / "index", processes=1)
+    with vecbinlog.open(files) as log:
+        expected, plan = log.read_table("prop.t"), log.plans()["prop.t"]
+    return files, folder / "index", expected, plan
+
+
+@pytest.mark.mariadb
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(split_bytes=st.integers(16, 30).flatmap(lambda e: st.integers(1 << e, (2 << e) - 1)))
+def test_splits_of_any_size_from_the_index_read_as_read_table(larger, split_bytes):
+    """Split sizes from 64 KiB to 1 GiB (log-uniform): planned from the index they are the walked
+    plan's, and read alone (each with the DDL and layout states the index gives its start), the
+    table's own (tables=, only its ranges) give read_table's rows, every column, _schema_version
+    and _incarnation included."""
+    files, location, expected, plan = larger
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.SchemaWarning)
+        splits = plan_splits(files, split_bytes, index=location)
+        assert splits == plan_splits(files, split_bytes)
+        mine = plan_splits(files, split_bytes, index=location, tables="prop.t")
+        got = [plan.conform(b) for s in mine for _, b in read_split(s, "prop.t")]
+    assert pa.Table.from_batches(got, expected.schema).to_pylist() == expected.to_pylist()
+    assert len(splits) >= min(3, sum(os.path.getsize(f) for f in files) // split_bytes)
+    assert set(expected.column("_schema_version").to_pylist()) == {0, 1, 2, 3}  # (ADD COLUMN, recreated, MODIFY)
+    assert set(expected.column("_incarnation").to_pylist()) == {0, 1}
+    assert {"id", "v", "n", "w"} <= set(expected.column_names)  # (names from the DDL: MINIMAL has none)
+    assert [os.path.getsize(f) > 1 << 20 for f in files] == [True, True, True]
