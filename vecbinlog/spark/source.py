@@ -388,7 +388,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         self.options = options
         self.schema = schema
         #: the schema's walk of the archive (:func:`resolve_tables`): the stream's first stretch
-        #: when the files are still those it walked, as large (:meth:`_schema_walk`)
+        #: when the files are still those it walked, as large (``StreamHistory.walk``'s ``walked``)
         self._found = found
         #: a schema the user gave (``spark.readStream.schema(...)``): every layout fits it, its
         #: columns read (others left out, those it adds null), each value cast to its type
