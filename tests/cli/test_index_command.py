@@ -4,7 +4,10 @@ What is in the index files is tests/test_index.py's."""
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
+from pathlib import Path
 
 import pyarrow.parquet as pq
 
@@ -51,3 +54,30 @@ def test_index_command_in_ranges_then_grown(tmp_path):
     copy.write_bytes(data)
     p = run("index", "--range-bytes", "0", str(copy), str(tmp_path / "grown"), module=True)
     assert p.stdout == f"1 file(s) indexed (1 grown, extended) ({size - starts[len(starts) // 2]:,} bytes), 0 up to date\n"
+
+
+def test_info_and_tables_from_the_index(tmp_path):
+    """``info --index LOCATION --no-decode`` and ``tables --index LOCATION`` answer from the
+    index: with the binlogs overwritten by zeros after indexing (the same size and time, so the
+    index still holds them as they are; read, they are no binlogs), they print what the commands
+    print reading the binlogs, and info's row counts are those decoding gives (the sample: no
+    filter, no transaction rolled back)."""
+    folder = tmp_path / "archive"
+    folder.mkdir()
+    files = [str(folder / f"mariadb-bin.00000{k}") for k in (1, 2)]
+    for f in files:
+        shutil.copy(SAMPLE, f)
+    location = str(tmp_path / "index")
+    run("index", *files, location, module=True)
+    walked = json.loads(run("info", *files, "--json", module=True).stdout)
+    tables = run("tables", *files, "--json", module=True).stdout
+    for f in files:
+        st = os.stat(f)
+        Path(f).write_bytes(bytes(st.st_size))
+        os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert run("tables", *files, module=True, check=None).returncode != 0  # (no binlogs now)
+    assert run("tables", *files, "--index", location, "--json", module=True).stdout == tables
+    got = json.loads(run("info", *files, "--index", location, "--no-decode", "--json", module=True).stdout)
+    assert got["files"] == walked["files"] and got["tables"] == walked["tables"]
+    assert got["tables"]["shop.orders"] == {"rows_events": 8, "insert": 8, "update": 2, "delete": 2, "row_images": 14}
+    assert got["row_counts"].startswith("from the archive index")

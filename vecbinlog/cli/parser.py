@@ -142,6 +142,12 @@ def _common(debug_default: Any = False) -> argparse.ArgumentParser:
     return p
 
 
+def _index_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--index", metavar="LOCATION",
+                   help=f"an archive index of the files (`vecbinlog index`, a folder or URI): what the "
+                        f"command shows of them comes from it; {what}")
+
+
 def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
     p = Parser(add_help=False)
     p.add_argument("files", metavar="FILE", nargs="+",
@@ -216,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="machine-readable output (one JSON document)")
     p.add_argument("--no-decode", action="store_true",
                    help="only walk the event headers: do not decode tables to count row changes")
+    _index_option(p, "with --no-decode, no binlog is read: each table's row images by change type "
+                     "come from the index (unfiltered)")
 
     p = add("tables", "every table with its columns, Arrow types and MySQL types",
             "Every table with rows events (filtered by --tables), with its columns as cat, "
@@ -225,6 +233,7 @@ def build_parser() -> argparse.ArgumentParser:
             "the MySQL type and charset from the field metadata. The change-log columns "
             "(_change_type, ...) are not listed.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
+    _index_option(p, "no binlog is read")
 
     p = add("cat", "print a table's change log (aligned text, CSV or JSON lines)",
             "Print the change log of one table, in log order, in one schema over every layout "
