@@ -81,3 +81,6 @@ def test_info_and_tables_from_the_index(tmp_path):
     assert got["files"] == walked["files"] and got["tables"] == walked["tables"]
     assert got["tables"]["shop.orders"] == {"rows_events": 8, "insert": 8, "update": 2, "delete": 2, "row_images": 14}
     assert got["row_counts"].startswith("from the archive index")
+    p = run("tables", *files, "--index", str(tmp_path / "elsewhere"), module=True, check=1)
+    assert p.stderr == f"vecbinlog: error: {files[0]} is not in the index at {tmp_path / 'elsewhere'} " \
+                       "(vecbinlog.build_index / `vecbinlog index` adds it)\n"

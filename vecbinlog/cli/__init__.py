@@ -3,8 +3,9 @@
 Commands: ``info``, ``tables``, ``cat``, ``snapshot``, ``to-parquet``, ``events``, ``verify``.
 Run ``vecbinlog COMMAND --help``; every command and option is in ``docs/cli.md``.
 
-Exit codes: 0 success, 1 a file could not be read (a :class:`vecbinlog.BinlogError`, or an
-OS error such as a missing file), 2 bad usage. Errors are one line on stderr,
+Exit codes: 0 success, 1 a file could not be read (a :class:`vecbinlog.BinlogError`, an
+OS error such as a missing file, or an ``--index`` that does not hold the files as they are:
+:class:`vecbinlog.ArchiveIndexError`), 2 bad usage. Errors are one line on stderr,
 ``vecbinlog: error: <file>, offset N, EVENT: message`` (a bad option: the argument and the
 command's ``--help``); ``--debug`` adds the traceback.
 
@@ -27,7 +28,7 @@ import traceback
 import warnings
 from typing import NoReturn, Sequence
 
-from ..errors import BinlogError, TableNotFoundError
+from ..errors import ArchiveIndexError, BinlogError, TableNotFoundError
 from .parser import PROG, UsageError, build_parser
 from .words import cli_words
 
@@ -77,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             traceback.print_exc()
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except BinlogError as exc:
+    except (BinlogError, ArchiveIndexError) as exc:  # (an index that is not of the files, or not current)
         if args.debug:
             traceback.print_exc()
         print(f"{PROG}: error: {_one_line(exc)}", file=sys.stderr)
