@@ -563,6 +563,21 @@ def test_an_index_whose_table_map_bytes_are_damaged_is_an_error(tmp_path):
         plan_splits(str(SAMPLE), 1, index=location)
 
 
+def test_an_index_whose_gtid_blocks_do_not_hold_together_is_an_error(tmp_path):
+    """Parquet that reads, whose GTID blocks name a block after the last transaction start it
+    keeps: ArchiveIndexError naming the binlog (not an IndexError when a GTID is looked up)."""
+    location = tmp_path / "index"
+    build_index(str(SAMPLE), location, processes=1)
+    for name in (GATHERED_NAME, SAMPLE.name + INDEX_SUFFIX):
+        table = pq.read_table(location / name)
+        rows = table.to_pylist()
+        for row in rows:
+            row["gtid_blocks"][-1]["block"] = len(row["transaction_starts"])
+        pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), location / name)
+    with pytest.raises(vecbinlog.ArchiveIndexError, match="the index of mariadb-bin.000001 does not hold together"):
+        plan_splits(str(SAMPLE), 1, index=location)
+
+
 def test_second_build_skips_and_a_changed_file_is_indexed_again(tmp_path):
     """A second build skips every file; a file whose bytes changed (same size, a later time) is
     indexed again with an ArchiveIndexWarning, and a plan before that refuses the stale index."""

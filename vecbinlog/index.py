@@ -520,8 +520,21 @@ def _rows(found: list[tuple[str, dict[str, Any], pa.Table, int]]) -> list[_Row]:
             lo, hi = bo[j], bo[j + 1]
             gtids = GtidBlocks(row["gtid_sources"], b_block[lo:hi].astype(np.int64), b_source[lo:hi].astype(np.int32),
                                b_first[lo:hi].astype(np.uint64), b_last[lo:hi].astype(np.uint64))
-            done[(key, k)] = (row, sv[so[j]:so[j + 1]], tv[to[j]:to[j + 1]], gtids)
+            starts, times = sv[so[j]:so[j + 1]], tv[to[j]:to[j + 1]]
+            _check_lists(row, starts, times, gtids)
+            done[(key, k)] = (row, starts, times, gtids)
     return [done[(id(table), k)] for _, _, table, k in found]
+
+
+def _check_lists(row: dict[str, Any], starts: np.ndarray, times: np.ndarray, gtids: GtidBlocks) -> None:
+    """An index row's lists hold together (a time per start, GTID blocks of its starts and
+    sources), or an ArchiveIndexError: a damaged index file, not an IndexError later."""
+    bad = len(times) != len(starts) or any(
+        len(a) and (int(a.min()) < 0 or int(a.max()) >= n)
+        for a, n in ((gtids.block, len(starts)), (gtids.source, len(gtids.sources))))
+    if bad:
+        raise ArchiveIndexError(f"the index of {row['name']} does not hold together (its transaction starts, their "
+                                "times and its GTID blocks): build the index again")
 
 
 def _table_maps(f: IndexedFile, parsed: dict[tuple[bytes, int, str], TableMap]) -> list[TableMap]:
