@@ -441,5 +441,7 @@ def test_gtid_filter():
     for spec, keep in (("0-1-5..6", {"0-1-5", "0-1-6"}), ("0-1-7,0-1-8", {"0-1-7", "0-1-8"}), ("9-9-1", set())):
         got = vecbinlog.read_table(sample, "shop.orders", gtids=spec)
         assert got.to_pylist() == [r for r in full.to_pylist() if r["_gtid"] in keep], spec
+    with pytest.raises(ValueError, match="a GTID number is at most 18446744073709551615"):
+        vecbinlog.open(sample, gtids="0-1-18446744073709551616")
     with pytest.raises(ValueError, match="neither"):
         vecbinlog.open(sample, gtids="not a gtid")

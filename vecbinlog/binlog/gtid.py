@@ -388,6 +388,8 @@ class GtidSet:
     def _add(self, key: str, lo: int, hi: int, item: str) -> None:
         if hi < lo:
             raise ValueError(f"gtids: {item!r}: the range ends before it starts")
+        if hi >= 1 << 64:  # (GTID numbers are 64-bit: MySQL's gno signed, MariaDB's seq_no unsigned)
+            raise ValueError(f"gtids: {item!r}: a GTID number is at most {(1 << 64) - 1}")
         self.intervals.setdefault(key, []).append((lo, hi))
 
     def contains(self, texts: pa.Array) -> np.ndarray:
