@@ -5,6 +5,7 @@ from .errors import (
     BinlogError,
     BinlogSetWarning,
     ChecksumError,
+    ClosedError,
     CorruptArchiveError,
     DecodeWarning,
     EncryptedBinlogError,
@@ -77,4 +78,5 @@ __all__ = [
     "DecodeWarning",
     "ArchiveIndexError",
     "ArchiveIndexWarning",
+    "ClosedError",
 ]

@@ -249,6 +249,12 @@ class ArchiveIndexError(ValueError):
     format version this vecbinlog does not read. ``build_index`` brings it up to date."""
 
 
+class ClosedError(ValueError):
+    """An open log, or one of its reads, used after :meth:`~vecbinlog.Binlog.close` (as
+    Python's "I/O operation on closed file", a ``ValueError``): also what a read raises when
+    another thread closed its log while it ran. Its background work was ended first."""
+
+
 class ArchiveIndexWarning(UserWarning):
     """About the archive index: a file already in it changed (it is not the file that was
     indexed, nor that file grown) and is indexed again, or its index file cannot be read; or a

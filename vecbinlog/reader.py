@@ -24,9 +24,8 @@ import pyarrow.compute as pc
 from .arrowbuild import scalar, strings
 from .binlog.file import BinlogFile, open_files
 from .binlog.locations import is_uri, name_of, redact
-from .binlog.sources import MemorySource
 from .decode.tableplan import TablePlan, concat_batches, widen_type
-from .errors import DecodeWarning, TableNotFoundError
+from .errors import ClosedError, DecodeWarning, TableNotFoundError
 from .groups import group
 from .index import IndexedFile, indexed_table_maps, indexed_tables, load_index, replay_index
 from .log.batches import BatchReader
@@ -35,6 +34,7 @@ from .log.loginfo import events_table, file_info, gtid_position, verify_files
 from .log.logset import InMemory, binlog_sources, source_name
 from .log.logwalk import LogWalk
 from .log.versions import SchemaHistory, SchemaVersions, VersionState
+from .pools import TaskGroup
 from .snapshot import replay
 from .tables.ddl import Catalog
 from .tables.table_map import TableMap
@@ -150,6 +150,10 @@ class Binlog:
     def __init__(self, paths: SourceLike | Iterable[SourceLike], config: ReadConfig | None = None,
                  index: Any = None, **options: Any) -> None:
         self.index = index
+        #: the log's background work: its reads' (each a group of its own), its files' (pages let
+        #: go of, reads ahead, opens ahead); :meth:`close` ends it before any file closes
+        self._tasks = TaskGroup("the log")
+        self._closed = False
         if config is None:
             config = ReadConfig.build(**options)
         elif options:
@@ -171,13 +175,13 @@ class Binlog:
             config = self.config
 
             def open_file(src: str | InMemory) -> BinlogFile:
-                return BinlogFile(MemorySource(src.data, src.name) if isinstance(src, InMemory) else src,
-                                  strict=config.strict, verify_checksums=config.verify_checksums,
-                                  filesystem=config.filesystem, max_event_bytes=config.max_event_bytes)
+                return config.open_file(src, tasks=self._tasks)
 
+            self._check_open()
             files: list[BinlogFile] = []
             try:
-                for f in open_files(self._sources, open_file, config.filesystem):  # (files in object storage: several at a time)
+                # (files in object storage: several at a time)
+                for f in open_files(self._sources, open_file, config.filesystem, tasks=self._tasks):
                     files.append(f)
             except BaseException:
                 for f in files:
@@ -189,6 +193,7 @@ class Binlog:
     @property
     def files(self) -> list[BinlogFile]:
         """The binlog files read, in log order (opened the first time they are asked for)."""
+        self._check_open()
         return self._open()
 
     @property
@@ -200,6 +205,7 @@ class Binlog:
         return self._walker()[1]
 
     def _walker(self) -> tuple[LogWalk, BatchReader]:
+        self._check_open()
         if self._walking is None:
             self._start_walk()
         assert self._walking is not None
@@ -233,12 +239,25 @@ class Binlog:
                     start_versions: dict[str, VersionState] | None = None) -> None:
         """The walk of the files and the batch reader over it: whole files, or a range (over_range)."""
         walk = LogWalk(self.files, self.config, seek=seek, ddl_state=ddl_state)
-        self._walking = (walk, BatchReader(walk, self.config, start_versions))
+        self._walking = (walk, BatchReader(walk, self.config, self._tasks, start_versions))
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
+        """Close the files. Every read of the log still under way ends first: what it runs in
+        the background is cancelled or waited for, so that once this returns no thread of the
+        log runs. A read resumed afterwards, and any other use of the log, raises
+        :class:`~vecbinlog.ClosedError`; so does a read under way in another thread. Safe to
+        call again."""
+        self._closed = True
+        self._tasks.close()
+        self._walking = None  # (the runs planned for later reads hold the files' bytes)
+        self._schemas = None
         for f in self._files or []:
             f.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError(f"the log of {', '.join(map(str, self.paths))} is closed")
 
     def __enter__(self) -> Binlog:
         return self
@@ -320,11 +339,12 @@ class Binlog:
         if table not in self._schemas:
             raise self._table_not_found(table)
         schema = self._schemas[table]
-        return pa.schema([schema.field(n) for n in self._returned(schema, table)], metadata=schema.metadata)
+        return pa.schema([schema.field(n) for n in self.returned_columns(schema, table)], metadata=schema.metadata)
 
-    def _returned(self, schema: pa.Schema, table: str | None) -> list[str]:
-        """The columns of ``schema`` a read returns (``columns=``, ``metadata=``); with
-        ``table``, a name ``columns=`` asks for that the table does not have is a ValueError."""
+    def returned_columns(self, schema: pa.Schema, table: str | None = None) -> list[str]:
+        """The names of the columns of ``schema`` (a table's plan schema, or a batch's) that a read
+        returns, as ``columns=`` and ``metadata=`` say, in the schema's order; with ``table``, a
+        name ``columns=`` asks for that the table does not have is a ValueError."""
         names = self.config.project(schema)
         asked = self.config.columns
         if table is not None and asked is not None and len(names) < len(asked):
@@ -334,42 +354,40 @@ class Binlog:
         return names
 
     def _project(self, data: pa.Table | pa.RecordBatch, table: str | None = None) -> pa.Table | pa.RecordBatch:
-        """``data`` with the columns a read returns (``table``: see :meth:`_returned`)."""
-        names = self._returned(data.schema, table)
+        """``data`` with the columns a read returns (``table``: see :meth:`returned_columns`)."""
+        names = self.returned_columns(data.schema, table)
         return data if names == data.schema.names else data.select(names)
 
     # -- reading rows --------------------------------------------------------------------
-    def iter_batches(self, table: str) -> Iterator[pa.RecordBatch]:
+    def iter_batches(self, table: str, *, layout_columns: bool = False) -> Iterator[pa.RecordBatch]:
         """The change log of ``table`` as record batches, in log order, in bounded memory.
 
         Each batch holds the rows of about ``segment_bytes`` of binlog (32 MB by default), and
-        at most ``batch_rows`` rows.
-        """
-        yield from self._iter_batches(table, project=True)
+        at most ``batch_rows`` rows, in the schema of its layout. ``layout_columns``: every
+        column of the layout, those ``columns=`` leaves out all null (not decoded): batches
+        a :class:`~vecbinlog.decode.tableplan.TablePlan` can still conform to the table's one
+        schema (:meth:`plans`), which :meth:`returned_columns` then projects.
 
-    def _iter_batches(self, table: str, project: bool) -> Iterator[pa.RecordBatch]:
-        """iter_batches; without ``project``, every column of each batch's layout (those
-        ``columns=`` leaves out all null, not decoded): batches a plan can still conform."""
+        The read ends when the loop over it does, however it ends (a ``break``, an error, the
+        generator closed or dropped): what it started in the background is over before the
+        next statement, and :meth:`close` ends a read still under way.
+        """
         found = False
         for item in self._reader.batches(lambda n: n == table, desc=table):
             found = True
-            yield self._project(item[1]) if project else item[1]
+            yield item[1] if layout_columns else self._project(item[1])
             del item  # not held while the next batch is made
         if not found and table not in self.tables:
             raise self._table_not_found(table)
 
-    def iter_tables(self) -> Iterator[tuple[str, pa.RecordBatch]]:
+    def iter_tables(self, *, layout_columns: bool = False) -> Iterator[tuple[str, pa.RecordBatch]]:
         """Every table's change log in one pass: ``(db.table, record batch)`` in log order per
         table, a segment (``segment_bytes``) at a time (a table with little in each segment of a
         local file: several segments' rows in one batch). Batches of different tables come
-        interleaved; a table's batches come in its log order."""
-        yield from self._iter_tables(project=True)
-
-    def _iter_tables(self, project: bool) -> Iterator[tuple[str, pa.RecordBatch]]:
-        """iter_tables; without ``project``, every column of each batch's layout (those
-        ``columns=`` leaves out all null, not decoded): batches a plan can still conform."""
+        interleaved; a table's batches come in its log order. ``layout_columns``, and how the
+        read ends: as :meth:`iter_batches`."""
         for name, batch in self._reader.batches(lambda n: True, desc="every table"):
-            yield name, self._project(batch) if project else batch
+            yield name, batch if layout_columns else self._project(batch)
 
     def read_table(self, table: str) -> pa.Table:
         """The change log of ``table`` (``"db.table"``) as one Arrow table, in log order.
@@ -389,7 +407,8 @@ class Binlog:
         whatever ``columns=`` says: what a snapshot replays)."""
         reader = self._reader
         if whole and (self.config.columns is not None or not self.config.metadata):
-            reader = BatchReader(self._walk, self.config.replace(columns=None, metadata=True), reader.start_versions)
+            reader = BatchReader(self._walk, self.config.replace(columns=None, metadata=True), self._tasks,
+                                 reader.start_versions)
         found = reader.read(lambda n: n == table, desc=table)
         batches = found.batches.get(table, [])
         if not batches and table not in self.tables:

@@ -175,7 +175,7 @@ def test_runs_carried_across_segments(workload_binlog, monkeypatch):
     their segment, whose runs are not carried), with the same rows; each row keeps the GTID,
     Xid and statement that mariadb-binlog's listing gives (a transaction met in two segments
     is one). Outcomes in small segments: test_savepoints_across_small_segments."""
-    from vecbinlog.log import batches as batches_module
+    from vecbinlog.log import runs as runs_module
 
     kind, path, _, selects, _ = workload_binlog
     gtid_of, xid_of, query_of = _listing(path)
@@ -197,7 +197,7 @@ def test_runs_carried_across_segments(workload_binlog, monkeypatch):
             assert (row["_gtid"], row["_xid"], row["_query"]) == (gtid_of[pos], xid_of.get(pos), query_of[pos]), \
                 (kind, name, pos)
     rows = {n: pa.Table.from_batches(bs) for n, bs in carried.items()}
-    monkeypatch.setattr(batches_module, "SPAN_EVENTS", 0)  # nothing carried: each segment's runs decoded at once
+    monkeypatch.setattr(runs_module, "SPAN_EVENTS", 0)  # nothing carried: each segment's runs decoded at once
     each = read()
     if kind == "plain":
         assert sum(len(b) for b in carried.values()) < sum(len(b) for b in each.values())
@@ -222,19 +222,19 @@ def test_pages_let_go_only_once_no_run_reads_them(workload_binlog, monkeypatch, 
     rows_events = sorted(_listing(path)[0])  # the positions mariadb-binlog lists rows events at
     for threads in (1, 2):
         log_of: list = []  # ("release", lo, hi) and ("event", lo, hi) of each run's rows events, in order
-        release, decoded = MappedSource.release, batches_module.BatchReader._decoded
+        release, decoded = MappedSource.release, batches_module.run_batches
 
         def recorded_release(self, lo, hi, release=release):
             log_of.append(("release", lo, hi))
             release(self, lo, hi)
 
-        def recorded_run(self, span, src, *rest, decoded=decoded):
-            for events in span.events:
+        def recorded_run(run, *rest, decoded=decoded):
+            for events in run.events:
                 log_of.extend(("event", int(a), int(a + n)) for a, n in zip(events.pos, events.event_size))
-            return decoded(self, span, src, *rest)
+            return decoded(run, *rest)
 
         monkeypatch.setattr(MappedSource, "release", recorded_release)
-        monkeypatch.setattr(batches_module.BatchReader, "_decoded", recorded_run)
+        monkeypatch.setattr(batches_module, "run_batches", recorded_run)
         with vecbinlog.open(path, segment_bytes=segment_bytes, threads=threads, rolled_back="keep") as log:
             log.read_all()
         monkeypatch.undo()

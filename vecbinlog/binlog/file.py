@@ -5,16 +5,20 @@ A file in object storage, or a compressed one, is read a window at a time
 (:mod:`vecbinlog.binlog.sources`). Either way a file is read as a sequence of *segments* (runs of
 whole events of about a given byte size) so that memory stays bounded on files of any size.
 
-Every decoder reads a segment's events through one typed protocol, :class:`~vecbinlog.binlog.sources.EventSource`:
+Every decoder reads a segment's events through one typed protocol, :class:`~vecbinlog.binlog.sources.EventSource`,
+whose bytes never change once it is made (a reader on any thread holds what it reads, also
+after the file is closed):
 
 ==========================  =====================================================  ============
 event source                its ``buf``                                            offsets
 ==========================  =====================================================  ============
-:class:`BinlogFile`         the whole file (memory-mapped, or given as bytes)      the file's
-:class:`Window`             one window of a file read in windows (object storage,  file - base
-                            a compressed file: :mod:`vecbinlog.binlog.sources`)
+:class:`Window`             the whole file (memory-mapped, or given as bytes:      file - base
+                            ``BinlogFile.whole``, base 0), or one window of a
+                            file read in windows (object storage, a compressed
+                            file: :mod:`vecbinlog.binlog.sources`)
 ``compression.Unpacked``    a segment whose compressed events were unpacked        mapped back
                                                                                    per event
+``gathered.Gathered``       events of several files copied into one buffer         per event
 ==========================  =====================================================  ============
 """
 
@@ -35,6 +39,7 @@ from ..constants import EventType, LogEventFlag, event_type_name
 from ..errors import (
     BinlogError,
     ChecksumError,
+    ClosedError,
     CorruptArchiveError,
     EncryptedBinlogError,
     MalformedEventError,
@@ -45,7 +50,7 @@ from ..errors import (
     UnsupportedVersionError,
     warn,
 )
-from ..pools import pool
+from ..pools import TaskGroup
 from .checksum import first_mismatch
 from .format import FormatDescription, parse_format_description
 from .headers import EventIndex, WalkStop, walk_headers
@@ -123,6 +128,8 @@ class BinlogFile:
     truncated_warning : warn (once) when the file ends inside an event (False: the walk stops
         there without a word; an index of a file still being written goes to its last
         complete transaction).
+    tasks : the task group of the file's owner (an open log): the source's background work
+        (pages let go of, reads ahead) belongs to it too, and ends when either closes.
     """
 
     #: file offset of ``buf[0]``: a memory-mapped file's ``buf`` is the whole file
@@ -130,19 +137,23 @@ class BinlogFile:
 
     def __init__(self, path: str | os.PathLike[str] | ByteSource, *, strict: bool = False,
                  verify_checksums: bool = True, filesystem: Any = None,
-                 max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, truncated_warning: bool = True):
+                 max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES, truncated_warning: bool = True,
+                 tasks: TaskGroup | None = None):
         if not isinstance(max_event_bytes, int) or max_event_bytes < COMMON_HEADER_LEN:
             raise ValueError(f"max_event_bytes must be an integer of at least {COMMON_HEADER_LEN}, "
                              f"not {max_event_bytes!r}")
         sources = (MappedSource, MemorySource, PreadSource, RangedSource, StreamSource)
-        self.source: ByteSource = path if isinstance(path, sources) else open_source(path, filesystem)
+        self.source: ByteSource = path if isinstance(path, sources) else open_source(path, filesystem, tasks=tasks)
         self.path = self.source.path
         self.name = self.source.name
         self.strict = strict
         self.verify_checksums = verify_checksums
         self.max_event_bytes = max_event_bytes
-        #: the whole file's bytes when it is memory-mapped; None when it is read in windows
-        self.buf: np.ndarray | None = self.source.buf if isinstance(self.source, (MappedSource, MemorySource)) else None
+        #: the event source of the whole file, when its bytes are all there (memory-mapped, or
+        #: given as bytes): every segment's; None when it is read in windows (a Window a segment)
+        self.whole: Window | None = (Window(self, self.source.buf, 0)
+                                     if isinstance(self.source, (MappedSource, MemorySource)) else None)
+        self.closed = False
         self.walk_stop: WalkStop | None = None
         #: a quarter of the average size of the events of the last segment walked: the next walk's room
         self._event_bytes: int | None = None
@@ -172,8 +183,11 @@ class BinlogFile:
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
-        """Release the file (arrays still viewing a memory map must not be used afterwards)."""
-        self.buf = np.zeros(0, np.uint8) if self.buf is not None else None
+        """Release the file: its source closes (its background reads ended first). The event
+        sources of its segments hold their own bytes: a memory map stays mapped until the last
+        of them goes. A walk of a closed file raises :class:`~vecbinlog.errors.ClosedError`."""
+        self.closed = True
+        self.whole = None
         self.source.close()
 
     def __enter__(self) -> BinlogFile:
@@ -252,9 +266,13 @@ class BinlogFile:
         pos = start
         fmt_id = self._format_id_at(start)
         step = max(segment_bytes, 1)
+        whole = self.whole
         while stop is None or pos < stop:
+            if self.closed:
+                raise ClosedError(f"{self.path} was closed while it was walked (at offset {pos})")
             seg_stop = pos + step if stop is None else min(stop, pos + step)
-            buf, base = self.source.window(pos, seg_stop, stop)
+            # a file whose bytes are all there is walked in its own (pinned) bytes, not its source's
+            buf, base = (whole.buf, 0) if whole is not None else self.source.window(pos, seg_stop, stop)
             while True:
                 limit = base + len(buf)  # the data this window holds ends here
                 end = min(seg_stop, limit) - base
@@ -268,7 +286,7 @@ class BinlogFile:
                 at = walk_stop.offset
                 claimed = _event_size_at(buf, at)
                 self._check_size(buf, at, claimed, base + at)  # before a byte of it is read
-                if self.source.at_end(limit):
+                if whole is not None or self.source.at_end(limit):
                     break
                 # an event that starts in the segment runs past the window, and the file holds it
                 # whole: a window that holds it (segments end where they would in a mapped file)
@@ -278,7 +296,7 @@ class BinlogFile:
                 self._event_bytes = max((nxt - pos) // (4 * len(index)), COMMON_HEADER_LEN)
             if walk_stop is not None:
                 walk_stop = WalkStop(base + walk_stop.offset, walk_stop.reason, walk_stop.kind)
-            src: EventSource = self if self.buf is not None else Window(self, buf, base)
+            src: EventSource = whole if whole is not None else Window(self, buf, base)
             if base:
                 index.pos = index.offset + base
             fmt_id = self._assign_formats(src, index, fmt_id)
@@ -400,54 +418,44 @@ class BinlogFile:
                 path=self.path, offset=offset, event_type=None if code is None else event_type_name(code),
             )
 
-    # -- checksums and offsets of a segment's bytes ----------------------------------
-    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
-        """Check the CRC32 of the events of ``index`` (or of those ``which``, a boolean mask,
-        selects) whose format has checksums."""
-        verify_events(self, index, which)
-
-    def file_offset(self, offset: int) -> int:
-        """The file offset of ``buf[offset]``."""
-        return offset
-
-    def relocate(self, exc: BinlogError) -> BinlogError:
-        """An error located in ``buf``, located in the file: the same (``buf`` is the file)."""
-        return exc
-
 
 def open_files(paths: Sequence[Any], open_file: Callable[[Any], BinlogFile], filesystem: Any = None, *,
-               ahead: int = FILES_AHEAD) -> Iterator[BinlogFile]:
+               ahead: int = FILES_AHEAD, tasks: TaskGroup | None = None) -> Iterator[BinlogFile]:
     """``open_file(path)`` of each of ``paths``, in order. When they are in object storage (or
     ``filesystem``), the next ``ahead`` are opened meanwhile on a pool of threads: each open
     costs round trips (its size, its first 64 KiB), which so overlap each other and what the
     caller does with the files before (a local file opens faster than a thread takes it up).
     The caller closes the files it gets; those opened ahead of where it stops are closed here.
-    An error opening a file is raised when its turn comes, after the files before it."""
+    An error opening a file is raised when its turn comes, after the files before it. The
+    opens ahead belong to ``tasks`` (the owner's group) and to this call, which waits for them
+    before it returns, however it ends."""
     if len(paths) <= 1 or ahead < 1 or not any(is_remote(p, filesystem) for p in paths):
         for path in paths:
             yield open_file(path)
         return
-    run = pool("open", ahead)
-    rest = iter(paths)
-    pending: deque[Future] = deque(run.submit(open_file, p) for p in itertools.islice(rest, ahead))
-    try:
-        while pending:
-            opened = pending.popleft().result()
-            for p in itertools.islice(rest, 1):
-                pending.append(run.submit(open_file, p))
-            yield opened
-    finally:
-        for left in pending:
-            if not left.cancel():
-                try:
-                    left.result().close()
-                except Exception:  # noqa: BLE001, S110 - not opened: nothing to close (its error is not ours to raise)
-                    pass
+    with TaskGroup("the files' opening", tasks) as opening:
+        rest = iter(paths)
+        pending: deque[Future] = deque(opening.submit("open", ahead, open_file, p) for p in itertools.islice(rest, ahead))
+        try:
+            while pending:
+                opened = pending.popleft().result()
+                for p in itertools.islice(rest, 1):
+                    pending.append(opening.submit("open", ahead, open_file, p))
+                yield opened
+        finally:
+            for left in pending:
+                if not left.cancel():
+                    try:
+                        left.result().close()
+                    except Exception:  # noqa: BLE001, S110 - not opened: nothing to close (its error is not ours to raise)
+                        pass
 
 
 class Window:
-    """The bytes of one segment of a file that is not memory-mapped (see :class:`Segment`):
-    what decoding reads instead of the file, offsets in ``buf`` being file offsets less ``base``."""
+    """The event source of a file's bytes ``[base, base + len(buf))``: the whole file at base 0
+    when it is memory-mapped or in memory (one for every segment: :attr:`BinlogFile.whole`),
+    else one segment's bytes (see :class:`Segment`). Offsets in ``buf`` are file offsets less
+    ``base``. It holds its bytes: closing the file does not take them from under a reader."""
 
     def __init__(self, file: BinlogFile, buf: np.ndarray, base: int) -> None:
         self.file, self.buf, self.base = file, buf, base
@@ -462,7 +470,8 @@ class Window:
         return self.file.verify_checksums
 
     def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
-        """As :meth:`BinlogFile.verify_checksums_of`."""
+        """Check the CRC32 of the events of ``index`` (or of those ``which``, a boolean mask,
+        selects) whose format has checksums."""
         verify_events(self, index, which)
 
     def file_offset(self, offset: int) -> int:
@@ -471,6 +480,8 @@ class Window:
 
     def relocate(self, exc: BinlogError) -> BinlogError:
         """The same error, at the file offset of what went wrong (not the window's)."""
+        if not self.base:
+            return exc
         return relocated(exc, self.path, self.base + exc.offset if exc.offset is not None else 0)
 
 

@@ -43,6 +43,7 @@ from __future__ import annotations
 import contextlib
 import mmap
 import os
+import threading
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Protocol
 
@@ -51,6 +52,7 @@ import pyarrow as pa
 
 from ..constants import LogEventFlag
 from ..errors import (
+    ClosedError,
     CorruptArchiveError,
     FileChangedError,
     SourceError,
@@ -58,7 +60,7 @@ from ..errors import (
     SourcePermissionError,
     SourceUnreachableError,
 )
-from ..pools import pool
+from ..pools import TaskGroup
 from .locations import (  # re-exported: where a binlog is, beside how its bytes are read
     COMPRESSION_MAGIC,
     COMPRESSION_SUFFIXES,
@@ -149,11 +151,14 @@ def _still_open(head: bytes) -> bool:
     return bool(int.from_bytes(head[_FLAGS_END - 2: _FLAGS_END], "little") & LogEventFlag.LOG_EVENT_BINLOG_IN_USE_F)
 
 
-def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ahead: bool = True) -> ByteSource:
+def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ahead: bool = True,
+                tasks: TaskGroup | None = None) -> ByteSource:
     """The source of one binlog file (see the module docstring): a local file is memory-mapped,
     unless it may change while it is read: the newest of its set (a :class:`NewestPath`), or a
     file whose server had not closed it (its FORMAT_DESCRIPTION_EVENT still has
-    LOG_EVENT_BINLOG_IN_USE_F); those are read with ``pread`` (:class:`PreadSource`)."""
+    LOG_EVENT_BINLOG_IN_USE_F); those are read with ``pread`` (:class:`PreadSource`).
+    ``tasks``: the group of the source's owner (an open log), whose closing ends the source's
+    background work too (pages let go of, reads ahead)."""
     fs, inner, shown = resolve(path, filesystem)
     name = name_of(inner)
     raw_name = inner.rstrip("/").rsplit("/", 1)[-1]
@@ -170,7 +175,7 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
             head = fh.read(_FLAGS_END)
             codec = codec_by_name(raw_name) or codec_by_magic(head[:4])
             if codec is None and not (isinstance(path, NewestPath) or _still_open(head)):
-                return MappedSource(inner, shown, name, fh)
+                return MappedSource(inner, shown, name, fh, tasks=tasks)
         if codec is None:
             return PreadSource(inner, shown, name)
         return StreamSource(lambda: pa.OSFile(inner, "rb"), codec, shown, name, compressed_size=os.path.getsize(inner))
@@ -189,7 +194,7 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
         handle.close()
         raise source_error(exc, shown) from None
     if codec is None:
-        return RangedSource(handle, shown, name, read_ahead=read_ahead, head=head)
+        return RangedSource(handle, shown, name, read_ahead=read_ahead, head=head, tasks=tasks)
     handle.close()
     return StreamSource(lambda: fs.open_input_file(inner), codec, shown, name, compressed_size=size)
 
@@ -217,9 +222,12 @@ class MappedSource:
     failure = None
     truncated = False
 
-    def __init__(self, path: str, shown: str, name: str, fh: BinaryIO | None = None) -> None:
-        """``fh``: the file, already open (mapped here; closed by the caller)."""
+    def __init__(self, path: str, shown: str, name: str, fh: BinaryIO | None = None, *,
+                 tasks: TaskGroup | None = None) -> None:
+        """``fh``: the file, already open (mapped here; closed by the caller). ``tasks``: the
+        owner's group (the pages let go of in the background belong to it, and to this source)."""
         self.path, self.name = shown, name
+        self._tasks = TaskGroup(f"the binlog {shown}", tasks)
         with contextlib.nullcontext(fh) if fh is not None else open(path, "rb") as f:
             self.size = os.fstat(f.fileno()).st_size
             self._mmap: mmap.mmap | None = None
@@ -247,13 +255,14 @@ class MappedSource:
         page = mmap.PAGESIZE
         lo = -(-start // page) * page  # whole pages inside [start, stop) only
         hi = (stop // page) * page
-        if hi - lo >= (1 << 20):
-            pool("release").submit(_drop_pages, self._mmap, self.buf, lo, hi)
+        if hi - lo >= (1 << 20) and not self._tasks.closed:
+            self._tasks.submit("release", 1, _drop_pages, self._mmap, self.buf, lo, hi)
 
     def prefetch(self, start: int, stop: int) -> None:
         """Nothing: the map's pages are read as they are touched."""
 
     def close(self) -> None:
+        self._tasks.close()  # the pages being let go of first
         self.buf = np.zeros(0, np.uint8)
         if self._mmap is not None:
             try:
@@ -342,10 +351,12 @@ class RangedSource(_Windows):
     failure = None
     truncated = False
 
-    def __init__(self, handle: Any, shown: str, name: str, *, read_ahead: bool = True, head: bytes | None = None) -> None:
+    def __init__(self, handle: Any, shown: str, name: str, *, read_ahead: bool = True, head: bytes | None = None,
+                 tasks: TaskGroup | None = None) -> None:
         super().__init__()
         self.path, self.name = shown, name
         self._file = handle
+        self._tasks = TaskGroup(f"the binlog {shown}", tasks)  #: its reads ahead
         try:
             self.size = int(handle.size())
         except OSError as exc:
@@ -357,6 +368,8 @@ class RangedSource(_Windows):
             self._keep(np.frombuffer(head, np.uint8), 0)
 
     def _read(self, start: int, stop: int) -> np.ndarray:
+        if self._file.closed:
+            raise ClosedError(f"{self.path} was closed while it was read")
         self.requests += 1
         self.bytes_read += stop - start
         try:
@@ -387,7 +400,7 @@ class RangedSource(_Windows):
         end = self.size if until is None else min(until, self.size)
         if self._read_ahead and stop < end and self._ahead is None:
             nxt = min(stop + (stop - start), end)
-            self._ahead = (stop, nxt, pool("read", 2).submit(self._read, stop, nxt))
+            self._ahead = (stop, nxt, self._tasks.submit("read", 2, self._read, stop, nxt))
         return self._keep(buf, start)
 
     def at_end(self, offset: int) -> bool:
@@ -399,12 +412,11 @@ class RangedSource(_Windows):
         stop = min(stop, self.size)
         fetch_from = start + len(self._from_last(start, stop))
         if self._ahead is None and fetch_from < stop:
-            self._ahead = (fetch_from, stop, pool("ahead", FILES_AHEAD).submit(self._read, fetch_from, stop))
+            self._ahead = (fetch_from, stop, self._tasks.submit("ahead", FILES_AHEAD, self._read, fetch_from, stop))
 
     def close(self) -> None:
-        if self._ahead is not None:
-            self._ahead[2].cancel()
-            self._ahead = None
+        self._tasks.close()  # a read ahead ends before its handle closes
+        self._ahead = None
         self._file.close()
 
 
@@ -425,9 +437,18 @@ class PreadSource(_Windows):
         self.path, self.name = shown, name
         self._fd: int | None = os.open(path, os.O_RDONLY)
         self.size = os.fstat(self._fd).st_size
+        #: held by a read and by close: a descriptor closed from another thread mid-read could be
+        #: reused by the next file opened, and the read would go on in that file
+        self._lock = threading.Lock()
 
     def _read_into(self, buf: np.ndarray, offset: int) -> int:
         """Fill ``buf`` from ``offset``; how many bytes there were (fewer: the file ends there)."""
+        with self._lock:
+            if self._fd is None:
+                raise ClosedError(f"{self.path} was closed while it was read")
+            return self._read_locked(buf, offset)
+
+    def _read_locked(self, buf: np.ndarray, offset: int) -> int:
         assert self._fd is not None
         done = 0
         while done < len(buf):
@@ -465,9 +486,10 @@ class PreadSource(_Windows):
         return offset >= self.size
 
     def close(self) -> None:
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
+        with self._lock:
+            if self._fd is not None:
+                os.close(self._fd)
+                self._fd = None
 
 
 class StreamSource:
@@ -505,6 +527,9 @@ class StreamSource:
         self.truncated = False
         self._open_raw = open_raw
         self._raw = self._stream = None
+        #: held by a read and by close: the codec's stream is not closed under a read (another thread's close)
+        self._lock = threading.RLock()
+        self._closed = False
         self._restart()
 
     def _open(self) -> tuple[Any, Any]:
@@ -522,7 +547,7 @@ class StreamSource:
 
     def _restart(self) -> None:
         """Decompress from the file's start again (a second walk of the file: another read)."""
-        self.close()
+        self._close_handles()
         self._raw, self._stream = self._open()
         self._kept = np.zeros(0, np.uint8)  # decompressed bytes [_base, _base + len(_kept))
         self._base = 0
@@ -600,18 +625,26 @@ class StreamSource:
         return written
 
     def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
-        if start < self._base:  # a new walk of the file
-            failure, truncated = self.failure, self.truncated
-            self._restart()
-            self.failure, self.truncated = failure, truncated
-        self._read_to(stop)
-        lo = start - self._base
-        return self._kept[lo : max(stop - self._base, lo)], start
+        with self._lock:
+            self._check_open()
+            if start < self._base:  # a new walk of the file
+                failure, truncated = self.failure, self.truncated
+                self._restart()
+                self.failure, self.truncated = failure, truncated
+            self._read_to(stop)
+            lo = start - self._base
+            return self._kept[lo : max(stop - self._base, lo)], start
 
     def at_end(self, offset: int) -> bool:
-        if offset >= self._pos:
-            self._read_to(offset + 1)
-        return self._ended and offset >= self._pos
+        with self._lock:
+            if offset >= self._pos:
+                self._check_open()
+                self._read_to(offset + 1)
+            return self._ended and offset >= self._pos
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedError(f"{self.path} was closed while it was read")
 
     def release(self, start: int, stop: int) -> None:
         """The bytes before ``stop`` are let go: no window will start before it."""
@@ -623,6 +656,11 @@ class StreamSource:
         """Nothing: a compressed stream is decompressed as it is read, in order."""
 
     def close(self) -> None:
+        with self._lock:  # (a read under way on another thread ends first)
+            self._closed = True
+            self._close_handles()
+
+    def _close_handles(self) -> None:
         for handle in (self._stream, self._raw):
             if handle is not None:
                 try:

@@ -378,12 +378,12 @@ def cmd_cat(args: argparse.Namespace) -> int:
                   columns=columns, metadata=not args.no_metadata) as log:
         plan = _plan(log, args.table)
         try:
-            names = log._returned(plan.schema, args.table)  # --columns, --no-metadata
+            names = log.returned_columns(plan.schema, args.table)  # --columns, --no-metadata
         except ValueError as exc:
             raise UsageError(f"--columns{str(exc).removeprefix('columns')}") from None
         paths = {f.name: f.path for f in log.files}
         rows = 0
-        gen = log._iter_batches(args.table, project=False)  # fitted to the plan, then the columns shown
+        gen = log.iter_batches(args.table, layout_columns=True)  # fitted to the plan, then the columns shown
 
         def fitted() -> Iterator[pa.RecordBatch]:
             for b in _limited(gen, args.limit):

@@ -22,7 +22,7 @@ import pyarrow.compute as pc
 from ..arrowbuild import numbers, strings, to_numpy, valid_mask
 from ..digits import DIGIT_PAIRS, int_width, put_int
 from ..jit import kernel, load_word, store_word
-from ..pools import pool
+from ..pools import TaskGroup
 from .buffers import string_parts
 from .text import (
     NULL_TEXT,
@@ -284,7 +284,7 @@ class _Lines:
     def write_all(self, items: Iterable[pa.RecordBatch | bytes], out: Any) -> None:
         """Write the lines of each batch of ``items`` (bytes in it are written as they are,
         in their place), formatting ahead on the ``lines`` threads."""
-        workers = pool("lines", self.THREADS)
+        workers = TaskGroup("the lines being written")  # every chunk done or cancelled before this returns
         ahead: deque = deque()  # futures of lines, or bytes, in output order
         try:
             for item in items:
@@ -297,16 +297,14 @@ class _Lines:
                     n = item.num_rows
                     size = min(self.CHUNK, max(self.MIN_CHUNK, -(-n // self.THREADS)))
                     for start in range(0, n, size):
-                        ahead.append(workers.submit(self.lines, item.slice(start, size)))
+                        ahead.append(workers.submit("lines", self.THREADS, self.lines, item.slice(start, size)))
                         self._drain(ahead, out, self.AHEAD)
                     del item
                 else:
                     ahead.append(item)
             self._drain(ahead, out, 0)
         finally:
-            for f in ahead:
-                if not isinstance(f, bytes):
-                    f.cancel()
+            workers.close()
 
     @staticmethod
     def _drain(ahead: deque, out: Any, keep: int) -> None:

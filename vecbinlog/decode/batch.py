@@ -77,7 +77,7 @@ from ..binlog.transactions import COMMIT, OUTCOMES, ROLLBACK, TxnContext
 from ..constants import ColumnType
 from ..errors import BinlogError
 from ..groups import group, ranks
-from ..pools import pool
+from ..pools import TaskGroup, run_all
 from ..tables.table_map import TableMap
 from ..tables.types import MARIADB_OLD_TEMPORAL
 from .decoders import ColumnData, DecodeOptions, arrow_field, decode_column, gathers_values
@@ -247,10 +247,10 @@ def _map_columns(makers: list[Callable[[], ColumnData]], n: int, threads: int) -
     """Each column made and decoded, in order; spread over ``threads`` threads when worth it."""
     if threads <= 1 or len(makers) < 2 or n * len(makers) < THREADED_CELLS:
         return [_decode(make) for make in makers]
-    # the first error in column order wins, as it would decoding one column after another
-    columns = pool("columns", threads)
-    futures = [columns.submit(_decode, make) for make in makers]
-    return [f.result() for f in futures]
+    # the first error in column order wins, as it would decoding one column after another; every
+    # column is done (or cancelled) before this returns, however it ends
+    with TaskGroup("a batch's columns") as columns:
+        return run_all(columns, "columns", threads, [functools.partial(_decode, make) for make in makers])
 
 
 def build_batch(

@@ -28,79 +28,42 @@ from typing import Any, Callable, Iterator, Mapping
 import numpy as np
 import pyarrow as pa
 
-from ..binlog.file import Segment, checksums_match
-from ..binlog.gathered import Gathered, gather
-from ..binlog.headers import EventIndex, code_table
+from ..binlog.headers import code_table
 from ..binlog.sources import MappedSource, event_path
-from ..binlog.transactions import INCOMPLETE, ROLLBACK, StartScan, TxnContext
+from ..binlog.transactions import StartScan
 from ..constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
-from ..decode.batch import RowTransactions, build_batch, table_schema
-from ..decode.rows import PlacedRun
 from ..decode.tableplan import TablePlan
-from ..errors import BinlogError, UnsupportedError
-from ..groups import ranks
-from ..pools import in_pool, pool
+from ..errors import BinlogError, ClosedError, UnsupportedError
+from ..pools import TaskGroup
 from ..tables.table_ids import FILE_SHIFT
 from ..tables.table_map import TableMap
 from .config import ReadConfig
 from .logwalk import LogWalk, Step
 from .pages import PageRelease
 from .progress import ProgressBar
+from .rundecode import declared_schema, run_batches
 from .runs import (
     PLAN_ON_TABLES_BYTES,
     PLANNED_EVENTS,
     PLANNED_WINDOW_BYTES,
-    SPAN_EVENTS,
     SPAN_HELD_SEGMENTS,
-    SPAN_SHARE,
     CarriedRun,
+    Carrier,
     PlannedRuns,
     cut_runs,
-    matched,
 )
-from .scheduler import (
-    BACKGROUND_BYTES,
-    BACKGROUND_EVENT_BYTES,
-    Batch,
-    Made,
-    PendingRun,
-    Pinned,
-    ReadTally,
-    decode_in_order,
-)
+from .scheduler import BACKGROUND_BYTES, BACKGROUND_EVENT_BYTES, Batch, PendingRun, ReadTally, decode_in_order
 from .versions import SchemaHistory, SchemaVersions, VersionState, WalkedFile, versioned
 
 __all__ = ["BatchReader", "Read"]
 
 _UNDECODED_ROWS = code_table(sorted(UNDECODED_ROWS_EVENTS))
-_NOT_TAKEN_EFFECT = code_table([ROLLBACK, INCOMPLETE])  # by outcome
-
-
-class _TooManyEvents(Exception):
-    """More rows events than an open log keeps planned."""
 
 
 def _release(ranges: list[tuple[Any, tuple[int, int]]]) -> None:
     """Let go of the pages of these memory-mapped file ranges."""
     for source, (lo, hi) in ranges:
         source.release(lo, hi)
-
-
-def _unchecked(span: CarriedRun, srcs: list[Pinned]) -> Iterator[tuple[Pinned, EventIndex]]:
-    """The pieces of ``span`` whose CRC32s were not found to match on a batch thread already,
-    by source (each source's pieces in one check)."""
-    by_source: dict[int, tuple[Pinned, list[EventIndex]]] = {}
-    for k, (src, events) in enumerate(zip(srcs, span.events)):
-        if k >= len(span.checked) or not matched(span.checked[k]):
-            by_source.setdefault(id(src), (src, []))[1].append(events)
-    for src, pieces in by_source.values():
-        yield src, EventIndex.concat(pieces) if len(pieces) > 1 else pieces[0]
-
-
-def _row_transactions(ctx: TxnContext | None, event: np.ndarray) -> RowTransactions | None:
-    if ctx is None:
-        return None
-    return RowTransactions(ctx, ctx.txn[event], ctx.undone[event], ctx.query[event])
 
 
 @dataclass(frozen=True)
@@ -116,19 +79,22 @@ class Read:
 
 class BatchReader:
     """The batches of a walk: of the tables a read asks for, filtered, placed and decoded, as
-    the read's :class:`~.config.ReadConfig` says. ``start_versions``: where each table's
-    versions stand where the walk starts (a range read alone: ``Split.versions``)."""
+    the read's :class:`~.config.ReadConfig` says. ``tasks``: the group of the open log, of
+    which each read of rows makes its own (closed when the read ends, however it ends: its
+    background work over before any buffer it reads can go); the runs planned for later reads
+    are checked on it. ``start_versions``: where each table's versions stand where the walk
+    starts (a range read alone: ``Split.versions``)."""
 
-    def __init__(self, walk: LogWalk, config: ReadConfig,
+    def __init__(self, walk: LogWalk, config: ReadConfig, tasks: TaskGroup,
                  start_versions: Mapping[str, VersionState] | None = None) -> None:
-        self.walk, self.config = walk, config
+        self.walk, self.config, self.tasks = walk, config, tasks
         self.start_versions = dict(start_versions) if start_versions is not None else None
         self._reads = 0  #: reads of rows so far
         #: every run of the files, once a second read wanted them (None: not yet, or not kept)
         self._planned: PlannedRuns | None = None
         #: the files can be read again without walking them: memory-mapped or in memory, or read
         #: in windows that planned runs may hold (a folder's newest file, read with pread)
-        windowed = [f.size for f in walk.files if f.buf is None]
+        windowed = [f.size for f in walk.files if f.whole is None]
         self._plannable = not walk.seek and None not in windowed and sum(windowed) <= PLANNED_WINDOW_BYTES
         #: planned runs may hold the copies of small files joined into one step (as they hold
         #: windows) when all the files hold at most PLANNED_WINDOW_BYTES together
@@ -163,15 +129,22 @@ class BatchReader:
 
     def _batches(self, wanted: Callable[[str], bool], versions: SchemaVersions, desc: str,
                  planned: PlannedRuns | None, deferred_text: bool = False) -> Iterator[Batch]:
+        """The batches of one read. The read owns what it starts in the background (its task
+        group): when it ends (at its end, at an error, or when its consumer stops: the
+        generator closed or dropped), its runs under way are cancelled or waited for."""
+        if self.tasks.closed:
+            raise ClosedError("the log is closed")
+        tasks = self.tasks.child("the read")
         progress = self.config.progress
         bar = ProgressBar(self.walk.files, desc, progress) if progress is not False else None
         tally = ReadTally(deferred_text=deferred_text)
+        if planned is not None:  # the runs of an earlier walk: no walk
+            jobs = self._planned_jobs(planned, wanted, tally, tasks)
+        else:
+            jobs = self._jobs(wanted, versions, bar, tally, tasks)
+        batches = decode_in_order(jobs, self.config.threads, self.config.segment_bytes)
         try:
-            if planned is not None:  # the runs of an earlier walk: no walk
-                jobs = self._planned_jobs(planned, wanted, tally)
-            else:
-                jobs = self._jobs(wanted, versions, bar, tally)
-            for item in decode_in_order(jobs, self.config.threads, self.config.segment_bytes):
+            for item in batches:
                 if bar is not None:
                     bar.batch(item[1])
                 yield item
@@ -179,6 +152,9 @@ class BatchReader:
             if bar is not None:
                 bar.done()
         finally:
+            batches.close()  # the runs under way cancelled, the walk closed,
+            jobs.close()
+            tasks.close()  # and what still runs of them waited for
             if bar is not None:
                 bar.close()
             tally.warn()  # once per read: at its end, or where its reader stopped (an error, a break)
@@ -189,40 +165,54 @@ class BatchReader:
         most :data:`~.runs.PLANNED_EVENTS` rows events; None otherwise."""
         self._reads += 1
         if self._planned is None and self._plannable and self._reads >= 2:
-            versions = SchemaVersions(self.start_versions)
-            runs: list[CarriedRun] = []
-            try:
-                for _ in self._jobs(lambda name: True, versions, None, ReadTally(), collect=runs):
-                    pass
-            except (BinlogError, _TooManyEvents):  # a read of the wanted tables alone says what it must
-                self._plannable = False
-                return None
-            self._planned = PlannedRuns(runs, versions, sum(r.nevents for r in runs))
+            self._planned = self._plan()
+            self._plannable = self._planned is not None
         return self._planned
 
-    def _planned_jobs(self, planned: PlannedRuns, wanted: Callable[[str], bool],
-                      tally: ReadTally) -> Iterator[PendingRun]:
+    def _plan(self) -> PlannedRuns | None:
+        """Every run of the files, none decoded (their CRC32s checked in the background on the
+        log's tasks); None when they hold more than :data:`~.runs.PLANNED_EVENTS` rows events,
+        or the walk fails (a read of the wanted tables alone says what it must)."""
+        versions = SchemaVersions(self.start_versions)
+        carrier = Carrier(self.config.segment_bytes, self.tasks, self.config.threads)
+        runs: list[CarriedRun] = []
+        nevents = 0
+        steps = self._ended_runs(lambda name: True, versions, None, carrier, None, join=self._join_planned)
+        try:
+            for ended, _ in steps:
+                runs.extend(ended)
+                nevents += sum(r.nevents for r in ended)
+                if nevents > PLANNED_EVENTS:
+                    return None
+        except BinlogError:
+            return None
+        finally:
+            steps.close()
+        return PlannedRuns(runs, versions, nevents)
+
+    def _planned_jobs(self, planned: PlannedRuns, wanted: Callable[[str], bool], tally: ReadTally,
+                      tasks: TaskGroup) -> Iterator[PendingRun]:
         """The planned runs of the tables ``wanted`` accepts, in the order a walk hands them out;
         each lets go of the pages it read once decoded."""
-        for span in planned.runs:
-            if not wanted(span.table):
+        for run in planned.runs:
+            if not wanted(run.table):
                 continue
-            job = self._pending(span, tally)
-            mapped = [(s, r) for s, r in span.ranges.items() if isinstance(s, MappedSource)]
-            if mapped and not self._keep_planned_pages:
-                job.release = functools.partial(_release, mapped)
-            yield job
+            mapped = [(s, r) for s, r in run.ranges.items() if isinstance(s, MappedSource)]
+            release = functools.partial(_release, mapped) if mapped and not self._keep_planned_pages else None
+            yield self._pending(run, tally, tasks, self._background(run), release)
 
-    def _pending(self, span: CarriedRun, tally: ReadTally) -> PendingRun:
-        """The job that places and decodes a run (in the background when it is large)."""
-        threads = self.config.threads
-        background = (threads > 1 and span.nbytes >= BACKGROUND_BYTES
-                      and span.nbytes >= span.nevents * BACKGROUND_EVENT_BYTES)
-        pinned = {id(s): Pinned(s) for s in span.srcs}  # the bytes held while the run waits
-        return PendingRun(span.file.path, span.table, background,
-                          functools.partial(self._decoded, span, [pinned[id(s)] for s in span.srcs], tally.deferred_text),
-                          tally,
-                          nbytes=span.nbytes)
+    def _background(self, run: CarriedRun) -> bool:
+        """Whether ``run`` is placed and decoded in the background (with ``threads`` > 1): large
+        enough, of events large enough (bench/TUNING.md)."""
+        return (self.config.threads > 1 and run.nbytes >= BACKGROUND_BYTES
+                and run.nbytes >= run.nevents * BACKGROUND_EVENT_BYTES)
+
+    def _pending(self, run: CarriedRun, tally: ReadTally, tasks: TaskGroup, background: bool,
+                 release: Callable[[], None] | None) -> PendingRun:
+        """The job that places and decodes a run (in the background on ``tasks`` when it is large)."""
+        return PendingRun(run.file.path, run.table, background,
+                          functools.partial(run_batches, run, self.config, tally.deferred_text), tally, tasks,
+                          release=release, nbytes=run.nbytes)
 
     # -- layouts, without decoding a row --------------------------------------------------------
     def schema_versions(self, history: bool = False, scans: list[StartScan] | None = None,
@@ -280,180 +270,77 @@ class BatchReader:
         return versions.plan(table, self.declared)
 
     def declared(self, table_map: TableMap, flavor: str) -> pa.Schema:
-        """The declared Arrow schema of a layout (before any text falls back to binary): made
-        once per layout and options in the process (:func:`~vecbinlog.decode.batch.table_schema`)."""
-        return table_schema(table_map, self.config.decoding.of(table_map.name, flavor), self.config.queries)
+        """The declared Arrow schema of a layout (before any text falls back to binary)."""
+        return declared_schema(self.config, table_map, flavor)
 
     # -- runs -------------------------------------------------------------------------------------
     def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
-              tally: ReadTally, collect: list[CarriedRun] | None = None) -> Iterator[PendingRun]:
-        """The runs of :meth:`batches`, each with what places and decodes its batches (or,
-        with ``collect``, the runs put in it, none decoded)."""
-        spans: dict[str, CarriedRun] = {}  # by table: its runs not decoded yet
-        pages = PageRelease(spans, SPAN_HELD_SEGMENTS * self.config.segment_bytes)
-        held: set[int] = set()  # the segments (by id) whose pages carried or background runs will read
+              tally: ReadTally, tasks: TaskGroup) -> Iterator[PendingRun]:
+        """The runs of :meth:`batches` as they end, each with what places and decodes its
+        batches: in the background on ``tasks`` when large; the last of each group of runs
+        handed out together lets go of the pages of a memory-mapped file that they read and
+        no run not decoded yet will (:class:`~.pages.PageRelease`)."""
+        carrier = Carrier(self.config.segment_bytes, tasks, self.config.threads)
+        pages = PageRelease(carrier, SPAN_HELD_SEGMENTS * self.config.segment_bytes)
+        steps = self._ended_runs(wanted, versions, bar, carrier, pages, join=True)
         try:
-            yield from self._steps_jobs(wanted, versions, bar, tally, spans, pages, held, collect)
-        except Exception:  # the runs before the failure first: their batches come before the error
-            yield from self._run_jobs(spans, list(spans), None, tally, pages, held, collect)
-            raise
-        yield from self._run_jobs(spans, list(spans), None, tally, pages, held, collect)
+            for ended, step in steps:
+                read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
+                background = [self._background(run) for run in ended]
+                for run, bg in zip(ended, background):
+                    for source, (start, end) in run.ranges.items():
+                        if not isinstance(source, MappedSource):  # the one source whose release is not a no-op
+                            continue
+                        lo, hi = read.get(source, (start, end))
+                        read[source] = (min(lo, start), max(hi, end))
+                        if bg and step is not None and step.src is run.src and step.segment.end == end:
+                            pages.hold(step.segment)  # let go of by the runs when done, not by the walk before they read it
+                key = pages.handed(read) if read else None
+                for k, (run, bg) in enumerate(zip(ended, background)):
+                    last = k == len(ended) - 1 and key is not None
+                    yield self._pending(run, tally, tasks, bg, functools.partial(pages.release, key) if last else None)
+        finally:
+            steps.close()
 
-    def _steps_jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
-                    tally: ReadTally, spans: dict[str, CarriedRun], pages: PageRelease,
-                    held: set[int], collect: list[CarriedRun] | None) -> Iterator[PendingRun]:
+    def _ended_runs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
+                    carrier: Carrier, pages: PageRelease | None, join: bool,
+                    ) -> Iterator[tuple[list[CarriedRun], Step | None]]:
+        """The walk's runs of the tables ``wanted`` accepts, as they end: groups of runs, each
+        with the step the walk is at (None after the last). When the walk fails, the runs
+        before the failure first: their batches come before the error. ``pages``: the read's
+        pages, which the walk asks whether to keep a segment mapped, and which keep those that
+        carried runs will read (None: the walk lets each go as it leaves it)."""
         walk, rows_filter = self.walk, self.config.filter
-
-        def keep_pages(segment: Segment) -> bool:  # asked by the walk as it leaves a segment
-            return id(segment) in held and (held.discard(id(segment)) is None)
-
-        # small files joined into one step (for planned runs, which keep the copies, when they are few)
-        join = collect is None or self._join_planned
-        for step in walk.steps(transactions=True, progress=bar, keep_pages=keep_pages, join=join):
-            # the runs that cannot go on into this segment (another segment's buffer; another file
-            # unless every piece comes from a memory-mapped or in-memory file)
-            yield from self._run_jobs(spans, [n for n, sp in spans.items() if not sp.follows(step)], step, tally,
-                                      pages, held, collect)
-            f, index = step.file, step.index
-            self._check_undecoded(step, wanted)
-            found = versioned(step, lambda n: wanted(n) and rows_filter.table(n), versions, walk.files.index(f))
-            if found is None:
-                continue
-            keep = rows_filter.events(index, first=walk.first(f), last=walk.last(f), at=step.rows_pos[found.sel])
-            if not keep.any():
-                continue
-            rows_pos = step.rows_pos[found.sel[keep]]
-            # the TABLE_MAPs' CRC32 here; each run's rows events' where it is decoded (_decoded)
-            step.src.verify_checksums_of(index, index.type_code == EventType.TABLE_MAP_EVENT)
-            rows, runs = cut_runs(found, step, rows_pos, keep)
-            for run in runs:
-                span = spans.get(run.table)
-                if span is not None and not span.continues(step, run):
-                    yield from self._run_jobs(spans, [run.table], step, tally, pages, held, collect)
-                    span = None
-                if span is None:
-                    spans[run.table] = span = CarriedRun.of(step, run)
-                span.add(step, rows, run)
-            # decoded now: the runs that are large enough, those whose source the next segment
-            # will not have, and every one when too many events wait
-            carry = step.src is step.file and sum(sp.nevents for sp in spans.values()) <= SPAN_EVENTS
-            large = self.config.segment_bytes // SPAN_SHARE
-            yield from self._run_jobs(spans, [n for n, sp in spans.items() if not carry or sp.nbytes >= large], step,
-                                      tally, pages, held, collect)
-            if collect is None:  # (planned runs are decoded later, each letting go of what it read)
-                self._hold_for_spans(spans, step, held)
-            self._check_carried(spans, step)
-
-    def _check_carried(self, spans: dict[str, CarriedRun], step: Step) -> None:
-        """Check the CRC32s of the rows events that carried runs took from ``step``'s segment
-        on a batch thread now, while the walk goes on, rather than when the runs are decoded:
-        until runs end the other core has little to do (many tables whose runs all end with
-        the file). A mismatch is told when the run is decoded, as before."""
-        if self.config.threads < 2 or not step.src.verify_checksums:
-            return
-        pieces = [(sp, k) for sp in spans.values() for k in range(len(sp.checked), len(sp.events))]
-        mine = [(sp, k) for sp, k in pieces if sp.srcs[k] is step.src]
-        if not mine:
-            return
-        events = EventIndex.concat([sp.events[k] for sp, k in mine])
-        checked = pool("batch", self.config.threads).submit(checksums_match, step.src, events)
-        for sp, k in pieces:  # a piece of another source is checked when its run is decoded
-            sp.checked.append(checked if sp.srcs[k] is step.src else None)
-
-    def _hold_for_spans(self, spans: dict[str, CarriedRun], step: Step, held: set[int]) -> None:
-        """Keep the pages of ``step``'s segment of a memory-mapped file mapped when a carried run
-        has events in it (the last run of its group lets go of them once decoded), as long as
-        the carried runs span at most :data:`~.runs.SPAN_HELD_SEGMENTS` segments."""
-        source = step.file.source
-        if not isinstance(source, MappedSource) or step.src is not step.file:
-            return
-        here = [sp.ranges[source] for sp in spans.values() if source in sp.ranges]
-        ending = any(hi == step.segment.end for _, hi in here)
-        if ending and step.segment.end - min(lo for lo, _ in here) <= SPAN_HELD_SEGMENTS * self.config.segment_bytes:
-            held.add(id(step.segment))
-
-    def _run_jobs(self, spans: dict[str, CarriedRun], names: list[str], step: Step | None, tally: ReadTally,
-                  pages: PageRelease, held: set[int], collect: list[CarriedRun] | None = None) -> Iterator[PendingRun]:
-        """The runs of tables ``names`` (taken out of ``spans``), one after the other (``step``:
-        the segment the walk is at, None after the last), each with what checks its rows events'
-        CRC32, walks their rows headers, places their row images, takes out the rows that the
-        outcome and GTID filters leave out (counted in ``dropped``) and decodes the rest, batch
-        by batch. The last one, once done, lets go of the pages of a memory-mapped file that
-        they read and no carried run will (:class:`~.pages.PageRelease`). With ``collect``,
-        the runs are put in it instead (planned, none decoded)."""
-        if collect is not None:
-            collect.extend(spans.pop(name) for name in names)
-            if sum(r.nevents for r in collect) > PLANNED_EVENTS:
-                raise _TooManyEvents
-            return
-        jobs: list[PendingRun] = []
-        read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
-        for name in names:
-            span = spans.pop(name)
-            job = self._pending(span, tally)
-            for source, (start, end) in span.ranges.items():
-                if not isinstance(source, MappedSource):  # the one source whose release is not a no-op
+        keep_pages = pages.keeps if pages is not None else None
+        try:
+            for step in walk.steps(transactions=True, progress=bar, keep_pages=keep_pages, join=join):
+                ended = carrier.ended_before(step)
+                if ended:
+                    yield ended, step
+                f, index = step.file, step.index
+                self._check_undecoded(step, wanted)
+                found = versioned(step, lambda n: wanted(n) and rows_filter.table(n), versions, walk.files.index(f))
+                if found is None:
                     continue
-                lo, hi = read.get(source, (start, end))
-                read[source] = (min(lo, start), max(hi, end))
-                if job.background and step is not None and step.src is span.src and step.segment.end == end:
-                    held.add(id(step.segment))  # let go of by the runs when done, not by the walk before they read it
-            jobs.append(job)
-        if jobs and read:
-            jobs[-1].release = functools.partial(pages.release, pages.handed(read))
-        yield from jobs
-
-    def _decoded(self, span: CarriedRun, srcs: list[Pinned], deferred_text: bool = False) -> Iterator[Made]:
-        """The batches of one run (its pieces' rows events in ``srcs``), checked, placed,
-        filtered and decoded (on any thread: a run in the background takes its CRC32s and
-        rows headers off the reading thread); ``deferred_text``: see :class:`~.scheduler.ReadTally`."""
-        config = self.config
-        name, tm, flavor = span.table, span.layout, span.flavor
-        effective = config.effective(name)
-        for src, events in _unchecked(span, srcs):
-            src.verify_checksums_of(events)
-        names = list(dict.fromkeys(f.name for f in span.files))
-        file_no = [names.index(f.name) for f in span.files]  # per piece
-        if span.gathered:  # pieces of several files: their events copied into one buffer
-            src, events = gather(list(zip(srcs, span.events)), file_no, [f.path for f in dict.fromkeys(span.files)],
-                                 names)
-            file_of_event = src.file_of
-        else:
-            events = span.events[0] if len(span.events) == 1 else EventIndex.concat(span.events)  # (read, not changed)
-            src, file_of_event = srcs[0], None
-            joined = span.srcs[0]
-            if isinstance(joined, Gathered):  # a step of small files joined: its events' own files (those used)
-                used, file_of_event = ranks(np.concatenate(span.file_of))
-                names = [joined.names[k] for k in used.tolist()]
-        ctx = TxnContext.concat(span.txns, file_no) if span.txns is not None else None
-        gtids = config.gtids
-        gtid_ok = gtids.contains(ctx.gtid) if gtids is not None and ctx is not None else None  # per transaction
-        placement = PlacedRun(src, events, tm, max_images=config.batch_rows)
-        wanted = None if config.columns is None and config.metadata else config.wants
-        options, declared = config.decoding.of(name, flavor, deferred_text), self.declared(tm, flavor)
-        for images in placement.batches():
-            txn = _row_transactions(ctx, images.event)
-            keep_rows = np.ones(len(images), bool)
-            left_out = 0
-            if not effective:
-                took_effect = ~_NOT_TAKEN_EFFECT[txn.outcome()]
-                left_out = int((~took_effect).sum())
-                keep_rows &= took_effect
-            if gtid_ok is not None:
-                keep_rows &= (txn.txn >= 0) & gtid_ok[np.maximum(txn.txn, 0)] if len(gtid_ok) else False
-            if not keep_rows.all():
-                images = images.take(keep_rows)
-                txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows],
-                                      txn.outcome()[keep_rows])
-            # columns at once only on the reading thread: on a batch thread, runs are what goes on at
-            # once (column threads as well measured slower: bench/RESULTS.md)
-            columns = 1 if in_pool("batch") else config.threads
-            batch, notes = build_batch(images, options, names, txn, config.queries, schema_version=span.version,
-                                       incarnation=span.incarnation, threads=columns, declared=declared,
-                                       file_of_event=file_of_event, wanted=wanted)
-            del images, txn
-            yield batch, notes, left_out
-            del batch
+                keep = rows_filter.events(index, first=walk.first(f), last=walk.last(f), at=step.rows_pos[found.sel])
+                if not keep.any():
+                    continue
+                rows_pos = step.rows_pos[found.sel[keep]]
+                # the TABLE_MAPs' CRC32 here; each run's rows events' where it is decoded (run_batches)
+                step.src.verify_checksums_of(index, index.type_code == EventType.TABLE_MAP_EVENT)
+                rows, runs = cut_runs(found, step, rows_pos, keep)
+                for group in carrier.take(step, rows, runs) if rows is not None else []:
+                    yield group, step
+                if pages is not None:
+                    pages.hold_for_carried(step, self.config.segment_bytes, SPAN_HELD_SEGMENTS)
+        except Exception:  # the runs before the failure first: their batches come before the error
+            rest = carrier.rest()
+            if rest:
+                yield rest, None
+            raise
+        rest = carrier.rest()
+        if rest:
+            yield rest, None
 
     def _check_undecoded(self, step: Step, wanted: Callable[[str], bool]) -> None:
         """Refuse the rows events this version cannot decode, of the tables read (or of no

@@ -19,15 +19,18 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..binlog.file import DEFAULT_MAX_EVENT_BYTES, DEFAULT_SEGMENT_BYTES
+from ..binlog.file import DEFAULT_MAX_EVENT_BYTES, DEFAULT_SEGMENT_BYTES, BinlogFile
 from ..binlog.gtid import GtidSet
 from ..binlog.headers import ROWS_KIND, EventIndex
+from ..binlog.sources import ByteSource, MemorySource, NewestPath
 from ..decode.decoders import DecodeOptions
 from ..decode.rows import MAX_BATCH_IMAGES
 from ..decode.tableplan import METADATA_NAMES
 from ..options import WhenLike, byte_offset, change_kinds, epoch
+from ..pools import TaskGroup
 from ..tables.ddl import TableDef
 from ..tables.tracker import SchemaSource, load_schema
+from .logset import InMemory
 
 __all__ = ["ReadConfig", "RowsFilter", "TableOptions", "default_threads", "MAX_DEFAULT_THREADS"]
 
@@ -309,6 +312,24 @@ class ReadConfig:
         pats = f.tables if tables is None else RowsFilter.make(tables).tables
         return self.replace(filter=dataclasses.replace(f, tables=pats, start=byte_offset(start, "start"),
                                                        stop=byte_offset(stop, "stop")))
+
+    def open_file(self, location: str | os.PathLike[str] | InMemory | ByteSource, *, tasks: TaskGroup | None = None,
+                  newest: bool = False, truncated_warning: bool = True) -> BinlogFile:
+        """One binlog opened as every read opens it (the reader, streams, splits, the index, the
+        lake, the command line: this is the one way): ``location`` a path or URI (in this
+        config's ``filesystem``), a binlog given as bytes (:class:`~.logset.InMemory`), or a
+        byte source already open; with this config's ``strict``, ``verify_checksums`` and
+        ``max_event_bytes``. ``newest``: the newest file of a growing archive, which its server
+        may still write or cut back (read with ``pread``, never memory-mapped). ``tasks``: the
+        group of the file's owner (:class:`~vecbinlog.pools.TaskGroup`); ``truncated_warning``:
+        as :class:`~vecbinlog.binlog.file.BinlogFile`."""
+        if isinstance(location, InMemory):
+            location = MemorySource(location.data, location.name)
+        elif newest and isinstance(location, (str, os.PathLike)):
+            location = NewestPath(os.fspath(location))
+        return BinlogFile(location, strict=self.strict, verify_checksums=self.verify_checksums,
+                          filesystem=self.filesystem, max_event_bytes=self.max_event_bytes,
+                          truncated_warning=truncated_warning, tasks=tasks)
 
 
 def _is_parsed_schema(schema: Any) -> bool:

@@ -142,6 +142,7 @@ class LogWalk:
             self._read_ahead(k)
             if not (join and self._joinable(f)):
                 yield from self._joined(group, walk)
+                group = []
                 yield from self._file_steps(f, f.segments(self.segment_bytes, *self.bounds(f), keep=keep_pages), walk)
                 continue
             try:
@@ -152,14 +153,17 @@ class LogWalk:
             if len(whole) == 1 and len(f.formats) == 1 and unpack_segment(whole[0].src, whole[0].index) is None:
                 if group and _format_key(group[0].file) != _format_key(f):
                     yield from self._joined(group, walk)
+                    group = []
                 if not group:
                     held = 0
                 group.append(whole[0])
                 held += whole[0].end - whole[0].start
                 if held >= self.segment_bytes:
                     yield from self._joined(group, walk)
+                    group = []
                 continue
             yield from self._joined(group, walk)
+            group = []
             yield from self._file_steps(f, whole, walk, release=True)
         yield from self._joined(group, walk)
 
@@ -207,9 +211,8 @@ class LogWalk:
                 f.source.release(seg.start, seg.end)
         self._check_chain(f, rotate)
 
-    def _joined(self, group: list[Segment], walk: _Walking) -> Iterator[Step]:
-        """The files of ``group`` (each whole in its one segment) as one step; ``group`` emptied."""
-        segs, group[:] = list(group), []
+    def _joined(self, segs: list[Segment], walk: _Walking) -> Iterator[Step]:
+        """The files of ``segs`` (each whole in its one segment) as one step."""
         if len(segs) <= 1:
             for seg in segs:
                 yield from self._file_steps(seg.file, [seg], walk, release=True)

@@ -3,8 +3,10 @@
 A step's rows events kept by the filters are cut into runs (:func:`cut_runs`, one stable sort
 per segment) and gathered once in that order (:class:`StepRows`): each run's are a slice. In a
 memory-mapped or in-memory file a table's run with little in its segment is carried into the
-next ones (:class:`CarriedRun`: only its events and their transactions are kept, not the
-bytes): a log of many tables written in turn makes fewer, larger batches.
+next ones (:class:`CarriedRun`: only its events and their transactions are kept, and the
+event sources that hold their bytes): a log of many tables written in turn makes fewer,
+larger batches. A read's :class:`Carrier` owns the runs it carries, and the CRC32 checks of
+what they took, until it hands each run out, ended.
 """
 
 from __future__ import annotations
@@ -15,15 +17,16 @@ from typing import Any
 
 import numpy as np
 
-from ..binlog.file import BinlogFile
+from ..binlog.file import BinlogFile, checksums_match
 from ..binlog.headers import EventIndex
 from ..binlog.transactions import TxnContext
 from ..groups import group, group_order
+from ..pools import TaskGroup
 from ..tables.table_map import TableMap
 from .logwalk import Step
 from .versions import SchemaVersions, Versioned
 
-__all__ = ["Run", "StepRows", "CarriedRun", "PlannedRuns", "PLANNED_EVENTS", "PLANNED_WINDOW_BYTES",
+__all__ = ["Run", "StepRows", "CarriedRun", "Carrier", "PlannedRuns", "PLANNED_EVENTS", "PLANNED_WINDOW_BYTES",
            "PLAN_ON_TABLES_BYTES", "cut_runs", "matched", "SPAN_SHARE", "SPAN_EVENTS", "SPAN_HELD_SEGMENTS"]
 
 #: a table's run is carried into the next segment (of a memory-mapped or in-memory file) while
@@ -115,7 +118,7 @@ class CarriedRun:
     nbytes: int = 0
     nevents: int = 0
     #: whether the CRC32s of ``events[:len(checked)]`` match, checked on a batch thread while
-    #: the walk went on (:meth:`BatchReader._check_carried`)
+    #: the walk went on (:meth:`Carrier.take`; None: not checked there)
     checked: list[Future | None] = field(default_factory=list)
     #: every piece so far is a whole memory-mapped or in-memory file (its source is the file)
     whole_files: bool = True
@@ -148,7 +151,7 @@ class CarriedRun:
         server family (in log order, so the run stays in log order)."""
         if step.src is self.src:
             return True
-        return step.src is step.file and self.whole_files and step.file.formats[0].flavor == self.flavor and (self.txns is None) == (step.txn is None)
+        return step.src is step.file.whole and self.whole_files and step.file.formats[0].flavor == self.flavor and (self.txns is None) == (step.txn is None)
 
     def continues(self, step: Step, run: Run) -> bool:
         """Whether ``run`` (of ``step``) may join: a source it follows, the same layout,
@@ -162,7 +165,7 @@ class CarriedRun:
         self.events.append(events)
         self.srcs.append(step.src)
         self.files.append(step.file)
-        self.whole_files = self.whole_files and step.src is step.file  # kept, not recounted: follows() is asked per piece
+        self.whole_files = self.whole_files and step.src is step.file.whole  # kept, not recounted: follows() is asked per piece
         if rows.file_of is not None:
             self.file_of.append(rows.file_of[run.rows].copy())
         if self.txns is not None:
@@ -172,6 +175,75 @@ class CarriedRun:
         self.ranges[source] = (lo, step.segment.end)
         self.nbytes += int(events.event_size.sum())
         self.nevents += len(events)
+
+
+class Carrier:
+    """The runs one read carries from segment to segment (by table), until they end; and the
+    CRC32 checks of the rows events they took, made on ``checks``' threads while the walk goes
+    on (None: none made there; each run checks its own when it is decoded). Asked, step by
+    step, for the runs that end (:meth:`ended_before`, :meth:`take`, :meth:`rest`): a run
+    handed out is the caller's; the carrier holds it no more."""
+
+    def __init__(self, segment_bytes: int, checks: TaskGroup | None = None, threads: int = 1) -> None:
+        self._spans: dict[str, CarriedRun] = {}
+        self._large = segment_bytes // SPAN_SHARE  #: a run this large is not carried on
+        self._checks, self._threads = checks, threads
+
+    def __bool__(self) -> bool:
+        return bool(self._spans)
+
+    def ranges(self, source: Any) -> list[tuple[int, int]]:
+        """The file ranges of ``source`` (a file's byte source) the runs carried read."""
+        return [sp.ranges[source] for sp in self._spans.values() if source in sp.ranges]
+
+    def ended_before(self, step: Step) -> list[CarriedRun]:
+        """The runs that cannot go on into ``step`` (another segment's buffer; another file
+        unless every piece comes from a memory-mapped or in-memory file), ended."""
+        return self._end([n for n, sp in self._spans.items() if not sp.follows(step)])
+
+    def take(self, step: Step, rows: StepRows, runs: list[Run]) -> list[list[CarriedRun]]:
+        """Take in ``runs`` of ``step`` (their events among ``rows``); the runs that end, in the
+        order they must be decoded, in groups: each run a new layout ends, on its own, then
+        those that are large enough, those whose source the next segment will not have, and
+        every one when too many events wait. The CRC32s of what the runs still carried took
+        from ``step`` are checked in the background meanwhile."""
+        groups: list[list[CarriedRun]] = []
+        for run in runs:
+            span = self._spans.get(run.table)
+            if span is not None and not span.continues(step, run):
+                groups.append(self._end([run.table]))
+                span = None
+            if span is None:
+                self._spans[run.table] = span = CarriedRun.of(step, run)
+            span.add(step, rows, run)
+        carry = step.src is step.file.whole and sum(sp.nevents for sp in self._spans.values()) <= SPAN_EVENTS
+        groups.append(self._end([n for n, sp in self._spans.items() if not carry or sp.nbytes >= self._large]))
+        self._check(step)
+        return [g for g in groups if g]
+
+    def rest(self) -> list[CarriedRun]:
+        """Every run still carried, ended (the walk is over)."""
+        return self._end(list(self._spans))
+
+    def _end(self, names: list[str]) -> list[CarriedRun]:
+        return [self._spans.pop(name) for name in names]
+
+    def _check(self, step: Step) -> None:
+        """Check the CRC32s of the rows events that carried runs took from ``step``'s segment
+        on a batch thread now, while the walk goes on, rather than when the runs are decoded:
+        until runs end the other core has little to do (many tables whose runs all end with
+        the file). A mismatch is told when the run is decoded, as before. The check holds the
+        segment's event source (its bytes), not the file."""
+        if self._checks is None or self._threads < 2 or not step.src.verify_checksums:
+            return
+        pieces = [(sp, k) for sp in self._spans.values() for k in range(len(sp.checked), len(sp.events))]
+        mine = [(sp, k) for sp, k in pieces if sp.srcs[k] is step.src]
+        if not mine:
+            return
+        events = EventIndex.concat([sp.events[k] for sp, k in mine])
+        checked = self._checks.submit("batch", self._threads, checksums_match, step.src, events)
+        for sp, k in pieces:  # a piece of another source is checked when its run is decoded
+            sp.checked.append(checked if sp.srcs[k] is step.src else None)
 
 
 @dataclass

@@ -5,7 +5,9 @@ each is a :class:`PendingRun` that makes its batches when asked. :func:`decode_i
 makes the larger ones on the ``batch`` threads (:mod:`vecbinlog.pools`: the compiled walk,
 NumPy and Arrow release the GIL), each a batch ahead of the reader, while the reading thread
 walks on, and yields every batch in the order the runs were handed out: batches and errors
-come in the same order whatever ``threads`` is.
+come in the same order whatever ``threads`` is. What runs in the background is submitted
+through the read's task group (:class:`~vecbinlog.pools.TaskGroup`), which the read closes
+when it ends, however it ends: a run's event sources hold the bytes it reads.
 """
 
 from __future__ import annotations
@@ -13,16 +15,16 @@ from __future__ import annotations
 from collections import Counter, deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 import pyarrow as pa
 
 from ..decode.decoders.common import CountedNote
 from ..errors import DecodeWarning, warn
-from ..pools import pool
+from ..pools import TaskGroup
 from .runs import SPAN_SHARE
 
-__all__ = ["Batch", "Made", "PendingRun", "Pinned", "ReadTally", "decode_in_order", "BACKGROUND_BYTES",
+__all__ = ["Batch", "Made", "PendingRun", "ReadTally", "decode_in_order", "BACKGROUND_BYTES",
            "BACKGROUND_EVENT_BYTES"]
 
 #: a batch decoded: (table, record batch)
@@ -89,26 +91,29 @@ class ReadTally:
 
 class PendingRun:
     """The batches of one run of ``table``, placed and decoded: here, as they are read
-    (:meth:`results`), or in the background (:meth:`start`), :data:`BACKGROUND_BATCHES` at a
-    time ahead of the reader (:meth:`take`); ``make`` yields them. Rows left out by the
-    filters, and decoding notes, go to the read's ``tally`` (on the reading thread)."""
+    (:meth:`results`), or in the background (:meth:`start`, on the ``tasks`` of the read),
+    :data:`BACKGROUND_BATCHES` at a time ahead of the reader (:meth:`take`); ``make`` yields
+    them. Rows left out by the filters, and decoding notes, go to the read's ``tally`` (on the
+    reading thread). ``release``: called once the run is decoded, to let its segments' pages
+    go again (the walk let them go when it moved on, and the run's reads brought them back);
+    None: the walk lets them go."""
 
     def __init__(self, path: str, table: str, background: bool, make: Callable[[], Iterator[Made]],
-                 tally: ReadTally, release: Callable[[], None] | None = None, nbytes: int = 0) -> None:
+                 tally: ReadTally, tasks: TaskGroup, release: Callable[[], None] | None = None,
+                 nbytes: int = 0) -> None:
         self.path, self.table, self.background, self.tally = path, table, background, tally
         self.nbytes = nbytes  #: of its rows events
         self.make: Callable[[], Iterator[Made]] | None = make
         self.future: Future | None = None  #: the batches being made in the background
         self.workers = 1
         self.finished = False  #: every batch handed over (or the error raised)
-        #: after the run is decoded: let its segments' pages go again (the walk let them go when
-        #: it moved on, and the run's reads brought them back); None: the walk lets them go
-        self.release = release
+        self._tasks = tasks
+        self._release = release
 
     def start(self, workers: int) -> None:
         """Place and decode the run's first batches on one of ``workers`` ``batch`` threads."""
         self.workers = workers
-        self.future = pool("batch", workers).submit(_made_until_error, self.make, BACKGROUND_BATCHES)
+        self.future = self._tasks.submit("batch", workers, _made_until_error, self.make, BACKGROUND_BATCHES)
 
     def ready(self) -> bool:
         """Whether :meth:`take` has its batches without waiting (a run started in the background)."""
@@ -128,7 +133,7 @@ class PendingRun:
         self.future = None
         more = error is None and len(done) == BACKGROUND_BATCHES
         if more:
-            self.future = pool("batch", self.workers).submit(_made_until_error, lambda: rest, BACKGROUND_BATCHES)
+            self.future = self._tasks.submit("batch", self.workers, _made_until_error, lambda: rest, BACKGROUND_BATCHES)
         else:
             self.finished, self.make = True, None
         yield from self._handed(_handed_over(done))
@@ -157,21 +162,10 @@ class PendingRun:
             del batch
 
     def _end(self, error: Exception | None) -> None:
-        if self.release is not None:
-            self.release()
+        if self._release is not None:
+            self._release()
         if error is not None:
             raise error
-
-
-class Pinned:
-    """An event source with its bytes held: a run decoded in the background reads them even
-    when the reader is closed meanwhile (a memory map then goes once the run lets go of it)."""
-
-    def __init__(self, src: Any) -> None:
-        self._src, self.buf = src, src.buf
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._src, name)
 
 
 def _handed_over(made: list[Made]) -> Iterator[Made]:
