@@ -358,8 +358,9 @@ def test_an_index_answers_for_the_files_it_holds(three_files, tmp_path):
     at = Position(files[0].name, 4)
     assert fresh.end(at, max_bytes=300) == plain.end(at, max_bytes=300)
     assert set(counted.opened) == {paths[-1]}
+    expected_start = plain.resolve_start(middle)  # (plain reads the files through fs too: not counted below)
     counted.opened.clear()
-    assert fresh.resolve_start(middle) == plain.resolve_start(middle)
+    assert fresh.resolve_start(middle) == expected_start
     assert set(counted.opened) <= {paths[-1]}
 
 

@@ -38,12 +38,11 @@ from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import StartScan, scan_transactions
 from .errors import SchemaWarning, SourceNotFoundError, TruncatedWarning
 from .index import IndexedFile, load_index, replay_index
-from .log.config import ReadConfig, RowsFilter
+from .log.config import ReadConfig
 from .log.logset import binlog_files
 from .log.logwalk import unpacked
 from .log.summary import cut_target, start_spacing
 from .log.versions import SchemaHistory, VersionState
-from .options import WhenLike, epoch
 from .reader import Binlog, PathLike
 from .tables.ddl import Catalog
 from .tables.tracker import SchemaTracker
@@ -93,16 +92,16 @@ def transaction_starts(file: BinlogFile, start: int = MAGIC_LEN, stop: int | Non
     return scan_transactions(file, start, segment_bytes, stop).starts
 
 
-def starts_near(path: str, pos: int, kept: np.ndarray, *, filesystem: Any = None,
-                verify_checksums: bool = True) -> np.ndarray:
-    """The transaction starts of the binlog at ``path`` from the one of ``kept`` at or before
-    ``pos`` (the file's first event when none) to the first of them after it (to the end when
-    none): an archive index of a file of many transactions keeps a start per block
-    (:func:`~vecbinlog.log.summary.start_spacing`), those between are found by walking that part of the file."""
+def starts_near(path: str, pos: int, kept: np.ndarray, config: ReadConfig) -> np.ndarray:
+    """The transaction starts of the binlog at ``path`` (opened as ``config`` says) from the one
+    of ``kept`` at or before ``pos`` (the file's first event when none) to the first of them
+    after it (to the end when none): an archive index of a file of many transactions keeps a
+    start per block (:func:`~vecbinlog.log.summary.start_spacing`), those between are found by
+    walking that part of the file."""
     k = int(np.searchsorted(kept, pos, side="right"))
     lo = int(kept[k - 1]) if k else MAGIC_LEN
     hi = int(kept[k]) + 1 if k < len(kept) else None
-    with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem) as f, warnings.catch_warnings():
+    with config.open_file(path) as f, warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncatedWarning)  # (a file cut short: what it holds is walked)
         return transaction_starts(f, lo, hi)
 
@@ -110,18 +109,12 @@ def starts_near(path: str, pos: int, kept: np.ndarray, *, filesystem: Any = None
 def plan_splits(
     paths: PathLike | Iterable[PathLike],
     split_bytes: int = DEFAULT_SPLIT_BYTES,
+    config: ReadConfig | None = None,
     *,
-    start: int | None = None,
-    stop: int | None = None,
-    verify_checksums: bool = True,
-    filesystem: Any = None,
-    tables: str | Iterable[str] | None = None,
     index: Any = None,
     index_filesystem: Any = None,
-    since: WhenLike | None = None,
-    until: WhenLike | None = None,
-    gtids: str | GtidSet | None = None,
     history: SchemaHistory | None = None,
+    **options: Any,
 ) -> list[Split]:
     """Cut binlog files into splits of about ``split_bytes`` that start at transactions.
 
@@ -133,6 +126,10 @@ def plan_splits(
         file of more than 4096 transactions, at or after the first multiple of the blocks of
         which an archive index keeps the first start: :func:`~vecbinlog.log.summary.start_spacing`).
         A file smaller than that is one split.
+    config : the read's :class:`~vecbinlog.log.config.ReadConfig` (every file is opened with it:
+        its ``filesystem``, checksums and limits; its filter's ``start``, ``stop``, ``tables``,
+        ``since``, ``until`` and its ``gtids`` are the ones below); or
+    options : the options of :func:`vecbinlog.open` it is built from, of which these count:
     start, stop : byte offsets: ``start`` in the first file, where a transaction starts
         (ValueError otherwise), ``stop`` in the last (any offset: the rows events before it).
     verify_checksums : check the CRC32 of the FORMAT_DESCRIPTION_EVENT of each file.
@@ -186,18 +183,20 @@ def plan_splits(
     """
     if split_bytes < 1:
         raise ValueError(f"split_bytes must be at least 1, not {split_bytes}")
-    files = binlog_files(paths, filesystem)
+    if config is None:
+        config = ReadConfig.build(**options)
+    elif options:
+        raise TypeError(f"plan_splits takes a config or options, not both: {sorted(options)}")
+    start, stop = config.filter.start, config.filter.stop
+    files = binlog_files(paths, config.filesystem)
     if index is None and history is not None and history.walked is not None:
         return _plan_from_history(files, split_bytes, start, stop, history)
     if index is not None:
-        window = (epoch(since, "since"), epoch(until, "until"))
-        wanted_gtids = gtids if isinstance(gtids, GtidSet) or gtids is None else GtidSet(gtids)
-        return _plan_from_index(files, split_bytes, start, stop, filesystem, tables, index, index_filesystem, window,
-                                wanted_gtids)
+        return _plan_from_index(files, split_bytes, config, index, index_filesystem)
     out: list[Split] = []
-    tracker = SchemaTracker(wanted=RowsFilter.make(tables).table)  # the DDL state along the files, for each split's start
+    tracker = SchemaTracker(wanted=config.filter.table)  # the DDL state along the files, for each split's start
     chain = _Chain()
-    for k, (path, f) in enumerate(zip(files, _opened_ahead(files, filesystem, verify_checksums))):
+    for k, (path, f) in enumerate(zip(files, _opened_ahead(files, config))):
         lo = start if k == 0 and start is not None else MAGIC_LEN
         with f:
             if not f.source.seekable:  # a compressed file: one split, from its start
@@ -229,17 +228,18 @@ def plan_splits(
     return out
 
 
-def _opened_ahead(files: list[str], filesystem: Any, verify_checksums: bool) -> Iterator[BinlogFile]:
-    """The files, opened in order; in object storage, the next ones opened meanwhile, and the
-    small ones read (as much as one segment holds together: see :func:`~.binlog.file.open_files`)."""
+def _opened_ahead(files: list[str], config: ReadConfig) -> Iterator[BinlogFile]:
+    """The files, opened in order (as ``config`` says); in object storage, the next ones opened
+    meanwhile, and the small ones read (as much as one segment holds together: see
+    :func:`~.binlog.file.open_files`)."""
 
     def open_file(path: str) -> BinlogFile:
-        f = BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem)
+        f = config.open_file(path)
         if f.size is not None and f.size <= DEFAULT_SEGMENT_BYTES // FILES_AHEAD:
             f.prefetch()
         return f
 
-    return open_files(files, open_file, filesystem)
+    return open_files(files, open_file, config.filesystem)
 
 
 def _plan_from_history(files: list[str], split_bytes: int, start: int | None, stop: int | None,
@@ -291,16 +291,16 @@ class _Chain:
         return splits
 
 
-def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop: int | None, filesystem: Any,
-                     tables: str | Iterable[str] | None, location: Any, index_filesystem: Any,
-                     window: tuple[int | None, int | None] = (None, None),
-                     gtids: GtidSet | None = None) -> list[Split]:
+def _plan_from_index(files: list[str], split_bytes: int, config: ReadConfig, location: Any,
+                     index_filesystem: Any) -> list[Split]:
     """:func:`plan_splits` from an archive index: its transaction starts, its DDL replayed, its
-    layouts numbered (:func:`vecbinlog.index.replay_index`); with ``tables``, only the ranges
-    of their rows events; with ``window`` (since, until: seconds), only the files whose rows
-    events may be in it (:func:`_in_window`)."""
-    indexed = load_index(files, location, filesystem=filesystem, index_filesystem=index_filesystem)
-    wanted = RowsFilter.make(tables).table
+    layouts numbered (:func:`vecbinlog.index.replay_index`); with the ``tables`` filter, only the
+    ranges of their rows events; with ``since``/``until``, only the files whose rows events may
+    be in them (:func:`_in_window`); with ``gtids``, only the files that may hold them."""
+    f = config.filter
+    start, stop, tables, window, gtids = f.start, f.stop, f.tables, (f.since, f.until), config.gtids
+    indexed = load_index(files, location, filesystem=config.filesystem, index_filesystem=index_filesystem)
+    wanted = f.table
     ddl, history = replay_index(indexed, wanted)
     changes = sorted((where, name, state) for name, found in history.history.items() for where, state in found)
     at, now = 0, {}  # the layout states in force, swept along the splits (they come in log order)
@@ -317,7 +317,7 @@ def _plan_from_index(files: list[str], split_bytes: int, start: int | None, stop
             hi = ix.end if not last or stop is None else min(stop, ix.end)
             cuts = ix.starts
             if k == 0 and start is not None and start > MAGIC_LEN and start not in set(cuts.tolist()) and start not in set(
-                    starts_near(path, start, cuts, filesystem=filesystem).tolist()):
+                    starts_near(path, start, cuts, config).tolist()):
                 raise ValueError(
                     f"{path}: start={start} is not where a transaction starts (a GTID event, or a BEGIN "
                     "query without one): a split must hold its transactions' TABLE_MAP events"
@@ -481,7 +481,7 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, config: 
         raise TypeError(f"read_split takes a config or options, not both: {sorted(options)}")
     with Binlog.over_range(split.path, split.start, split.stop, ddl=split.ddl, versions=split.versions,
                            config=config.over_range(split.start, split.stop, tables)) as log:
-        yield from log._iter_tables(project)
+        yield from log.iter_tables(layout_columns=not project)
 
 
 def read_splits(splits: Iterable[Split], tables: str | Iterable[str] | None = None, config: ReadConfig | None = None,
@@ -504,7 +504,7 @@ def read_splits(splits: Iterable[Split], tables: str | Iterable[str] | None = No
         first, last = chain[0], chain[-1]
         with Binlog.over_range([s.path for s in chain], first.start, last.stop, ddl=first.ddl, versions=first.versions,
                                config=config.over_range(first.start, last.stop, tables)) as log:
-            yield from log._iter_tables(project)
+            yield from log.iter_tables(layout_columns=not project)
 
 
 #: the options of :class:`~vecbinlog.Binlog` that a range read sets itself

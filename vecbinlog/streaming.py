@@ -44,13 +44,20 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .binlog.file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .binlog.gtid import GtidSet
-from .binlog.sources import NewestPath, name_of, open_source, redact
+from .binlog.sources import name_of, redact
 from .binlog.spec import MAGIC_LEN
 from .binlog.transactions import FileScan, scan_transactions
 from .decode.tableplan import TablePlan
-from .errors import ArchiveIndexError, SchemaChangedError, SourceNotFoundError, TruncatedError, TruncatedWarning, warn
+from .errors import (
+    ArchiveIndexError,
+    NotABinlogError,
+    SchemaChangedError,
+    SourceNotFoundError,
+    TruncatedError,
+    TruncatedWarning,
+    warn,
+)
 from .index import IndexedFile, current_index, replay_index
 from .log.config import ReadConfig
 from .log.indexfiles import file_identities
@@ -115,8 +122,11 @@ class Archive:
     ----------
     spec : a folder, a glob, a ``mysql-bin.index``, a file or a list of them (see
         :func:`archive_files`); local paths or URIs.
-    filesystem : a ``pyarrow.fs.FileSystem`` (or fsspec) the paths are in.
-    verify_checksums : check the CRC32 of each file's FORMAT_DESCRIPTION_EVENT.
+    config : the read's :class:`~vecbinlog.log.config.ReadConfig`: every file is opened with
+        it (:meth:`~vecbinlog.log.config.ReadConfig.open_file`: its ``filesystem``, checksums,
+        limits), its segments are its ``segment_bytes``; or
+    options : the options of :func:`vecbinlog.open` it is built from (``filesystem=``, a
+        ``pyarrow.fs.FileSystem`` or fsspec one the paths are in; ``verify_checksums=``...).
     index : an archive index of the files (:func:`vecbinlog.build_index`): a file indexed as
         it is now (but the newest, still written) is not walked; its transaction starts, its
         end, its times and GTIDs come from the index. The others are walked.
@@ -125,18 +135,25 @@ class Archive:
     newest one only from where its last walk stopped (``forget`` lets go of files passed).
     """
 
-    def __init__(self, spec: str | Sequence[str], *, filesystem: Any = None, verify_checksums: bool = True,
-                 segment_bytes: int = DEFAULT_SEGMENT_BYTES, index: Any = None) -> None:
+    def __init__(self, spec: str | Sequence[str], config: ReadConfig | None = None, *, index: Any = None,
+                 **options: Any) -> None:
+        if config is None:
+            config = ReadConfig.build(**options)
+        elif options:
+            raise TypeError(f"Archive takes a config or options, not both: {sorted(options)}")
         self.spec = spec
-        self.filesystem = filesystem
-        self.verify_checksums = verify_checksums
-        self.segment_bytes = segment_bytes
+        self.config = config
         self.index = index
         self._indexed: dict[str, IndexedFile | None] = {}  # name -> its index as it was when first listed
         self._scans: dict[str, FileScan] = {}
         self._final: set[str] = set()  # files walked to their end while a later file was there
         self._seen: set[str] = set()
         self._cut_told: set[str] = set()  # final files cut short, said once (a TruncatedWarning)
+
+    @property
+    def filesystem(self) -> Any:
+        """The filesystem the archive's paths are in (its config's)."""
+        return self.config.filesystem
 
     @property
     def shown(self) -> str:
@@ -196,15 +213,15 @@ class Archive:
             self._scans[name] = FileScan(MAGIC_LEN, end, None, ix.starts, stamps, ix.row["size"])
             self._final.add(name)
             return self._scans[name]
-        source = open_source(NewestPath(path) if newest else path, self.filesystem)  # newest: pread, not mapped
-        if newest and source.size is not None and source.size < MAGIC_LEN:
-            source.close()
-            return None
         try:
-            f = BinlogFile(source, verify_checksums=self.verify_checksums)
+            f = self.config.open_file(path, newest=newest)  # newest: pread, not mapped
         except TruncatedError:
-            if newest:
+            if newest:  # its FORMAT_DESCRIPTION_EVENT not all written yet
                 return None
+            raise
+        except NotABinlogError:
+            if newest and file_identities([path], self.filesystem)[0]["size"] < MAGIC_LEN:
+                return None  # not even its magic bytes yet
             raise
         with f:
             if cached is not None and cached.start <= lo <= cached.complete and f.size == cached.size \
@@ -212,7 +229,7 @@ class Archive:
                 scan = cached
             else:
                 resume = cached.complete if cached is not None and cached.start <= lo <= cached.complete else lo
-                fresh = scan_transactions(f, resume, self.segment_bytes)
+                fresh = scan_transactions(f, resume, self.config.segment_bytes)
                 if resume != lo:  # continued from the last walk: the starts before it are kept
                     keep = cached.starts < resume
                     fresh = FileScan(cached.start, fresh.walked, fresh.open_start,
@@ -314,7 +331,7 @@ class Archive:
         keeps around ``pos``, walked (:func:`~vecbinlog.splits.starts_near`)."""
         if scan.stamps is not None:
             return scan.starts
-        return starts_near(path, pos, scan.starts, filesystem=self.filesystem, verify_checksums=self.verify_checksums)
+        return starts_near(path, pos, scan.starts, self.config)
 
     def path_of(self, name: str) -> str:
         for n, p in self.files():
@@ -326,7 +343,7 @@ class Archive:
         """The last transaction start at or before ``at`` in its file (``lo`` when none after it)."""
         scan = self._scans.get(at.file)
         if scan is None or scan.start > lo or scan.walked < at.pos:
-            with BinlogFile(self.path_of(at.file), verify_checksums=self.verify_checksums) as f:
+            with self.config.open_file(self.path_of(at.file)) as f:
                 found = transaction_starts(f, lo, at.pos + 1)
         else:
             found = self._starts_at(scan, self.path_of(at.file), at.pos)
@@ -386,9 +403,9 @@ class Archive:
             if ix is not None and ix.gtids is not None and not newest:
                 at = self._indexed_gtid(ix, path, wanted, gtid)
             else:
-                with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
+                with self.config.open_file(path) as f, warnings.catch_warnings():
                     warnings.simplefilter("ignore", TruncatedWarning)
-                    at = gtid_offset(f, self.segment_bytes, gtid)
+                    at = gtid_offset(f, self.config.segment_bytes, gtid)
             if at is None:
                 continue
             scan = self.scan(name, path, MAGIC_LEN, newest)
@@ -431,10 +448,9 @@ class Archive:
             if ix.row["start_spacing"] == 1:
                 return int(ix.starts[k])
             stop = int(ix.starts[k + 1]) if k + 1 < len(ix.starts) else None
-            with BinlogFile(path, verify_checksums=self.verify_checksums, filesystem=self.filesystem) as f, \
-                    warnings.catch_warnings():
+            with self.config.open_file(path) as f, warnings.catch_warnings():
                 warnings.simplefilter("ignore", TruncatedWarning)
-                at = gtid_offset(f, self.segment_bytes, gtid, int(ix.starts[k]), stop)
+                at = gtid_offset(f, self.config.segment_bytes, gtid, int(ix.starts[k]), stop)
             if at is not None:
                 return at
         return None
@@ -449,10 +465,9 @@ class Archive:
             return None
         k = int(hit[0])
         stop = int(ix.starts[k + 1]) if k + 1 < len(ix.starts) else None
-        with BinlogFile(path, verify_checksums=self.verify_checksums, filesystem=self.filesystem) as f, \
-                warnings.catch_warnings():
+        with self.config.open_file(path) as f, warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
-            block = scan_transactions(f, int(ix.starts[k]), self.segment_bytes, stop)
+            block = scan_transactions(f, int(ix.starts[k]), self.config.segment_bytes, stop)
         found = np.flatnonzero(block.stamps.astype(np.int64) >= seconds)
         if not len(found):  # (the index is of this file as it is: its size and time are checked)
             raise ArchiveIndexError(f"{redact(path)}: its index says a transaction at or after {ix.starts[k]} starts "
@@ -495,7 +510,7 @@ class Archive:
             if ix.row["second_format"] is not None:
                 cuts = cuts[cuts < ix.row["second_format"]]
         else:
-            with BinlogFile(path, verify_checksums=self.verify_checksums) as f, warnings.catch_warnings():
+            with self.config.open_file(path) as f, warnings.catch_warnings():
                 warnings.simplefilter("ignore", TruncatedWarning)  # a final file cut short: read to its last event
                 if not f.source.seekable:
                     return [Split(path, lo, hi)]
@@ -666,5 +681,5 @@ def archive_history(spec: str | Sequence[str], config: ReadConfig, index: Any) -
     """The history a stream over ``spec`` starts with (to the end of what is complete now):
     the files its ``index`` holds as they are replayed from it, the others (newer than the
     index, grown since, the newest) walked."""
-    archive = Archive(spec, filesystem=config.filesystem, verify_checksums=config.verify_checksums, index=index)
+    archive = Archive(spec, config, index=index)
     return StreamHistory(config).walk(archive, archive.latest(), first=archive.first()).found

@@ -98,8 +98,7 @@ class ChangeSource:
         if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
             raise ValueError(f"max_bytes must be a positive integer, not {max_bytes!r}")
         self.config = ReadConfig.build(tables=[table], **options)
-        self.archive = archive if isinstance(archive, Archive) else Archive(
-            archive, filesystem=self.config.filesystem, verify_checksums=self.config.verify_checksums)
+        self.archive = archive if isinstance(archive, Archive) else Archive(archive, self.config)
         self.table = table
         self.max_bytes = max_bytes
         self.history: StreamHistory | None = None

@@ -16,7 +16,6 @@ import dataclasses
 import json
 import warnings
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
@@ -316,11 +315,6 @@ def _differs(schema: StructType, found: StructType) -> bool:
     return [(f.name, f.dataType) for f in schema.fields] != [(f.name, f.dataType) for f in found.fields]
 
 
-def _when(seconds: int | None) -> datetime | None:
-    """A bound of the read's filter (seconds since the epoch) as plan_splits takes it."""
-    return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc)
-
-
 class BinlogReader(DataSourceReader):
     """Plans the splits on the driver (headers only) and decodes one group per task."""
 
@@ -336,12 +330,8 @@ class BinlogReader(DataSourceReader):
     def partitions(self) -> list[InputPartition]:
         o = self.options
         splits = plan_splits(
-            o.paths, o.split_bytes, start=o.start, stop=o.stop,
-            verify_checksums=o.config.verify_checksums, tables=o.tables, index=o.index,
-            filesystem=o.config.filesystem if o.index is not None else None,
-            since=_when(o.config.filter.since), until=_when(o.config.filter.until),  # with an index: files out of them
-            gtids=o.config.gtids,  # (and with none of the GTIDs) left out
-            history=self._history if o.index is None else None,  # the schema's walk: no file walked again
+            o.paths, o.split_bytes, o.config,  # with an index: files out of since/until, or without the gtids, left out
+            index=o.index, history=self._history if o.index is None else None,  # the schema's walk: no file walked again
         )
         walked = sum(s.size or 0 for s in splits)
         if o.index is None and walked > INDEX_ADVISED_BYTES:
@@ -406,8 +396,7 @@ class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
     @property
     def archive(self) -> Archive:
         if self._archive is None:
-            self._archive = Archive(self.options.spec, verify_checksums=self.options.config.verify_checksums,
-                                    index=self.options.index)
+            self._archive = Archive(self.options.spec, self.options.config, index=self.options.index)
         return self._archive
 
     @property
