@@ -18,6 +18,8 @@ from typing import NoReturn
 
 import pytest
 
+from .support.corpus import CorpusName
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 #: small third-party binlogs copied from the corpus for the tests that must run without it (README.md there)
@@ -81,6 +83,38 @@ def corpus_path(name: str) -> Path:
 def seed_path(name: str) -> Path:
     """A file of the shared seeds (the hex dumps of the seed documents), as :func:`corpus_path`."""
     return _shared_file("seeds", SEEDS_ENV, SEEDS, name)
+
+
+#: what makes a test slow (the ``slow`` marker, pyproject.toml; ``pytest -m "not slow"`` is the
+#: quick tier): the fixtures it uses, directly or through another fixture...
+SLOW_FIXTURES = {"mariadb_server": "starts the MariaDB server", "spark": "starts a SparkSession"}
+#: ... the folders and modules it is in
+SLOW_PATHS = {"spark": "Spark", "test_fuzz.py": "fuzz", "test_fuzz_regressions.py": "fuzz"}
+
+
+def slow_reason(item: pytest.Item) -> str | None:
+    """Why ``item`` is in the slow tier, or None: it starts a server (the MariaDB one, or a
+    SparkSession), is parametrized by the corpus list (a test per file of the corpus,
+    tests/support/corpus.py), fuzzes, or is marked ``slow`` or ``mariadb`` itself."""
+    used = [why for name, why in SLOW_FIXTURES.items() if name in getattr(item, "fixturenames", ())]
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if any(isinstance(v, CorpusName) for v in params.values()):
+        used.append("a test per file of the corpus")
+    tests = ROOT / "tests"
+    rel = item.path.relative_to(tests).parts if item.path.is_relative_to(tests) else ()
+    used += [why for part, why in SLOW_PATHS.items() if part in rel]
+    used += [m.name for m in item.iter_markers() if m.name in ("slow", "mariadb")]
+    return ", ".join(used) or None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tests slow, by what they use (:func:`slow_reason`), and those that use the
+    MariaDB server ``mariadb``."""
+    for item in items:
+        if slow_reason(item) and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+        if "mariadb_server" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("mariadb"):
+            item.add_marker(pytest.mark.mariadb)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

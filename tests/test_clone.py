@@ -12,6 +12,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import vecbinlog
 
 from .conftest import CORPUS_ENV, ROOT, SEEDS_ENV, TEST_DATA, corpus_path
@@ -60,6 +62,7 @@ def test_without_the_corpus_and_seeds_they_skip_naming_the_variable():
     assert f"vecbinlog corpus: /nonexistent/corpus -- absent: tests that need it skip (set {CORPUS_ENV})" in p.stdout
 
 
+@pytest.mark.slow  # collects the whole suite twice
 def test_collection_does_not_read_the_shared_folders():
     """Without ../shared, pytest collects the tests it collects with it, and no error: they are
     parametrized by file names (tests/support/corpus.py), never by what a folder holds. .ci/run

@@ -132,6 +132,7 @@ MANIFEST_TABLE_MAPS_DIFFER = {
 }
 
 
+@pytest.mark.slow  # reads every file of the corpus
 def test_corpus_totals():
     """Totals over the whole corpus, as stated in the MANIFEST summary."""
     corpus_path("MANIFEST.md")  # skips (fails under CI) without the corpus
@@ -163,6 +164,7 @@ LOG_POS_EXCEPTIONS = {
 }
 
 
+@pytest.mark.slow  # reads every file of the corpus
 def test_log_pos_is_next_position():
     """log_pos (end_log_pos) is pos + event_size except in the files above:
     a decoder must walk by event_size, never by log_pos."""

@@ -125,7 +125,13 @@ FILES: dict[str, tuple[int, bool]] = {
 }
 
 
-def corpus_names(*, rows: bool = False, larger_than: int = 0) -> list[str]:
+class CorpusName(str):
+    """A file's name as :func:`corpus_names` gives it: a test parametrized by it is one of a
+    test per corpus file, which tests/conftest.py marks slow (the quick tier leaves them out)."""
+
+
+def corpus_names(*, rows: bool = False, larger_than: int = 0) -> list[CorpusName]:
     """The corpus's files by name, in order: all of them, or those with rows events (``rows``),
     or those of more than ``larger_than`` bytes."""
-    return [name for name, (size, has_rows) in FILES.items() if (has_rows or not rows) and size > larger_than]
+    return [CorpusName(name) for name, (size, has_rows) in FILES.items()
+            if (has_rows or not rows) and size > larger_than]
