@@ -74,13 +74,14 @@ def read(spark, paths, table, **options):
 # -- without a SparkSession (the quick tier) -----------------------------------------------------
 def test_the_data_source_called_as_spark_calls_it_reads_read_tables_rows():
     """The data source's schema, partitions and tasks called as Spark calls them, with no JVM:
-    the sample's shop.orders, value by value read_table's after the type mapping."""
+    the sample's shop.orders, value by value read_table's after the type mapping; its key, as
+    workload.sql declares it, marked in the schema (key_columns)."""
     source = vspark.BinlogDataSource({"path": str(SAMPLE), "table": "shop.orders"})
     schema = source.schema()
     reader = source.reader(schema)
     got = pa.Table.from_batches([b for part in reader.partitions() for b in reader.read(part)])
     expected = vecbinlog.read_table(SAMPLE, "shop.orders")
-    assert schema.fieldNames() == expected.column_names
+    assert schema.fieldNames() == expected.column_names and vspark.key_columns(schema) == ["id"]
     assert_same_rows(expected, got)
 
 
