@@ -27,13 +27,25 @@ def _normal(command: str) -> str:
 
 
 def test_readme_test_command_is_the_one_ci_runs():
+    """The README's test commands: the one CI runs, then the quick tier."""
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
           if "pytest" in line and not line.lstrip().startswith("#") and "NUMBA_BOUNDSCHECK" not in line
           and "--collect-only" not in line]
     assert len(ci) == 1, ci
     shown = [line[2:] for block in re.findall(r"```console\n(.*?)```", README, re.S)
              for line in block.splitlines() if line.startswith("$ ") and "pytest" in line]
-    assert [_normal(c) for c in shown] == [_normal(ci[0])] == ['pip install -e ".[test,spark]" && python -m pytest']
+    assert [_normal(c) for c in shown] == [_normal(ci[0]), 'python -m pytest -m "not slow"']
+    assert _normal(ci[0]) == 'pip install -e ".[test,spark]" && python -m pytest'
+
+
+def test_the_paths_contributing_names_are_there():
+    """Every file or folder of the repository CONTRIBUTING.md names (in backquotes or a link)
+    exists (``../shared`` is not the repository's)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([\w.-]+(?:/[\w.-]+)*/?)`", text)) | set(re.findall(r"\]\(([\w./-]+)\)", text))
+    paths = {p for p in named if ("/" in p or p.endswith((".py", ".md", ".toml"))) and not p.startswith("../")}
+    assert len(paths) > 30
+    assert [p for p in sorted(paths) if not (ROOT / p).exists()] == []
 
 
 def _pytest(*files: str, **env: str) -> subprocess.CompletedProcess:
