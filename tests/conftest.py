@@ -86,8 +86,8 @@ def seed_path(name: str) -> Path:
 
 
 #: what makes a test slow (the ``slow`` marker, pyproject.toml; ``pytest -m "not slow"`` is the
-#: quick tier): the fixtures it uses, directly or through another fixture...
-#: (every test of tests/spark but those that call the data source without a session)
+#: quick tier): the fixtures it uses, directly or through another fixture (``spark``: every test
+#: of tests/spark but those that call the data source without a session)...
 SLOW_FIXTURES = {"mariadb_server": "starts the MariaDB server", "spark": "starts a SparkSession"}
 #: ... the modules it is in
 SLOW_PATHS = {"test_fuzz.py": "fuzz", "test_fuzz_regressions.py": "fuzz"}
