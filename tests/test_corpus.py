@@ -19,8 +19,8 @@ from .conftest import CORPUS, corpus_path
 from .support import reference as ref
 from .support.corpus import FILES as LISTED
 from .support.corpus import ROWS_EVENT_TYPES, corpus_names
-from .support.manifest import manifest_rows
 from .support.jsontext import JsonText, apply_json_diffs, loads, parse_binary, same_json
+from .support.manifest import manifest_rows
 
 #: Files that must fail, and how (the reason is documented in the README).
 EXPECTED_ERRORS: dict[str, type[Exception]] = {
