@@ -13,9 +13,10 @@ import pytest
 
 import vecbinlog
 
-from .conftest import DATA, corpus_files
+from .conftest import DATA, corpus_path
 from .support import builder as b
 from .support import reference as ref
+from .support.corpus import corpus_names
 from .support.vectors import DARREN, PERSON
 
 SAMPLE = DATA / "sample" / "mariadb-bin.000001"
@@ -30,11 +31,6 @@ def decoded(path) -> tuple[bytes, ref.RefBinlog | None]:
         return data, None
 
 
-def readable() -> list:
-    return [pytest.param(p, id=p.parent.name + "/" + p.name) for p in corpus_files()
-            if p.read_bytes()[:4] == b.MAGIC and decoded(p)[1] is not None]
-
-
 def test_table_maps_from_the_seeds_hex_dumps():
     """001_021ea0c9ad600c84.txt (presentation.person, MINIMAL metadata) and
     004_bf7358eaf922e1bf.txt (darren.t), field by field as the documents explain them."""
@@ -47,11 +43,12 @@ def test_table_maps_from_the_seeds_hex_dumps():
     assert darren == DARREN
 
 
-@pytest.mark.parametrize("path", readable())
-def test_corpus_events_rebuilt(path):
+@pytest.mark.parametrize("name", corpus_names())
+def test_corpus_events_rebuilt(name):
     """Every FDE, TABLE_MAP and rows event (v1, v2) the reference reads, rebuilt from its
     fields, is the file's bytes (header fields taken from the event, CRC32 recomputed)."""
-    data, r = decoded(path)
+    data, r = decoded(corpus_path(name))
+    assert r is not None  # the reference reads every corpus file, leniently
     formats = {f.pos: f for f in r.formats}
     fmt = None
     skipped = {pos for pos, _ in r.skipped_rows_events}

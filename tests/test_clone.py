@@ -12,6 +12,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import vecbinlog
 
 from .conftest import CORPUS_ENV, ROOT, SEEDS_ENV, TEST_DATA, corpus_path
@@ -25,12 +27,25 @@ def _normal(command: str) -> str:
 
 
 def test_readme_test_command_is_the_one_ci_runs():
+    """The README's test commands: the one CI runs, then the quick tier."""
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
-          if "pytest" in line and not line.lstrip().startswith("#") and "NUMBA_BOUNDSCHECK" not in line]
+          if "pytest" in line and not line.lstrip().startswith("#") and "NUMBA_BOUNDSCHECK" not in line
+          and "--collect-only" not in line]
     assert len(ci) == 1, ci
     shown = [line[2:] for block in re.findall(r"```console\n(.*?)```", README, re.S)
              for line in block.splitlines() if line.startswith("$ ") and "pytest" in line]
-    assert [_normal(c) for c in shown] == [_normal(ci[0])] == ['pip install -e ".[test,spark]" && python -m pytest']
+    assert [_normal(c) for c in shown] == [_normal(ci[0]), 'python -m pytest -m "not slow"']
+    assert _normal(ci[0]) == 'pip install -e ".[test,spark]" && python -m pytest'
+
+
+def test_the_paths_contributing_names_are_there():
+    """Every file or folder of the repository CONTRIBUTING.md names (in backquotes or a link)
+    exists (``../shared`` is not the repository's)."""
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([\w.-]+(?:/[\w.-]+)*/?)`", text)) | set(re.findall(r"\]\(([\w./-]+)\)", text))
+    paths = {p for p in named if ("/" in p or p.endswith((".py", ".md", ".toml"))) and not p.startswith("../")}
+    assert len(paths) > 30
+    assert [p for p in sorted(paths) if not (ROOT / p).exists()] == []
 
 
 def _pytest(*files: str, **env: str) -> subprocess.CompletedProcess:
@@ -53,10 +68,24 @@ def test_without_the_corpus_and_seeds_they_skip_naming_the_variable():
     assert passed >= 20 and "failed" not in summary and "error" not in summary, summary
     reasons = [line for line in p.stdout.splitlines() if line.startswith("SKIPPED")]
     assert reasons
-    for line in reasons:  # the corpus's or the seeds' one reason (also for a list of corpus files left empty)
+    for line in reasons:  # the corpus's or the seeds' one reason
         assert f"set {CORPUS_ENV} to its folder" in line or f"set {SEEDS_ENV} to its folder" in line, line
     assert any(CORPUS_ENV in line for line in reasons) and any(SEEDS_ENV in line for line in reasons)
     assert f"vecbinlog corpus: /nonexistent/corpus -- absent: tests that need it skip (set {CORPUS_ENV})" in p.stdout
+
+
+@pytest.mark.slow  # collects the whole suite twice
+def test_collection_does_not_read_the_shared_folders():
+    """Without ../shared, pytest collects the tests it collects with it, and no error: they are
+    parametrized by file names (tests/support/corpus.py), never by what a folder holds. .ci/run
+    collects so too."""
+    def collected(**env: str) -> list[str]:
+        p = _pytest("--collect-only", "-q", **env)
+        assert p.returncode == 0 and "error" not in p.stdout.splitlines()[-1], p.stdout[-3000:]
+        return sorted(line for line in p.stdout.splitlines() if "::" in line)
+
+    absent = collected(**{CORPUS_ENV: "/nonexistent/corpus", SEEDS_ENV: "/nonexistent/seeds"})
+    assert len(absent) > 2000 and absent == collected()
 
 
 def test_under_ci_a_missing_corpus_fails():

@@ -15,9 +15,12 @@ import pytest
 import vecbinlog
 from vecbinlog.collations import decode_text
 
-from .conftest import CORPUS, CORPUS_ENV, corpus_files, corpus_path, shared_missing
+from .conftest import CORPUS, corpus_path
 from .support import reference as ref
+from .support.corpus import FILES as LISTED
+from .support.corpus import ROWS_EVENT_TYPES, corpus_names
 from .support.jsontext import JsonText, apply_json_diffs, loads, parse_binary, same_json
+from .support.manifest import manifest_rows
 
 #: Files that must fail, and how (the reason is documented in the README).
 EXPECTED_ERRORS: dict[str, type[Exception]] = {
@@ -47,14 +50,20 @@ EXPECTED_WARNINGS = {
     "blackbeam__rust_mysql_common/json.binlog.000001": r"6 partial JSON update\(s\) of column '@2' could not be applied",
 }
 
-if not CORPUS.is_dir():  # every test here reads the corpus: skipped (failed under CI) with one reason
-    shared_missing("corpus", CORPUS_ENV, module=True)
-
-FILES = [p.relative_to(CORPUS).as_posix() for p in corpus_files()]
+FILES = corpus_names()
 
 
-def test_corpus_is_there():
-    assert len(FILES) == 111, f"expected the 111 corpus files in {CORPUS}"
+def test_corpus_is_the_listed_one():
+    """The corpus holds the 111 files tests/support/corpus.py names (the tests are parametrized
+    by it), of those sizes, each a binlog (the magic), with rows events as the MANIFEST counts."""
+    rows = manifest_rows()
+    found = {p.relative_to(CORPUS).as_posix(): p for p in corpus_path("MANIFEST.md").parent.rglob("*")
+             if p.is_file() and p.name != "MANIFEST.md"}
+    assert sorted(found) == FILES and len(FILES) == 111 and set(rows) == set(FILES)
+    for name, p in found.items():
+        has_rows = any(t in rows[name]["counts"] for t in ROWS_EVENT_TYPES)
+        assert (p.stat().st_size, has_rows) == LISTED[name], name
+        assert p.read_bytes()[:4] == b"\xfebin", name
 
 
 def _read_all(path):
@@ -137,7 +146,7 @@ def _change(ev, k: int) -> str:
 
 @pytest.mark.parametrize("name", FILES)
 def test_corpus_file_matches_reference(name):
-    path = CORPUS / name
+    path = corpus_path(name)
     if name in EXPECTED_ERRORS:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)

@@ -26,7 +26,8 @@ from vecbinlog.log.summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA, summarize_
 from vecbinlog.binlog.file import BinlogFile
 from vecbinlog.splits import plan_splits, read_split, transaction_starts
 
-from .conftest import DATA, corpus_files, corpus_path
+from .conftest import DATA, corpus_path
+from .support.corpus import corpus_names
 from .support.countingfs import counting_filesystem
 from .support.fixtures import S3_REQUESTS
 from .support.listing import complete_end, kept_starts, server_events
@@ -95,13 +96,14 @@ def test_a_summary_does_not_depend_on_the_segments_walked():
     assert summarize_file(str(SAMPLE), identity, segment_bytes=512).to_pylist() == whole
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_corpus_plans_from_the_index_equal_walked_plans(path, tmp_path):
+@pytest.mark.parametrize("name", corpus_names())
+def test_corpus_plans_from_the_index_equal_walked_plans(name, tmp_path):
     """Every corpus file, cut at every transaction: the plan from its index alone, and the plan
     from what the walk of its history kept (the Spark source's, after its schema), have the
     splits (and the DDL state before each) of the plan that walks it; info() from the index is
     the walk's (events by type, GTIDs, rows events by table, where the walk stopped...), and so is
     info(rows=True), the row images by table and change type (or the error its walk raises)."""
+    path = corpus_path(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -135,12 +137,13 @@ def _images_or_error(path, index):
         return type(exc), str(exc)
 
 
-@pytest.mark.parametrize("path", corpus_files(), ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_corpus_files_cut_then_grown_are_extended_to_their_whole_index(path, tmp_path):
+@pytest.mark.parametrize("name", corpus_names())
+def test_corpus_files_cut_then_grown_are_extended_to_their_whole_index(name, tmp_path):
     """Every corpus file cut at a transaction start (its first, middle and last), indexed, then
     grown to its whole bytes: the next build walks only what it grew by (walks it whole when a
     transaction was open at the cut) and gives, field by field, the index a build of the whole
     file gives (GTID sets, tables and their ranges, layouts, layout changes, DDL, info)."""
+    path = corpus_path(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -197,12 +200,12 @@ def test_a_grown_file_whose_first_bytes_changed_is_indexed_again_whole(tmp_path)
     assert (result.indexed, result.extended, result.bytes) == (1, 0, len(data))
 
 
-@pytest.mark.parametrize("path", [p for p in corpus_files() if p.stat().st_size > 2 * RANGE_MIN],
-                         ids=lambda p: f"{p.parent.name}/{p.name}")
-def test_corpus_files_indexed_in_ranges_give_their_whole_index(path, tmp_path):
+@pytest.mark.parametrize("name", corpus_names(larger_than=2 * RANGE_MIN))
+def test_corpus_files_indexed_in_ranges_give_their_whole_index(name, tmp_path):
     """The corpus files of more than two ranges of 64 KiB indexed a task per range: the ranges'
     summaries joined are, field by field, the index of one walk of the file (a file with no
     transaction start after a range's cut, such as one LOAD DATA event of 131 KB, is indexed whole)."""
+    path = corpus_path(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:

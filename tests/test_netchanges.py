@@ -1,4 +1,5 @@
-"""Net changes (vecbinlog.netchanges) against a real MariaDB server's SELECT at two points.
+"""Net changes (vecbinlog.netchanges) against a real MariaDB server's SELECT at two points (and,
+in the quick tier, the sample's: data/sample/workload.sql and expected.json).
 
 The workload spans three files and, between the two points A and B, changes keys, deletes,
 inserts and deletes the same key, inserts then updates, deletes then inserts again, updates
@@ -10,6 +11,8 @@ its SELECT at B; so must a Delta table landed by ``examples/delta_net_changes.py
 
 from __future__ import annotations
 
+import json
+
 import pyarrow as pa
 import pytest
 
@@ -17,10 +20,40 @@ import vecbinlog
 from vecbinlog.errors import UnsupportedError
 from vecbinlog.netchanges import net_changes, read_net_changes
 
+from .conftest import DATA
 from .support.examples import load_example
 from .support.networkload import apply_net, lake_rows, quiet, server_rows, stretch
 
-pytestmark = pytest.mark.mariadb
+SAMPLE = DATA / "sample"
+#: shop.orders as data/sample/workload.sql leaves it before its UPDATE (GTID 0-1-7)
+ORDERS_BEFORE_THE_UPDATE = [[1001, 1, 2, 19.99, None], [1002, 2, 1, 5.5, "gift wrap \N{WRAPPED PRESENT}"],
+                            [1003, 3, 10, 0.25, ""], [1004, 1, 65535, 1e9, "bulk"]]
+
+
+def _applied(rows: list[list], net: pa.Table) -> list[list]:
+    """``rows`` (first column the key) with the net changes applied by key."""
+    state = {r[0]: r for r in rows}
+    for r in net.drop_columns([c for c in net.column_names if c.startswith("_") and c != "_change_type"]).to_pylist():
+        kind = r.pop("_change_type")
+        if kind == "delete":
+            del state[r["id"]]
+        else:
+            state[r["id"]] = list(r.values())
+    return sorted(state.values())
+
+
+def test_net_changes_of_the_sample():
+    """The sample's net changes after GTID 0-1-6 (an update, a delete) applied to shop.orders as
+    workload.sql leaves it then, and the whole file's applied to nothing: the server's SELECT
+    at the end (expected.json)."""
+    expected = json.loads((SAMPLE / "expected.json").read_text())
+    path = SAMPLE / "mariadb-bin.000001"
+    net = read_net_changes(path, "shop.orders", gtids="0-1-7..9")
+    assert dict(zip(net.column("id").to_pylist(), net.column("_change_type").to_pylist())) == {
+        1001: "update_postimage", 1003: "delete"}
+    assert _applied(ORDERS_BEFORE_THE_UPDATE, net) == expected["shop.orders"]
+    for table in ("shop.orders", "shop.customers"):
+        assert _applied([], read_net_changes(path, table)) == expected[table]
 
 
 def test_net_changes_of_a_stretch_take_its_start_to_its_end(net_workload):

@@ -33,7 +33,8 @@ from tests.support.reference import (
     decode_int,
 )
 
-from .conftest import CORPUS, corpus_path, seed_path
+from .conftest import corpus_path, seed_path
+from .support.corpus import corpus_names
 from .support.manifest import manifest_rows
 
 MARIADB_BINLOG = shutil.which("mariadb-binlog") or "/usr/bin/mariadb-binlog"
@@ -42,11 +43,6 @@ MARIADB_BINLOG = shutil.which("mariadb-binlog") or "/usr/bin/mariadb-binlog"
 # ---------------------------------------------------------------------------
 # MANIFEST (read by tests/support/manifest.py)
 # ---------------------------------------------------------------------------
-def corpus_files() -> list[str]:
-    return sorted(str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*")
-                  if p.is_file() and p.name != "MANIFEST.md")
-
-
 @functools.cache
 def decoded(name: str) -> ref.RefBinlog:
     return decode_file(corpus_path(name), strict=False)
@@ -63,11 +59,11 @@ KNOWN_UNDECODABLE = {
 
 
 def test_manifest_lists_every_corpus_file():
-    assert set(manifest_rows()) == set(corpus_files())
+    assert set(manifest_rows()) == set(corpus_names())
     assert len(manifest_rows()) == 111
 
 
-@pytest.mark.parametrize("name", corpus_files())
+@pytest.mark.parametrize("name", corpus_names())
 def test_matches_manifest(name):
     row = manifest_rows()[name]
     b = decoded(name)
@@ -136,10 +132,11 @@ MANIFEST_TABLE_MAPS_DIFFER = {
 }
 
 
+@pytest.mark.slow  # reads every file of the corpus
 def test_corpus_totals():
     """Totals over the whole corpus, as stated in the MANIFEST summary."""
     corpus_path("MANIFEST.md")  # skips (fails under CI) without the corpus
-    files = corpus_files()
+    files = corpus_names()
     crc_files = [n for n in files if decoded(n).formats and decoded(n).formats[0].checksum_alg == 1]
     assert len(crc_files) == 83
     totals: dict[int, int] = {}
@@ -167,10 +164,11 @@ LOG_POS_EXCEPTIONS = {
 }
 
 
+@pytest.mark.slow  # reads every file of the corpus
 def test_log_pos_is_next_position():
     """log_pos (end_log_pos) is pos + event_size except in the files above:
     a decoder must walk by event_size, never by log_pos."""
-    for name in corpus_files():
+    for name in corpus_names():
         b = decoded(name)
         bad = [ev for ev in b.events if ev.log_pos != ev.pos + ev.size]
         assert len(bad) == LOG_POS_EXCEPTIONS.get(name, 0), name
@@ -363,21 +361,6 @@ def mariadb_binlog(name: str) -> tuple[int, dict[int, list], list[int]]:
     return proc.returncode, rows, order
 
 
-def rows_files() -> list:
-    params = []
-    for name in corpus_files():
-        counts = manifest_rows()[name]["counts"]
-        if not any(t in counts for t in (23, 24, 25, 30, 31, 32)):
-            continue
-        if name in MARIADB_UNREADABLE:
-            reason = MARIADB_UNREADABLE[name]
-            params.append(pytest.param(name, id=f"{name} [SKIP: {reason}]",
-                                       marks=pytest.mark.skip(reason=reason)))
-        else:
-            params.append(pytest.param(name, id=name))
-    return params
-
-
 def _quote(raw: bytes) -> bytes:
     """my_b_write_quoted (MariaDB 10.11): bytes < 0x20 as \\xNN, all else raw
     (quote and backslash are NOT escaped: that branch is unreachable there)."""
@@ -474,7 +457,8 @@ def _statements(b: ref.RefBinlog) -> list[list[ref.RefRowsEvent]]:
     return groups
 
 
-@pytest.mark.parametrize("name", rows_files())
+#: the corpus files with rows events mariadb-binlog prints (those it cannot: test_mariadb_binlog_really_cannot_print)
+@pytest.mark.parametrize("name", [n for n in corpus_names(rows=True) if n not in MARIADB_UNREADABLE])
 def test_against_mariadb_binlog(name):
     b = decoded(name)
     rc, printed, order = mariadb_binlog(name)

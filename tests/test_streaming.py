@@ -1,5 +1,5 @@
 """A growing archive read as a stream (vecbinlog.streaming), without Spark, against a real
-MariaDB server.
+MariaDB server (and, in the quick tier, the sample against mariadb-binlog's print of it).
 
 Where a file still being written is complete is checked against the server's own listing
 (``SHOW BINLOG EVENTS``: where each GTID event starts, and the XID, COMMIT, ROLLBACK or DDL
@@ -27,11 +27,47 @@ from vecbinlog.log.config import ReadConfig
 from vecbinlog.splits import read_split
 from vecbinlog.streaming import Archive, Position, StreamHistory, archive_files
 
-from .support.listing import complete_end, kept_starts, server_events
+from .conftest import DATA
+from .support.listing import complete_end, kept_starts, printed_events, server_events
 from .support.mariadb import copy_binlogs
 from .support.workloads import run_workload
 
-pytestmark = pytest.mark.mariadb
+SAMPLE = DATA / "sample" / "mariadb-bin.000001"
+
+
+def test_the_sample_cut_anywhere_is_read_to_its_last_complete_transaction(tmp_path):
+    """Copies of the sample cut at every event boundary, one byte after it and in the middle of
+    each event: the stream ends where mariadb-binlog's print of the file says the last complete
+    transaction ends (none before the first event is whole); one byte at a time, the ends are
+    the transaction starts it prints, then the file's end."""
+    events = printed_events((SAMPLE.parent / "mariadb-binlog-vv.txt").read_text())
+    data = SAMPLE.read_bytes()
+    assert events[-1]["end"] == len(data)
+    copy = tmp_path / SAMPLE.name
+    for cut in sorted({c for e in events for c in (e["pos"], e["pos"] + 1, (e["pos"] + e["end"]) // 2, e["end"])}):
+        copy.write_bytes(data[:cut])
+        expected = complete_end(events, cut)
+        if expected is None:
+            with pytest.raises(vecbinlog.SourceError):
+                Archive(str(tmp_path)).latest()
+            continue
+        assert Archive(str(tmp_path)).latest() == Position(SAMPLE.name, expected), cut
+    archive, at, visited = Archive(str(tmp_path)), Position(SAMPLE.name, 4), []
+    while (nxt := archive.end(at, max_bytes=1)) != at:
+        visited.append(nxt.pos)
+        at = nxt
+    assert visited == [e["pos"] for e in events if e["type"] == "Gtid"] + [len(data)]
+
+
+@pytest.mark.parametrize("budget", [1, 700])
+def test_the_samples_ranges_read_alone_equal_read_table(tmp_path, budget):
+    """The sample read range after range (a transaction, or 700 bytes, at a time), each range
+    decoded alone with the states the stream gives it: read_table's rows, in order."""
+    shutil.copy(SAMPLE, tmp_path / SAMPLE.name)
+    for table in ("shop.customers", "shop.orders"):
+        got, _ = _stream_rows(Archive(str(tmp_path)), table, budget)
+        expected = vecbinlog.read_table(SAMPLE, table)
+        assert got.schema == expected.schema and got.to_pylist() == expected.to_pylist()
 
 
 @pytest.fixture(scope="module", params=["plain", "compressed"])

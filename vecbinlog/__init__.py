@@ -26,6 +26,8 @@ from .errors import (
     TruncatedWarning,
     UnsupportedError,
     UnsupportedVersionError,
+    VecbinlogError,
+    VecbinlogWarning,
 )
 
 __version__ = "0.1.0"
@@ -55,6 +57,8 @@ __all__ = [
     "read_table",
     "read_pandas",
     "build_index",
+    "VecbinlogError",
+    "VecbinlogWarning",
     "BinlogError",
     "NotABinlogError",
     "UnsupportedVersionError",

@@ -1,5 +1,11 @@
 """Exceptions raised by vecbinlog.
 
+Every error class of vecbinlog is a :class:`VecbinlogError`, and also the built-in error it is
+(``ValueError``, ``OSError``, ``KeyError``...): ``except vecbinlog.VecbinlogError`` catches
+them all, ``except ValueError`` what it always caught (the tree: docs/errors.md; an argument of
+the wrong type or value is Python's own ``TypeError`` or ``ValueError``). Every warning is a
+:class:`VecbinlogWarning` (a ``UserWarning``).
+
 Every error that comes from the content of a file is a :class:`BinlogError`
 (a ``ValueError``), and carries where it happened as attributes: the file, the
 absolute byte offset of the event (or of the byte that is wrong), and the event
@@ -17,6 +23,8 @@ import warnings
 from pathlib import Path
 
 __all__ = [
+    "VecbinlogError",
+    "VecbinlogWarning",
     "BinlogError",
     "NotABinlogError",
     "UnsupportedVersionError",
@@ -44,7 +52,16 @@ __all__ = [
 ]
 
 
-class BinlogError(ValueError):
+class VecbinlogError(Exception):
+    """Base class of every error class of vecbinlog; each is also the built-in error it is
+    (``ValueError``, ``OSError``, ``KeyError``...)."""
+
+
+class VecbinlogWarning(UserWarning):
+    """Base class of every warning vecbinlog issues."""
+
+
+class BinlogError(VecbinlogError, ValueError):
     """Base class: the bytes of a binlog file cannot be decoded as asked.
 
     Attributes
@@ -157,7 +174,7 @@ class FileChangedError(BinlogError):
     memory-mapped" in docs/api.md): a memory-mapped one would end the process (SIGBUS)."""
 
 
-class SourceError(OSError):
+class SourceError(VecbinlogError, OSError):
     """A binlog's bytes cannot be read from where they are (a local path, or a URI of
     object storage or HDFS). ``uri`` names it, without credentials."""
 
@@ -186,7 +203,7 @@ class SourceUnreachableError(SourceError, ConnectionError):
     """The storage service could not be reached, or a read failed on the way."""
 
 
-class TableNotFoundError(KeyError):
+class TableNotFoundError(VecbinlogError, KeyError):
     """A table asked for by name (``read_table``, ``iter_batches``, ``schema``, ``snapshot``...)
     has no rows events in the files, or the ``tables=`` filter leaves it out. A ``KeyError``;
     ``.table`` is the name asked for, ``.tables`` the tables there are."""
@@ -206,16 +223,16 @@ def _rebuild_table_not_found(message, table, tables):
     return TableNotFoundError(message, table=table, tables=tables)
 
 
-class TruncatedWarning(UserWarning):
+class TruncatedWarning(VecbinlogWarning):
     """Reading stopped early at a truncated event; the complete events before it were decoded."""
 
 
-class MalformedEventWarning(UserWarning):
+class MalformedEventWarning(VecbinlogWarning):
     """An event that is not needed for the rows asked for is malformed and was passed over
     (e.g. a corrupt statement in a QUERY_EVENT: it is not taken as a transaction boundary)."""
 
 
-class BinlogSetWarning(UserWarning):
+class BinlogSetWarning(VecbinlogWarning):
     """The files given as one binlog set do not chain: a file's ROTATE_EVENT names another
     next file than the one given (a file missing, or the files out of order); or the set was
     not taken as written: a folder's file named as a binlog was left out (not a binlog, or not
@@ -223,7 +240,7 @@ class BinlogSetWarning(UserWarning):
     files beside it."""
 
 
-class SchemaWarning(UserWarning):
+class SchemaWarning(VecbinlogWarning):
     """A table definition could not be used: a DDL statement in the log that could not be
     parsed or interpreted (the table it names is no longer tracked), a ``schema=`` statement
     that could not be read, or a definition whose column count or types do not match the
@@ -231,7 +248,7 @@ class SchemaWarning(UserWarning):
     values are read)."""
 
 
-class DecodeWarning(UserWarning):
+class DecodeWarning(VecbinlogWarning):
     """A value could not be typed as declared (e.g. text invalid in its charset) and was kept
     as bytes; also counts the rows a read leaves out (dates Arrow cannot hold, changes that
     did not take effect)."""
@@ -243,19 +260,19 @@ class SchemaChangedError(BinlogError):
     new layout; restarting the query (from its checkpoint) reads on with a schema that has it."""
 
 
-class ArchiveIndexError(ValueError):
+class ArchiveIndexError(VecbinlogError, ValueError):
     """The archive index (:mod:`vecbinlog.index`) cannot stand for the files given: a file is
     not indexed, or changed since it was (other size or time), or its index file is of a
     format version this vecbinlog does not read. ``build_index`` brings it up to date."""
 
 
-class ClosedError(ValueError):
+class ClosedError(VecbinlogError, ValueError):
     """An open log, or one of its reads, used after :meth:`~vecbinlog.Binlog.close` (as
     Python's "I/O operation on closed file", a ``ValueError``): also what a read raises when
     another thread closed its log while it ran. Its background work was ended first."""
 
 
-class ArchiveIndexWarning(UserWarning):
+class ArchiveIndexWarning(VecbinlogWarning):
     """About the archive index: a file already in it changed (it is not the file that was
     indexed, nor that file grown) and is indexed again, or its index file cannot be read; or a
     Spark read plans a large archive without one (the driver walks every file)."""

@@ -17,25 +17,22 @@ from vecbinlog.binlog.file import BinlogFile
 from vecbinlog.binlog.headers import EventIndex, read_uint, walk_headers
 from vecbinlog.errors import MalformedEventError
 
-from ..conftest import DATA, corpus_files
+from ..conftest import DATA, corpus_path
 from ..support import builder as b
 from ..support import reference as ref
+from ..support.corpus import corpus_names
 
-def _is_binlog(path) -> bool:
-    with open(path, "rb") as f:
-        return f.read(4) == b.MAGIC
-
-
-FILES = [pytest.param(p, id=f"{p.parent.name}/{p.name}") for p in corpus_files() if _is_binlog(p)]
-#: files that are not binlogs: the corpus's (if any) and the sample's SQL and JSON
-OTHERS = [pytest.param(p, id=f"{p.parent.name}/{p.name}")
-          for p in [*corpus_files(), DATA / "sample" / "workload.sql", DATA / "sample" / "expected.json"]
-          if not _is_binlog(p)]
+#: the corpus's files, all binlogs (tests/test_corpus.py checks their magic)
+FILES = corpus_names()
+#: files that are not binlogs: the sample's SQL and JSON
+OTHERS = [pytest.param(DATA / "sample" / name, id=f"sample/{name}") for name in ("workload.sql", "expected.json")]
 
 
 @lru_cache(maxsize=None)
-def reference(path) -> tuple[bytes, list[ref.EventBounds], int, str | None, ref.RefBinlog | None]:
-    data = path.read_bytes()
+def reference(name: str) -> tuple[bytes, list[ref.EventBounds], int, str | None, ref.RefBinlog | None]:
+    """A corpus file's bytes, the reference's walk of them (bounds, end, why it stopped) and
+    its lenient decoding (None if it cannot)."""
+    data = corpus_path(name).read_bytes()
     bounds, end, why = ref.walk_events(data)
     try:
         full = ref.decode_bytes(data, strict=False)
@@ -49,9 +46,9 @@ def index_of(data: bytes, start: int = 4, stop: int | None = None) -> tuple[Even
     return walk_headers(buf, start, len(data) if stop is None else stop, len(data))
 
 
-@pytest.mark.parametrize("path", FILES)
-def test_walk_headers_is_the_reference_walk(path):
-    data, bounds, end, why, full = reference(path)
+@pytest.mark.parametrize("name", FILES)
+def test_walk_headers_is_the_reference_walk(name):
+    data, bounds, end, why, full = reference(name)
     index, nxt, stop = index_of(data)
     assert index.offset.tolist() == [e.offset for e in bounds]
     assert index.type_code.tolist() == [e.type for e in bounds]
@@ -67,14 +64,14 @@ def test_walk_headers_is_the_reference_walk(path):
             zip(index.timestamp.tolist(), index.server_id.tolist(), index.log_pos.tolist(), index.flags.tolist()))
 
 
-@pytest.mark.parametrize("path", FILES)
-def test_a_walk_out_of_room_goes_on(path, monkeypatch):
+@pytest.mark.parametrize("name", FILES)
+def test_a_walk_out_of_room_goes_on(name, monkeypatch):
     """The walk has room for an event per 64 bytes first, then for the rest at 19 bytes each:
     with room for 64 events first (the files of more go on in the second room), the walk is
     the reference walk still."""
     from vecbinlog.binlog import headers
     monkeypatch.setattr(headers, "_LIKELY_EVENT_BYTES", 1 << 40)
-    data, bounds, end, why, _ = reference(path)
+    data, bounds, end, why, _ = reference(name)
     index, nxt, stop = index_of(data)
     assert index.offset.tolist() == [e.offset for e in bounds]
     assert index.event_size.tolist() == [e.size for e in bounds]
@@ -84,11 +81,11 @@ def test_a_walk_out_of_room_goes_on(path, monkeypatch):
         assert (stop.offset, stop.kind) == (end, why)
 
 
-@pytest.mark.parametrize("path", FILES[::7])
-def test_walking_in_pieces_is_walking_whole(path):
+@pytest.mark.parametrize("name", FILES[::7])
+def test_walking_in_pieces_is_walking_whole(name):
     """Each piece ends at the first boundary at or after its stop; the pieces concatenated
     are the whole walk (EventIndex.concat), and take() selects rows of every column."""
-    data, bounds, end, why, _ = reference(path)
+    data, bounds, end, why, _ = reference(name)
     if not bounds:
         pytest.skip("no complete event after the magic")
     whole, _, _ = index_of(data)
@@ -128,18 +125,18 @@ def reference_of(data: bytes):
     return (data, *ref.walk_events(data), None)
 
 
-@pytest.mark.parametrize("path", FILES)
-def test_segments_give_formats_and_body_ends(path):
+@pytest.mark.parametrize("name", FILES)
+def test_segments_give_formats_and_body_ends(name):
     """Through BinlogFile.segments (small segments): every complete event once, each under
     the FORMAT_DESCRIPTION the reference finds before it, its body ending before the CRC32
     when that format has checksums."""
-    data, bounds, end, why, full = reference(path)
+    data, bounds, end, why, full = reference(name)
     if full is None or not full.formats or full.formats[0].pos != 4:
         pytest.skip("the reference finds no FORMAT_DESCRIPTION_EVENT at offset 4 to compare formats with")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", vecbinlog.TruncatedWarning)
         try:
-            with BinlogFile(path) as f:
+            with BinlogFile(corpus_path(name)) as f:
                 segments = list(f.segments(segment_bytes=512))
         except vecbinlog.BinlogError as exc:  # the walk itself is checked above
             pytest.skip(f"the file is refused with {type(exc).__name__} (tests/test_corpus.py checks which)")

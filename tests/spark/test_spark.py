@@ -71,6 +71,38 @@ def read(spark, paths, table, **options):
     return reader.load(paths)
 
 
+# -- without a SparkSession (the quick tier) -----------------------------------------------------
+def test_the_data_source_called_as_spark_calls_it_reads_read_tables_rows():
+    """The data source's schema, partitions and tasks called as Spark calls them, with no JVM:
+    the sample's shop.orders, value by value read_table's after the type mapping; its key, as
+    workload.sql declares it, marked in the schema (key_columns)."""
+    source = vspark.BinlogDataSource({"path": str(SAMPLE), "table": "shop.orders"})
+    schema = source.schema()
+    reader = source.reader(schema)
+    got = pa.Table.from_batches([b for part in reader.partitions() for b in reader.read(part)])
+    expected = vecbinlog.read_table(SAMPLE, "shop.orders")
+    assert schema.fieldNames() == expected.column_names and vspark.key_columns(schema) == ["id"]
+    assert_same_rows(expected, got)
+
+
+#: docs/spark.md's table of the type mapping, a row of each
+DOCUMENTED_TYPES = [
+    (pa.int16(), "smallint"), (pa.float32(), "float"), (pa.string(), "string"), (pa.date32(), "date"),
+    (pa.uint8(), "smallint"), (pa.uint16(), "int"), (pa.uint32(), "bigint"), (pa.uint64(), "decimal(20,0)"),
+    (pa.decimal128(10, 2), "decimal(10,2)"), (pa.decimal256(65, 30), "string"),
+    (pa.timestamp("us", "UTC"), "timestamp"), (pa.timestamp("us"), "timestamp_ntz"),
+    (pa.duration("us"), "interval day to second"), (pa.dictionary(pa.int8(), pa.string()), "string"),
+    (pa.list_(pa.uint64()), "array<decimal(20,0)>"),
+    (pa.struct([pa.field("srid", pa.uint32()), pa.field("wkb", pa.binary())]), "struct<srid:bigint,wkb:binary>"),
+    (pa.large_string(), "string"), (pa.large_binary(), "binary"), (pa.large_list(pa.int32()), "array<int>"),
+]
+
+
+@pytest.mark.parametrize("arrow, mapped", DOCUMENTED_TYPES, ids=[str(t) for t, _ in DOCUMENTED_TYPES])
+def test_types_map_as_documented(arrow, mapped):
+    assert vspark.spark_type(arrow).simpleString() == mapped
+
+
 # -- a MariaDB table of every type -----------------------------------------------------------
 TYPES_DDL = """CREATE TABLE t (
   id INT PRIMARY KEY,

@@ -3,6 +3,8 @@ transaction ends, and so where a reader of a file cut anywhere must stop."""
 
 from __future__ import annotations
 
+import re
+
 
 def server_events(server, name: str) -> list[dict]:
     """``SHOW BINLOG EVENTS IN name``: pos, end, type, info of every event."""
@@ -50,3 +52,34 @@ def kept_starts(starts: list[int]) -> list[int]:
         if len(kept) <= summary.KEPT_STARTS:
             return kept
         spacing *= 2
+
+
+_PRINTED = re.compile(r"^#\d{6} .* end_log_pos (\d+) .*?\t(.*)$", re.M)
+#: what mariadb-binlog prints of an event (the start of it) -> the type SHOW BINLOG EVENTS names
+_PRINTED_TYPES = {"GTID ": "Gtid", "Gtid list": "Gtid_list", "Binlog checkpoint": "Binlog_checkpoint",
+                  "Start:": "Format_desc", "Rotate to": "Rotate"}
+
+
+def printed_events(text: str) -> list[dict]:
+    """:func:`server_events` of a file from ``mariadb-binlog``'s print of it instead of the
+    server (``data/sample/mariadb-binlog-vv.txt``): each event's header line, in file order
+    (an event starts where the one before it ends: its ``end_log_pos``; the print's ``# at``
+    lines are not all in order); its type as the server names it (Gtid, Query, Xid,
+    Table_map...), its info as far as :func:`complete_end` asks (``BEGIN GTID d-s-n`` for a
+    GTID that begins a transaction, ``GTID d-s-n`` for one of a statement alone, a Query's
+    COMMIT or ROLLBACK)."""
+    found = list(_PRINTED.finditer(text))
+    events, pos = [], 4
+    for k, m in enumerate(found):
+        end, what = int(m.group(1)), m.group(2)
+        body = text[m.end():found[k + 1].start() if k + 1 < len(found) else len(text)].splitlines()
+        kind = next((t for start, t in _PRINTED_TYPES.items() if what.startswith(start)), what.split()[0].rstrip(":"))
+        info = ""
+        if kind == "Gtid":
+            gtid, scope = what.split()[1:3]
+            info = f"BEGIN GTID {gtid}" if scope == "trans" else f"GTID {gtid}"
+        elif kind == "Query":
+            info = next((s for s in ("COMMIT", "ROLLBACK") if f"{s}/*!*/;" in body), "")
+        events.append({"pos": pos, "end": end, "type": kind, "info": info})
+        pos = end
+    return events

@@ -14,11 +14,12 @@ import re
 from typing import Any, NoReturn
 
 from .. import __version__
+from ..errors import VecbinlogError
 from .index import add_parser as add_index_parser
 from .sync import add_parser as add_sync_parser
 
 
-class UsageError(Exception):
+class UsageError(VecbinlogError):
     """Bad usage found after parsing (a table the binlog does not have, an output that would be
     overwritten or whose suffix is not its format): one line on stderr, exit 2."""
 

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from ..errors import SchemaChangedError
+from ..errors import SchemaChangedError, VecbinlogError, VecbinlogWarning
 
 __all__ = ["LakeError", "LakeSchemaError", "LakeWarning"]
 
 
-class LakeError(ValueError):
+class LakeError(VecbinlogError, ValueError):
     """The lake table cannot take this sync: it holds another table's changes, it was not
     written by :mod:`vecbinlog.lake` (no position in its commits), or its position is not in
     the archive. Nothing was written."""
@@ -21,7 +21,7 @@ class LakeSchemaError(SchemaChangedError):
     nothing of that stretch was written, and the table and its position are as they were."""
 
 
-class LakeWarning(UserWarning):
+class LakeWarning(VecbinlogWarning):
     """Something the lake table cannot hold as the MySQL table does, said once per sync: a
     table without a primary key appended as a change log, GEOMETRY SRIDs the WKB column does
     not keep."""

@@ -34,6 +34,7 @@ from ...collations import (
     decode_table_for,
     decode_text,
 )
+from ...errors import VecbinlogError
 
 __all__ = [
     "ROW_END",
@@ -53,7 +54,7 @@ __all__ = [
 ]
 
 
-class DdlError(ValueError):
+class DdlError(VecbinlogError, ValueError):
     """A DDL statement that could not be parsed or interpreted.
 
     ``table`` is the ``db.table`` it names when that much could be read (it is then
