@@ -27,7 +27,6 @@ SAMPLE = DATA / "sample" / "mariadb-bin.000001"
 OPTIONAL = {"pyspark", "deltalake", "pyiceberg"}
 #: exceptions that never leave the package: each is caught where it is raised, in its module
 INTERNAL = {
-    "log.batches._TooManyEvents",  # planning every table at once found too many events: read the wanted alone
     "tables.ddl.tokens.End",  # the end of a statement's tokens, caught by the DDL reader
     "tables.ddl.tree.Unreadable",  # a statement the sqlglot tree does not take: the scanner reads it
     "decode.decoders.jsondiff.DiffRejected",  # a partial JSON update that does not apply: a MalformedEventError
