@@ -90,7 +90,7 @@ def seed_path(name: str) -> Path:
 #: of tests/spark but those that call the data source without a session)...
 SLOW_FIXTURES = {"mariadb_server": "starts the MariaDB server", "spark": "starts a SparkSession"}
 #: ... the modules it is in
-SLOW_PATHS = {"test_fuzz.py": "fuzz", "test_fuzz_regressions.py": "fuzz"}
+SLOW_PATHS = {"test_fuzz.py": "fuzz", "test_fuzz_regressions.py": "fuzz", "test_fuzz_index.py": "fuzz"}
 
 
 def slow_reason(item: pytest.Item) -> str | None:

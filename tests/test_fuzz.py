@@ -49,7 +49,6 @@ import contextlib
 import itertools
 import json
 import os
-import signal
 import traceback
 import tracemalloc
 import warnings
@@ -61,7 +60,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
-from hypothesis import HealthCheck, assume, given, note, settings
+from hypothesis import assume, given, note
 from hypothesis import strategies as st
 
 import vecbinlog
@@ -73,16 +72,7 @@ from .conftest import corpus_path
 from .support import builder
 from .support import reference as ref
 from .support.builder import fix_crcs, packed, replace_event
-
-# Hypothesis imports its patch writer (libcst, which trips a DeprecationWarning from
-# mypy_extensions) while reporting a failure; under filterwarnings=error that turns every
-# falsifying example into an INTERNALERROR. Import it now, quietly.
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    try:
-        import hypothesis.extra._patching  # noqa: F401
-    except Exception:  # pragma: no cover - optional dependency of hypothesis
-        pass
+from .support.fuzzing import ALARM_S, BOUNDARY_BYTES, Hang, alarm, apply_edits, byte_mutations, settings_for
 
 # ---------------------------------------------------------------------------------------
 # The seed files: small files with rows events, from different servers.
@@ -104,14 +94,7 @@ SEEDS = [
     "blackbeam__rust_mysql_common/mysql_type_bit.000001",  # BIT
 ]
 
-#: ``VECBINLOG_FUZZ_EXAMPLES`` multiplies every ``max_examples`` (default 1).
-SCALE = float(os.environ.get("VECBINLOG_FUZZ_EXAMPLES", "1"))
 TOLERATE_KNOWN = os.environ.get("VECBINLOG_FUZZ_KNOWN_BUGS", "1") != "0"
-
-#: Per operation: the hard alarm that catches a hang (or a walk gone quadratic). No test asserts a
-#: tighter time: a 5 s limit once failed on a 1 257-byte file that reads in 0.03 s, when this
-#: shared VM stalled (CI, 2026-11-25).
-ALARM_S = 20.0
 
 HEADER = 19
 MAGIC = b"\xfebin"
@@ -120,22 +103,6 @@ ROWS_V1 = (23, 24, 25)
 ROWS_V2 = (30, 31, 32)
 ROWS = ROWS_V1 + ROWS_V2
 UPDATES = (24, 31)
-#: Bytes that mean something to a packed-integer reader, and the extremes.
-BOUNDARY_BYTES = [0x00, 0x01, 0x7F, 0x80, 0xFA, 0xFB, 0xFC, 0xFD, 0xFE, 0xFF]
-BOUNDARY_U32 = [0, 1, 18, 19, 20, 23, 0x7F, 0xFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFE, 0xFFFFFFFF]
-
-
-def settings_for(n: int, **kw) -> settings:
-    return settings(
-        max_examples=max(1, int(n * SCALE)),
-        deadline=None,
-        derandomize=True,
-        database=None,
-        print_blob=True,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                               HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
-        **kw,
-    )
 
 
 @lru_cache(maxsize=None)
@@ -205,28 +172,6 @@ KNOWN_BUGS: dict[str, tuple[str, str]] = {
     # e.g. "decimal-precision-over-76": ("ValueError", "decimal.arrow_type"); every bug the
     # fuzzer found so far is fixed (see the test_found_* regression tests at the end)
 }
-
-
-class Hang(BaseException):
-    """The hard alarm went off: a call took longer than ALARM_S."""
-
-
-def _on_alarm(signum, frame):
-    raise Hang(f"still running after {ALARM_S} s")
-
-
-@contextlib.contextmanager
-def alarm(seconds: float):
-    if not hasattr(signal, "setitimer"):
-        yield
-        return
-    old = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -544,36 +489,6 @@ def test_truncated_prefix(tmp_path, name, data, strict):
 # ---------------------------------------------------------------------------------------
 # Byte-level mutations.
 # ---------------------------------------------------------------------------------------
-
-
-@st.composite
-def byte_mutations(draw, size: int, lo: int = 0, hi: int | None = None):
-    """A list of (position, new byte) edits in [lo, hi)."""
-    hi = size if hi is None else hi
-    pos = st.integers(lo, max(lo, hi - 1))
-    edit = st.one_of(
-        st.tuples(st.just("flip"), pos, st.integers(0, 7)),
-        st.tuples(st.just("set"), pos, st.sampled_from(BOUNDARY_BYTES)),
-        st.tuples(st.just("set"), pos, st.integers(0, 255)),
-        st.tuples(st.just("u32"), pos, st.sampled_from(BOUNDARY_U32)),
-        st.tuples(st.just("u16"), pos, st.sampled_from([0, 1, 0xFF, 0x100, 0x7FFF, 0xFFFF])),
-    )
-    return draw(st.lists(edit, min_size=1, max_size=8))
-
-
-def apply_edits(data: bytearray, edits) -> bytearray:
-    for kind, pos, v in edits:
-        if pos >= len(data):
-            continue
-        if kind == "flip":
-            data[pos] ^= 1 << v
-        elif kind == "set":
-            data[pos] = v
-        elif kind == "u32":
-            data[pos : pos + 4] = v.to_bytes(4, "little")[: len(data) - pos]
-        elif kind == "u16":
-            data[pos : pos + 2] = v.to_bytes(2, "little")[: len(data) - pos]
-    return data
 
 
 @settings_for(130)

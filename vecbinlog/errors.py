@@ -263,7 +263,8 @@ class SchemaChangedError(BinlogError):
 class ArchiveIndexError(VecbinlogError, ValueError):
     """The archive index (:mod:`vecbinlog.index`) cannot stand for the files given: a file is
     not indexed, or changed since it was (other size or time), or its index file is of a
-    format version this vecbinlog does not read. ``build_index`` brings it up to date."""
+    format version this vecbinlog does not read, or damaged (the message names the index file
+    and what is wrong: :mod:`vecbinlog.log.indexrows`). ``build_index`` brings it up to date."""
 
 
 class ClosedError(VecbinlogError, ValueError):

@@ -7,7 +7,8 @@ Layout of an index location (a local folder, or any ``pyarrow.fs`` URI: ``s3://b
       mysql-bin.000001.parquet     one Parquet file per binlog, named for it: one row of
       mysql-bin.000002.parquet     vecbinlog.log.summary.INDEX_SCHEMA (the schema, a comment
       ...                          per field), the format version in the key-value metadata
-                                   (b"vecbinlog.index.version": b"1")
+                                   (b"vecbinlog.index.version": b"6"), a CRC32 in
+                                   every page (Parquet's page checksums)
       _archive.parquet             the rows of all of them, gathered by each build: a plan
                                    reads this one file (a binlog's own file is read when
                                    its row here is not of the binlog as it is now)
@@ -24,6 +25,12 @@ those indexed: another file, with an :class:`~vecbinlog.errors.ArchiveIndexWarni
 change is indexed again with that warning. A file larger than twice ``range_bytes`` is
 indexed in ranges, a task each (:mod:`vecbinlog.binlog.resync` finds where each starts), their
 summaries joined as a grown file's are.
+
+An index is input, as a binlog is: its pages carry checksums, and each row read is checked
+against what it promises (:mod:`vecbinlog.log.indexrows`) before a plan uses it. A damaged
+index file is an ArchiveIndexError naming it and what is wrong; a build indexes its binlogs
+again, with the warning (a damaged row of the gathered file: made again from the binlog's own
+index file), and keeps none of it.
 """
 
 from __future__ import annotations
@@ -38,15 +45,16 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping
 import numpy as np
 import pyarrow as pa
 
-from .binlog.gtid import GtidSet
 from .binlog.locations import is_remote, name_of
 from .binlog.sources import FILES_AHEAD
 from .binlog.spec import MAGIC_LEN, table_id_width, version_tuple
 from .errors import ArchiveIndexError, ArchiveIndexWarning, BinlogError, SchemaWarning, warn
 from .decode.batch import table_schema
 from .log.config import ReadConfig
-from .log.indexfiles import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, Gathered, archive_paths, file_identities,
-                             file_identity, gather, index_location, index_path, read_index_file, write_index_file)
+from .log.indexfiles import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, Gathered, archive_paths, damaged,
+                             file_identities, file_identity, gather, index_location, index_path, read_index_file,
+                             shown_path, write_index_file)
+from .log.indexrows import GtidBlocks, TakenRow, take_rows
 from .log.summary import INDEX_SCHEMA, extend_summary, head_hash, summarize_file
 from .log.versions import SchemaHistory, SchemaVersions
 from .tables.ddl import Catalog
@@ -67,8 +75,6 @@ RANGE_BYTES = 256 << 20
 #: binlog bytes to index per process started by default (a small archive is indexed in this one:
 #: 122 files of 512 KB, 2.9 s in one process, 7.7 s in two, each started by ``spawn``)
 _BYTES_PER_PROCESS = 1 << 30
-#: the columns that say which file was indexed (read alone to decide what to index again)
-_IDENTITY = ("name", "path", "size", "mtime_ns", "etag", "indexed_to", "complete_to", "seekable", "second_format")
 
 
 @dataclass(frozen=True)
@@ -143,10 +149,9 @@ def _extended(task: IndexTask) -> tuple[pa.Table | None, int]:
     from .binlog.file import BinlogFile
 
     identity = task.identity
-    old = read_index_file(task.index_fs, index_path(task.folder, identity["name"]), rebuild=True)
-    if old is None or old.num_rows != 1:
+    row = _own_row(task.index_fs, task.folder, identity)
+    if row is None:
         return None, 0
-    row = old.to_pylist()[0]
     cut = row["complete_to"]
     with BinlogFile(task.path, verify_checksums=task.verify_checksums, filesystem=task.filesystem) as f:
         same = head_hash(f, cut) == row["head_hash"]
@@ -159,9 +164,9 @@ def _extended(task: IndexTask) -> tuple[pa.Table | None, int]:
     part = new.to_pylist()[0]
     try:
         joined = extend_summary(row, part)
-    except (IndexError, KeyError, TypeError, ValueError) as exc:  # an index file whose rows do not hold together
-        warn(f"{index_path(task.folder, identity['name'])}: not a usable index of {identity['path']} "
-             f"({type(exc).__name__}: {exc}): indexed again", ArchiveIndexWarning)
+    except (IndexError, KeyError, TypeError, ValueError) as exc:  # (checked by _own_row: not expected)
+        warn(f"{shown_path(task.index_fs, index_path(task.folder, identity['name']))}: not a usable index of "
+             f"{identity['path']} ({type(exc).__name__}: {exc}): indexed again", ArchiveIndexWarning)
         return None, 0
     return pa.Table.from_pylist([joined], schema=INDEX_SCHEMA), part["indexed_to"] - cut
 
@@ -216,10 +221,9 @@ def _merge_ranges(parts: list[IndexDone]) -> pa.Table | None:
 def _todo(path: str, identity: dict[str, Any], fs: pafs.FileSystem, folder: str) -> tuple[bool, bool]:
     """Whether ``path`` must be indexed (again): not indexed, grown, or changed (with a warning);
     and whether its index is extended (it grew from a complete transaction: see :func:`_extended`)."""
-    old = read_index_file(fs, index_path(folder, identity["name"]), _IDENTITY, rebuild=True)  # (its own index: the one that counts)
-    if old is None or old.num_rows != 1:
+    was = _own_row(fs, folder, identity)  # (its own index: the one that counts)
+    if was is None:
         return True, False
-    was = old.to_pylist()[0]
     if was["size"] == identity["size"] and was["mtime_ns"] == identity["mtime_ns"] and was["etag"] == identity["etag"]:
         return False, False
     if identity["size"] <= was["size"]:  # not the file indexed grown: another one
@@ -228,6 +232,25 @@ def _todo(path: str, identity: dict[str, Any], fs: pafs.FileSystem, folder: str)
         return True, False
     # grown: extended from its end when that ended a transaction, in a file of one format read anywhere
     return True, was["complete_to"] == was["indexed_to"] and was["seekable"] and was["second_format"] is None
+
+
+def _own_row(fs: pafs.FileSystem, folder: str, identity: dict[str, Any]) -> dict[str, Any] | None:
+    """The row of a binlog's own index file (Python values), or None when there is none or it is
+    damaged (a row that does not hold together, :func:`~.log.indexrows.take_rows`; not one row
+    of that binlog; not readable...: said with an ArchiveIndexWarning): then it is indexed again."""
+    path = index_path(folder, identity["name"])
+    table = read_index_file(fs, path, rebuild=True)
+    if table is None:
+        return None
+    problem = None
+    if table.num_rows != 1 or table.column("name")[0].as_py() != identity["name"]:
+        problem = _not_one_row(table, identity["name"])
+    elif isinstance(taken := take_rows(table, [0], [identity["size"]])[0], str):
+        problem = f"its row of {identity['name']}: {taken}"
+    if problem is not None:
+        warn(f"{shown_path(fs, path)}: a damaged index file: {problem}: indexed again", ArchiveIndexWarning)
+        return None
+    return table.to_pylist()[0]
 
 
 def build_index(archive: Any, location: Any, *, filesystem: Any = None, processes: int | None = None,
@@ -388,9 +411,11 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
     if range_bytes is not None and (not isinstance(range_bytes, int) or range_bytes < 1 << 16):
         raise ValueError(f"range_bytes must be an integer of at least 65536, or None, not {range_bytes!r}")
     gathered = Gathered(read_index_file(fs, f"{folder}/{GATHERED_NAME}", rebuild=True))
+    identities = file_identities(paths, filesystem)
+    # (the binlogs of damaged rows: their own index files looked at)
+    gathered.drop_damaged(shown_path(fs, f"{folder}/{GATHERED_NAME}"), {i["name"]: i["size"] for i in identities})
     tasks, stale = [], []
-    changed = [(path, identity) for path, identity in zip(paths, file_identities(paths, filesystem))
-               if gathered.current(identity) is None]
+    changed = [(path, identity) for path, identity in zip(paths, identities) if gathered.current(identity) is None]
     # each file's own index looked at: in object storage a request each, made several at a time
     import pyarrow.fs as pafs
 
@@ -425,23 +450,8 @@ class IndexedFile:
     start_times: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     #: where its GTIDs are (``gtid_blocks``; None: not known)
     gtids: GtidBlocks | None = None
-
-
-@dataclass(frozen=True)
-class GtidBlocks:
-    """The ``gtid_blocks`` of an indexed file: of each block of its kept starts (from one to the
-    next) and GTID source in it, the least and greatest number of that source's GTIDs there."""
-
-    sources: list[str]  #: MySQL uuid (or uuid:tag), MariaDB domain-server
-    block: np.ndarray  #: int64: a position in the file's kept starts
-    source: np.ndarray  #: int32: a position in ``sources``
-    first: np.ndarray  #: uint64
-    last: np.ndarray  #: uint64
-
-    def blocks_of(self, wanted: GtidSet) -> np.ndarray:
-        """The blocks (sorted, distinct) whose ranges hold a number of ``wanted``: those that may hold
-        one of its GTIDs (every one that does)."""
-        return np.unique(self.block[wanted.holds(self.sources, self.source, self.first, self.last)])
+    #: the index file its row was read from, as messages name it (its path, or a URI)
+    source: str = ""
 
 
 def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
@@ -450,22 +460,24 @@ def load_index(paths: list[str], location: Any, *, filesystem: Any = None,
     size and time are checked against its filesystem's metadata (no byte of it read): a file
     not indexed, smaller than indexed or of the same size but another time is an
     :class:`~vecbinlog.errors.ArchiveIndexError`; one that grew is planned to the end of its
-    last transaction complete when it was indexed (``complete_to``)."""
-    found: list[tuple[str, dict[str, Any], pa.Table, int]] = []  # (path, identity, index rows, row)
+    last transaction complete when it was indexed (``complete_to``). A damaged index file (its
+    pages' checksums, its columns, each row read checked: :mod:`vecbinlog.log.indexrows`) is an
+    ArchiveIndexError naming it and what is wrong."""
+    found: list[_Found] = []
     for path, identity, hit in _lookup(paths, location, filesystem, index_filesystem):
         if hit is None:
             raise ArchiveIndexError(f"{identity['path']} is not in the index at {location} "
                                     "(vecbinlog.build_index / `vecbinlog index` adds it)")
         found.append((path, identity, *hit))
-    rows = _rows(found)
     out = []
-    for (path, identity, _, _), (row, starts, times, gtids) in zip(found, rows):
+    for (path, identity, _, _, source), taken in zip(found, _rows(found)):
+        row = taken.row
         grown = identity["size"] > row["size"]
         if not grown and (identity["size"], identity["mtime_ns"]) != (row["size"], row["mtime_ns"]):
             raise ArchiveIndexError(f"{identity['path']} changed since it was indexed (size {row['size']:,} -> "
                                     f"{identity['size']:,}): build the index again")
         end = row["complete_to"] if grown else row["size"]
-        out.append(IndexedFile(path, row, starts, int(end), times, gtids))
+        out.append(IndexedFile(path, row, taken.starts, int(end), taken.times, taken.gtids, source))
     return out
 
 
@@ -476,65 +488,62 @@ def current_index(paths: list[str], location: Any, *, filesystem: Any = None,
     the other files (newer than the index, or grown since)."""
     found = [(path, identity, *hit) for path, identity, hit in _lookup(paths, location, filesystem, index_filesystem)
              if hit is not None]
-    return {path: IndexedFile(path, row, starts, int(row["size"]), times, gtids)
-            for (path, identity, _, _), (row, starts, times, gtids) in zip(found, _rows(found))
-            if (identity["size"], identity["mtime_ns"]) == (row["size"], row["mtime_ns"])}
+    return {path: IndexedFile(path, t.row, t.starts, int(t.row["size"]), t.times, t.gtids, source)
+            for (path, identity, _, _, source), t in zip(found, _rows(found))
+            if (identity["size"], identity["mtime_ns"]) == (t.row["size"], t.row["mtime_ns"])}
+
+
+#: a binlog found in the index: (its path, its identity, the index rows, its row there, the index file shown)
+_Found = tuple[str, dict[str, Any], pa.Table, int, str]
 
 
 def _lookup(paths: list[str], location: Any, filesystem: Any,
-            index_filesystem: Any) -> Iterator[tuple[str, dict[str, Any], tuple[pa.Table, int] | None]]:
-    """(path, its identity, (the index rows, its row) or None when it is not indexed) of each of
-    ``paths``: the gathered rows first, a binlog's own index file where they are not current."""
+            index_filesystem: Any) -> Iterator[tuple[str, dict[str, Any], tuple[pa.Table, int, str] | None]]:
+    """(path, its identity, (the index rows, its row, the index file shown) or None when it is
+    not indexed) of each of ``paths``: the gathered rows first, a binlog's own index file where
+    they are not current. An index file that cannot hold the row it is read for (damaged) is an
+    ArchiveIndexError naming it."""
     fs, folder = index_location(location, index_filesystem)
-    gathered = Gathered(read_index_file(fs, f"{folder}/{GATHERED_NAME}"))
+    at = f"{folder}/{GATHERED_NAME}"
+    gathered = Gathered(read_index_file(fs, at))
+    if gathered.twice:
+        raise damaged(shown_path(fs, at), f"its rows of {', '.join(map(str, gathered.twice))} are there more than once")
     for path, identity in zip(paths, file_identities(paths, filesystem)):
         k = gathered.current(identity)
         if k is not None:
-            yield path, identity, (gathered.table, k)
+            yield path, identity, (gathered.table, k, shown_path(fs, at))
             continue
-        table = read_index_file(fs, index_path(folder, identity["name"]))
-        yield path, identity, (table, 0) if table is not None and table.num_rows == 1 else None
+        own = index_path(folder, identity["name"])
+        table = read_index_file(fs, own)
+        if table is not None and (table.num_rows != 1 or table.column("name")[0].as_py() != identity["name"]):
+            raise damaged(shown_path(fs, own), _not_one_row(table, identity["name"]))
+        yield path, identity, None if table is None else (table, 0, shown_path(fs, own))
 
 
-#: the long lists of a row, taken out as arrays, not Python values
-_LISTS = ("transaction_starts", "start_times", "gtid_blocks")
-
-_Row = tuple[dict[str, Any], np.ndarray, np.ndarray, GtidBlocks]
-
-
-def _rows(found: list[tuple[str, dict[str, Any], pa.Table, int]]) -> list[_Row]:
-    """(the row as Python values but its long lists, its transaction starts, their times (int64),
-    its GTID blocks) of each ``(.., .., table, row)``: the rows of one table taken at once."""
-    by_table: dict[int, tuple[pa.Table, list[int]]] = {}
-    for _, _, table, k in found:
-        by_table.setdefault(id(table), (table, []))[1].append(k)
-    done: dict[tuple[int, int], _Row] = {}
-    for key, (table, ks) in by_table.items():
-        sub = table.take(ks)
-        starts, times, blocks = (sub.column(name).combine_chunks() for name in _LISTS)
-        so, sv = starts.offsets.to_numpy(), starts.values.to_numpy(zero_copy_only=False).astype(np.int64)
-        to, tv = times.offsets.to_numpy(), times.values.to_numpy(zero_copy_only=False).astype(np.int64)
-        bo = blocks.offsets.to_numpy()
-        b_block, b_source, b_first, b_last = (a.to_numpy(zero_copy_only=False) for a in blocks.values.flatten())
-        for j, (k, row) in enumerate(zip(ks, sub.drop_columns(list(_LISTS)).to_pylist())):
-            lo, hi = bo[j], bo[j + 1]
-            gtids = GtidBlocks(row["gtid_sources"], b_block[lo:hi].astype(np.int64), b_source[lo:hi].astype(np.int32),
-                               b_first[lo:hi].astype(np.uint64), b_last[lo:hi].astype(np.uint64))
-            starts, times = sv[so[j]:so[j + 1]], tv[to[j]:to[j + 1]]
-            _check_lists(row, starts, times, gtids)
-            done[(key, k)] = (row, starts, times, gtids)
-    return [done[(id(table), k)] for _, _, table, k in found]
+def _not_one_row(table: pa.Table, name: str) -> str:
+    """What is wrong with a binlog's own index file that is not one row, of that binlog."""
+    return f"expected one row, of {name}; got {table.num_rows}, of {table.column('name').to_pylist()[:3]}"
 
 
-def _check_lists(row: dict[str, Any], starts: np.ndarray, times: np.ndarray, gtids: GtidBlocks) -> None:
-    """An index row's lists hold together (a time per start, GTID blocks of its starts and
-    sources), or an ArchiveIndexError: a damaged index file, not an IndexError later."""
-    bad = len(times) != len(starts) or any(
-        len(a) and (int(a.min()) < 0 or int(a.max()) >= n)
-        for a, n in ((gtids.block, len(starts)), (gtids.source, len(gtids.sources))))
-    if bad:
-        raise ArchiveIndexError(f"the index of {row['name']} does not hold together (its transaction starts, their "
-                                "times and its GTID blocks): build the index again")
+def _rows(found: list[_Found]) -> list[TakenRow]:
+    """The row of each of ``found`` (:func:`~.log.indexrows.take_rows`: the rows of one table
+    taken at once), checked to hold together and to be indexed no further than the binlog's
+    size now: else an ArchiveIndexError naming the index file, the binlog and what is wrong."""
+    by_table: dict[int, tuple[pa.Table, list[int], list[int]]] = {}
+    for _, identity, table, k, _ in found:
+        _, ks, sizes = by_table.setdefault(id(table), (table, [], []))
+        ks.append(k)
+        sizes.append(identity["size"])
+    done: dict[tuple[int, int], TakenRow | str] = {}
+    for key, (table, ks, sizes) in by_table.items():
+        done.update({(key, k): taken for k, taken in zip(ks, take_rows(table, ks, sizes))})
+    out = []
+    for _, identity, table, k, source in found:
+        taken = done[(id(table), k)]
+        if isinstance(taken, str):
+            raise damaged(source, f"its row of {identity['name']}: {taken}")
+        out.append(taken)
+    return out
 
 
 def _table_maps(f: IndexedFile, parsed: dict[tuple[bytes, int, str], TableMap]) -> list[TableMap]:
@@ -552,9 +561,12 @@ def _table_maps(f: IndexedFile, parsed: dict[tuple[bytes, int, str], TableMap]) 
                 _, tm = parse_table_map(buf, 0, 0, len(buf), ph, path=f.path, flavor=flavor,
                                         server_major=version_tuple(version)[0], server_version=version)
             except BinlogError as exc:  # the index's bytes, not the binlog's: its offsets are the index's
-                raise ArchiveIndexError(f"{f.path}: the index's TABLE_MAP_EVENT of offset {lay['offset']} cannot be "
-                                        f"read ({exc}); build the index again") from exc
+                raise damaged(f.source, f"its row of {f.row['name']}: the TABLE_MAP_EVENT of offset {lay['offset']} "
+                                        f"cannot be read ({exc.message})") from exc
             parsed[key] = tm
+        if tm.name != lay["table"]:
+            raise damaged(f.source, f"its row of {f.row['name']}: the TABLE_MAP_EVENT of offset {lay['offset']} is "
+                                    f"of {tm.name}, not of {lay['table']} as its layouts say")
         out.append(tm)
     return out
 

@@ -5,13 +5,15 @@ is of (their size and time, from their filesystem's metadata: no byte of them re
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Iterable
+from collections import Counter
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pyarrow as pa
 
 from ..binlog.locations import is_uri, name_of, redact, resolve
 from ..errors import ArchiveIndexError, ArchiveIndexWarning, SourceNotFoundError, warn
+from .indexrows import take_rows
 from .logset import binlog_files
 from .summary import INDEX_FORMAT_VERSION, INDEX_SCHEMA
 
@@ -19,7 +21,8 @@ if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every
     import pyarrow.fs as pafs
 
 __all__ = ["INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME", "archive_paths", "index_location", "file_identity",
-           "file_identities", "index_path", "read_index_file", "write_index_file", "Gathered", "gather"]
+           "file_identities", "index_path", "read_index_file", "write_index_file", "shown_path", "damaged", "Gathered",
+           "gather"]
 
 #: an index file's name is its binlog's name and this
 INDEX_SUFFIX = ".parquet"
@@ -119,31 +122,63 @@ def index_path(folder: str, name: str) -> str:
     return f"{folder}/{name}{INDEX_SUFFIX}"
 
 
-def read_index_file(fs: pafs.FileSystem, path: str, columns: Iterable[str] | None = None, *,
-          rebuild: bool = False) -> pa.Table | None:
-    """An index file (its ``columns``), or None when there is none; another format version is
-    an ArchiveIndexError (``rebuild``: None, with an ArchiveIndexWarning, for a build to replace it)."""
+def read_index_file(fs: pafs.FileSystem, path: str, *, rebuild: bool = False) -> pa.Table | None:
+    """An index file's rows, or None when there is none: its pages' checksums
+    verified, its format version and columns (names and types) INDEX_SCHEMA's. A damaged one
+    (not Parquet, cut short, a checksum that does not match, other columns), or one of another
+    format version, is an ArchiveIndexError naming it (``rebuild``: None, with an
+    ArchiveIndexWarning, for a build to replace it)."""
     import pyarrow.parquet as pq  # here: a read that is given no index does not load it
 
     try:
         with fs.open_input_file(path) as fh:
-            pf = pq.ParquetFile(fh)
+            pf = pq.ParquetFile(fh, page_checksum_verification=True)
             version = (pf.schema_arrow.metadata or {}).get(VERSION_KEY)
-            if version != str(INDEX_FORMAT_VERSION).encode() and rebuild:
-                warn(f"{path}: index format version {version!r}, not {INDEX_FORMAT_VERSION}: indexed again",
-                     ArchiveIndexWarning)
-                return None
             if version != str(INDEX_FORMAT_VERSION).encode():
-                raise ArchiveIndexError(f"{path}: index format version {version!r}; this vecbinlog reads "
-                                        f"{INDEX_FORMAT_VERSION} (build the index again)")
-            return pf.read(columns=list(columns) if columns is not None else None)
+                if rebuild:
+                    warn(f"{shown_path(fs, path)}: index format version {version!r}, not {INDEX_FORMAT_VERSION}: "
+                         "indexed again", ArchiveIndexWarning)
+                    return None
+                raise ArchiveIndexError(f"{shown_path(fs, path)}: index format version {version!r}; this vecbinlog "
+                                        f"reads {INDEX_FORMAT_VERSION} (build the index again)")
+            problem = _columns_problem(pf.schema_arrow)
+            if problem is None:
+                table = pf.read()
+                table.validate(full=True)  # (text is UTF-8, lists' offsets in their values...)
+                return table
     except FileNotFoundError:
         return None
-    except (pa.ArrowException, OSError) as exc:  # not Parquet, cut short, a column missing...
-        if rebuild:
-            warn(f"{path}: not a readable index file ({exc}): indexed again", ArchiveIndexWarning)
-            return None
-        raise ArchiveIndexError(f"{path}: not a readable index file ({exc}); build the index again") from exc
+    except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # not Parquet, cut short, a page's checksum...
+        problem = f"not a readable index file ({exc})"
+    if rebuild:
+        warn(f"{shown_path(fs, path)}: a damaged index file: {problem}: indexed again", ArchiveIndexWarning)
+        return None
+    raise damaged(shown_path(fs, path), problem)
+
+
+def _columns_problem(schema: pa.Schema) -> str | None:
+    """Whether an index file's columns are INDEX_SCHEMA's: None, or the first that is not."""
+    if schema.remove_metadata().equals(INDEX_SCHEMA):
+        return None
+    for field in INDEX_SCHEMA:
+        k = schema.get_field_index(field.name)
+        got = "none" if k < 0 else str(schema.field(k).type) + ("" if schema.field(k).nullable else " not null")
+        if k < 0 or not schema.field(k).equals(field):
+            return f"its column {field.name} is not INDEX_SCHEMA's (expected {field.type}, got {got})"
+    return f"its columns are not INDEX_SCHEMA's (expected {INDEX_SCHEMA.names}, got {schema.names})"
+
+
+def shown_path(fs: pafs.FileSystem, path: str) -> str:
+    """How messages name an index file: its path, or a URI (``s3://bucket/idx/_archive.parquet``)."""
+    kind = getattr(fs, "type_name", "local")
+    return path if kind in ("local", "py") else f"{kind}://{path}"
+
+
+def damaged(shown: str, problem: str) -> ArchiveIndexError:
+    """The error of an index file (``shown``: as :func:`shown_path` names it) that cannot stand
+    for its binlogs: it names the file and ``problem``."""
+    return ArchiveIndexError(f"{shown}: a damaged index file: {problem}; build the index again "
+                             "(vecbinlog.build_index / `vecbinlog index` indexes its binlogs again)")
 
 
 #: the long lists of numbers, each close to the one before: DELTA_BINARY_PACKED, a few bits each
@@ -163,9 +198,11 @@ def write_index_file(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
     lean = hasattr(pq.ParquetWriter, "add_key_value_metadata")  # pyarrow 16+
     schema = INDEX_SCHEMA if lean else INDEX_SCHEMA.with_metadata(version)
     table = table.select(INDEX_SCHEMA.names).cast(schema)
+    # each page's CRC32 in its header (Parquet's page checksums), verified by read_index_file: an
+    # index is kept for months and copied; a page damaged on the way is named, not planned from
     with fs.open_output_stream(tmp) as out, pq.ParquetWriter(
             out, schema, compression="zstd", write_statistics=False, store_schema=not lean,
-            use_dictionary=False, column_encoding=_DELTA) as writer:
+            use_dictionary=False, column_encoding=_DELTA, write_page_checksum=True) as writer:
         writer.write_table(table)
         if lean:
             writer.add_key_value_metadata(version)
@@ -180,10 +217,13 @@ class Gathered:
         self.table = table
         self.at: dict[str, int] = {}
         self._ids: list[tuple[Any, ...]] = []
+        self.twice: list[str] = []  #: names of more than one row (a damaged file: never written so)
         if table is not None:
             ids = table.select(["name", "size", "mtime_ns", "etag"]).to_pylist()
             self.at = {r["name"]: k for k, r in enumerate(ids)}
             self._ids = [(r["size"], r["mtime_ns"], r["etag"]) for r in ids]
+            seen = Counter(r["name"] for r in ids)
+            self.twice = sorted((n for n, c in seen.items() if c > 1), key=str)
 
     def current(self, identity: dict[str, Any]) -> int | None:
         """The row of the file of ``identity`` when its index there is of that file as it is now."""
@@ -191,6 +231,24 @@ class Gathered:
         if k is None or self._ids[k] != (identity["size"], identity["mtime_ns"], identity["etag"]):
             return None
         return k
+
+    def drop_damaged(self, shown: str, sizes: dict[str, int]) -> None:
+        """For a build: leave out the rows that do not hold together (:func:`~.indexrows.take_rows`;
+        ``sizes``: the binlogs' sizes now, by name), and those of a name there twice, each with
+        an ArchiveIndexWarning: their binlogs' own index files are looked at instead (and they
+        are indexed again when those are damaged too)."""
+        if self.table is None:
+            return
+        names = list(self.at)
+        problems = {n: f"its rows of {n} are there more than once" for n in self.twice}
+        rows = take_rows(self.table, [self.at[n] for n in names], [sizes.get(n) for n in names])
+        for name, taken in zip(names, rows):
+            if isinstance(taken, str):
+                problems.setdefault(name, f"its row of {name}: {taken}")
+        for name, problem in problems.items():
+            warn(f"{shown}: a damaged index file: {problem}: that binlog's own index file is read instead",
+                 ArchiveIndexWarning)
+            self.at.pop(name, None)
 
 
 def gather(fs: pafs.FileSystem, folder: str, gathered: Gathered, names: list[str],

@@ -43,8 +43,9 @@ __all__ = ["INDEX_FORMAT_VERSION", "INDEX_SCHEMA", "RANGE_GAP_BYTES", "HEAD_BYTE
 #: the version of :data:`INDEX_SCHEMA`, in each index file's key-value metadata (``vecbinlog.index``):
 #: a reader refuses a version it does not know
 #: 2: each table's rows events' first_time and last_time; 3: head_hash; 4: transaction starts spaced;
-#: 5: row images by table and change type (in ``info``), start_times, gtid_sources and gtid_blocks
-INDEX_FORMAT_VERSION = 5
+#: 5: row images by table and change type (in ``info``), start_times, gtid_sources and gtid_blocks;
+#: 6: a CRC32 checksum in every page (verified as it is read: an index of 5 or before has none)
+INDEX_FORMAT_VERSION = 6
 
 #: the first bytes of a file whose hash the index keeps (``head_hash``; fewer when the file
 #: was complete to less): a file that grew is extended only when they are the same
