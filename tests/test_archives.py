@@ -496,3 +496,49 @@ def test_a_copied_index_reads_the_files_beside_it(s3, workload, tmp_path):
         with vecbinlog.open(f"s3://binlogs/copied/mysql-bin.index{query}") as log:
             assert [p.split("?")[0] for p in log.paths] == [f"s3://binlogs/copied/{f.name}" for f in files]
             _assert_same(log.read_all(), expected)
+
+
+@pytest.mark.parametrize("where", ["subtree", "s3"])
+def test_streams_splits_and_the_index_take_the_filesystem(where, uploaded, workload, tmp_path):
+    """Everything that opens a binlog takes the read's ``filesystem=`` (one config, one way to
+    open a file): a stream's starts (a GTID, ``FILE:POS``), ends, splits and schema walk, a
+    plan of splits, an index built and planned from, through a ``SubTreeFileSystem`` over the
+    local folder and an ``S3FileSystem`` with ``endpoint_override`` (plain paths, no URI). The
+    rows of every split read equal ``read_table`` of the local files; the starts equal those of
+    the local archive."""
+    from vecbinlog import build_index
+    from vecbinlog.splits import read_splits
+    from vecbinlog.streaming import Archive, StreamHistory
+
+    base, query = uploaded
+    folder, files = workload
+    if where == "subtree":
+        fs = pafs.SubTreeFileSystem(str(folder), pafs.LocalFileSystem())
+        names = [f.name for f in files]
+    else:
+        fs = pafs.S3FileSystem(endpoint_override=query.split("endpoint_override=")[1].split("&")[0], scheme="http",
+                               region="us-east-1")
+        names = [f"binlogs/set/{f.name}" for f in files]
+    expected = _tables(files)["arch.t"].to_pylist()
+    local = Archive([str(f) for f in files])
+    config = ReadConfig.build(filesystem=fs)
+
+    def rows(splits) -> list:
+        got = [b for _, b in read_splits(splits, config=config)]
+        return pa.Table.from_batches(got).to_pylist() if got else []
+
+    middle = expected[len(expected) // 2]["_gtid"]
+    for archive in (Archive(names, filesystem=fs), Archive(names, config, index=str(tmp_path / "none"))):
+        assert archive.resolve_start(middle) == local.resolve_start(middle)
+        assert archive.resolve_start(f"{files[1].name}:4") == local.resolve_start(f"{files[1].name}:4")
+        first, end = archive.first(), archive.latest()
+        history = StreamHistory(config)
+        history.take(history.walk(archive, end, first=first))
+        assert rows(history.with_states(archive.splits(first, end, split_bytes=4096))) == expected
+    assert rows(plan_splits(names, 4096, config)) == expected
+    assert rows(plan_splits(names, 4096, filesystem=fs)) == expected
+    build_index(names, tmp_path / "index", filesystem=fs, processes=1)
+    indexed = plan_splits(names, 4096, config, index=str(tmp_path / "index"))
+    assert rows(indexed) == expected
+    with vecbinlog.open(names, filesystem=fs, index=str(tmp_path / "index")) as log:
+        assert log.tables == ["arch.t"] and log.read_table("arch.t").to_pylist() == expected

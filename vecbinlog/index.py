@@ -51,7 +51,7 @@ from .binlog.spec import MAGIC_LEN, table_id_width, version_tuple
 from .errors import ArchiveIndexError, ArchiveIndexWarning, BinlogError, SchemaWarning, warn
 from .decode.batch import table_schema
 from .log.config import ReadConfig
-from .log.indexfiles import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, Gathered, archive_paths, damaged,
+from .log.indexfiles import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, ArchiveRows, archive_paths, damaged,
                              file_identities, file_identity, gather, index_location, index_path, read_index_file,
                              shown_path, write_index_file)
 from .log.indexrows import GtidBlocks, TakenRow, take_rows
@@ -103,10 +103,9 @@ class IndexTask:
 
     path: str
     identity: dict[str, Any]  #: the file's name, path, size, mtime_ns and etag
-    filesystem: Any  #: the filesystem of ``path``
+    config: ReadConfig  #: how the file is opened (``filesystem``, ``verify_checksums``...) and walked
     folder: str  #: the index location
     index_fs: Any  #: its filesystem
-    verify_checksums: bool
     extend: bool = False  #: the file grew: its index is extended when it can be
     #: (k, lo, hi): the k-th range of the file, from the first transaction start after an event
     #: boundary at or after ``lo`` (the file's start for k = 0) to the same after ``hi`` (None: its end)
@@ -137,7 +136,7 @@ def index_file(task: IndexTask) -> IndexDone:
         if table is not None:
             write_index_file(task.index_fs, index_path(task.folder, name), table)
             return IndexDone(name, walked, extended=True, written=table)
-    table = summarize_file(task.path, task.identity, filesystem=task.filesystem, verify_checksums=task.verify_checksums)
+    table = summarize_file(task.path, task.identity, task.config)
     write_index_file(task.index_fs, index_path(task.folder, name), table)
     return IndexDone(name, int(table.column("indexed_to")[0].as_py()), written=table)  # (the bytes walked)
 
@@ -146,21 +145,18 @@ def _extended(task: IndexTask) -> tuple[pa.Table | None, int]:
     """The index of a file that grew, its summary extended (:func:`~.log.summary.extend_summary`),
     and the bytes walked; (None, 0) when its first bytes are not those indexed (another file,
     said with an ArchiveIndexWarning) or its index is gone."""
-    from .binlog.file import BinlogFile
-
     identity = task.identity
     row = _own_row(task.index_fs, task.folder, identity)
     if row is None:
         return None, 0
     cut = row["complete_to"]
-    with BinlogFile(task.path, verify_checksums=task.verify_checksums, filesystem=task.filesystem) as f:
+    with task.config.open_file(task.path) as f:
         same = head_hash(f, cut) == row["head_hash"]
     if not same:
         warn(f"{identity['path']}: its first bytes are not those of the file indexed (size {row['size']:,} -> "
              f"{identity['size']:,}): another file, indexed again", ArchiveIndexWarning)
         return None, 0
-    new = summarize_file(task.path, identity, filesystem=task.filesystem, verify_checksums=task.verify_checksums,
-                         start=cut)
+    new = summarize_file(task.path, identity, task.config, start=cut)
     part = new.to_pylist()[0]
     try:
         joined = extend_summary(row, part)
@@ -174,12 +170,11 @@ def _extended(task: IndexTask) -> tuple[pa.Table | None, int]:
 def _index_range(task: IndexTask) -> IndexDone:
     """The summary of one range of a huge file (:attr:`IndexTask.part`), its ends found by
     :func:`~vecbinlog.binlog.resync.transaction_start_after`."""
-    from .binlog.file import BinlogFile
     from .binlog.resync import transaction_start_after
 
     name = task.identity["name"]
     k, lo, hi = task.part
-    with BinlogFile(task.path, verify_checksums=task.verify_checksums, filesystem=task.filesystem) as f:
+    with task.config.open_file(task.path) as f:
         if not f.source.seekable:  # a compressed file: read from its start only
             return IndexDone(name, 0, part=k)
         start = MAGIC_LEN if k == 0 else transaction_start_after(f, lo)
@@ -188,8 +183,7 @@ def _index_range(task: IndexTask) -> IndexDone:
         return IndexDone(name, 0, part=k)
     if stop is not None and stop <= start:  # (a range within one transaction: nothing of its own)
         return IndexDone(name, 0, part=k, span=(start, start), table=pa.table({}))
-    table = summarize_file(task.path, task.identity, filesystem=task.filesystem,
-                           verify_checksums=task.verify_checksums, start=start if k else None, stop=stop)
+    table = summarize_file(task.path, task.identity, task.config, start=start if k else None, stop=stop)
     walked = int(table.column("indexed_to")[0].as_py()) - (start if k else 0)  # (as a whole file's: from 0)
     return IndexDone(name, walked, part=k, span=(start, stop), table=table)
 
@@ -287,8 +281,8 @@ def build_index(archive: Any, location: Any, *, filesystem: Any = None, processe
     >>> vecbinlog.build_index("archive/mysql-bin.*", "archive-index/")      # doctest: +SKIP
     IndexResult(indexed=193, skipped=0, bytes=..., files=(...))
     """
-    job = index_job(archive, location, filesystem=filesystem, index_filesystem=index_filesystem,
-                    verify_checksums=verify_checksums, range_bytes=range_bytes)
+    config = ReadConfig.build(filesystem=filesystem, verify_checksums=verify_checksums)
+    job = index_job(archive, location, config, index_filesystem=index_filesystem, range_bytes=range_bytes)
     if processes is None:  # a process starts in ~1-2 s (its imports, the kernels loaded): worth it for much to walk
         cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
         processes = min(cpus, -(-sum(_task_bytes(t) for t in job.tasks) // _BYTES_PER_PROCESS))
@@ -319,7 +313,7 @@ def _in_this_process(tasks: list[IndexTask]) -> Iterator[IndexDone]:
     """The tasks run in this process, their results in order: files in object storage on
     :data:`~.binlog.sources.FILES_AHEAD` threads (each a few round trips to the storage, which
     so overlap: the walks' kernels let go of the GIL too), local files and ranges one by one."""
-    remote = [t for t in tasks if t.part is None and is_remote(t.path, t.filesystem)]
+    remote = [t for t in tasks if t.part is None and is_remote(t.path, t.config.filesystem)]
     yield from _mapped(index_file, tasks, FILES_AHEAD if 1 < len(remote) == len(tasks) else 0)
 
 
@@ -351,7 +345,7 @@ class IndexJob:
     fs: Any  #: the index location's filesystem
     folder: str
     paths: list[str]  #: the archive's files
-    gathered: Gathered
+    gathered: ArchiveRows
     stale: list[str]  #: the names whose row in the gathered file is not current
     tasks: list[IndexTask]
 
@@ -396,10 +390,12 @@ class IndexJob:
                            sum(d.extended for d in done), len(ranged))
 
 
-def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_filesystem: Any = None,
-              verify_checksums: bool = True, range_bytes: int | None = RANGE_BYTES) -> IndexJob:
+def index_job(archive: Any, location: Any, config: ReadConfig, *, index_filesystem: Any = None,
+              range_bytes: int | None = RANGE_BYTES) -> IndexJob:
     """The files of ``archive`` to index (again) at ``location`` (see :func:`build_index`),
-    from their filesystem's metadata and the index: no binlog byte read."""
+    from their filesystem's metadata and the index: no binlog byte read. Each task opens its
+    file as ``config`` says (its ``filesystem``, ``verify_checksums``...)."""
+    filesystem = config.filesystem
     fs, folder = index_location(location, index_filesystem)
     fs.create_dir(folder, recursive=True)
     paths = archive_paths(archive, filesystem)
@@ -410,7 +406,7 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
                          f"{', '.join(twice)}: index each server's files at a location of its own")
     if range_bytes is not None and (not isinstance(range_bytes, int) or range_bytes < 1 << 16):
         raise ValueError(f"range_bytes must be an integer of at least 65536, or None, not {range_bytes!r}")
-    gathered = Gathered(read_index_file(fs, f"{folder}/{GATHERED_NAME}", rebuild=True))
+    gathered = ArchiveRows(read_index_file(fs, f"{folder}/{GATHERED_NAME}", rebuild=True))
     identities = file_identities(paths, filesystem)
     # (the binlogs of damaged rows: their own index files looked at)
     gathered.drop_damaged(shown_path(fs, f"{folder}/{GATHERED_NAME}"), {i["name"]: i["size"] for i in identities})
@@ -424,7 +420,7 @@ def index_job(archive: Any, location: Any, *, filesystem: Any = None, index_file
         stale.append(identity["name"])
         if not todo:
             continue
-        task = IndexTask(path, identity, filesystem, folder, fs, verify_checksums, extend)
+        task = IndexTask(path, identity, config, folder, fs, extend)
         size = identity["size"]
         if extend or range_bytes is None or size <= 2 * range_bytes:
             tasks.append(task)
@@ -505,7 +501,7 @@ def _lookup(paths: list[str], location: Any, filesystem: Any,
     ArchiveIndexError naming it."""
     fs, folder = index_location(location, index_filesystem)
     at = f"{folder}/{GATHERED_NAME}"
-    gathered = Gathered(read_index_file(fs, at))
+    gathered = ArchiveRows(read_index_file(fs, at))
     if gathered.twice:
         raise damaged(shown_path(fs, at), f"its rows of {', '.join(map(str, gathered.twice))} are there more than once")
     for path, identity in zip(paths, file_identities(paths, filesystem)):

@@ -52,7 +52,7 @@ from .log.logset import log_order_key
 from .log.versions import SchemaHistory
 from .reader import Binlog, PathLike
 
-__all__ = ["net_changes", "read_net_changes", "table_key", "checked_key", "mark_key", "KEY_METADATA"]
+__all__ = ["net_changes", "read_net_changes", "primary_key", "checked_key", "mark_key", "KEY_METADATA"]
 
 #: field metadata naming a column's place in the table's primary key (vecbinlog.spark's schemas)
 KEY_METADATA = "vecbinlog.primary_key"
@@ -61,7 +61,7 @@ _REMOVES = ("delete", "update_preimage")
 _NOT_TAKEN = ("rollback", "incomplete")
 
 
-def table_key(layouts: SchemaHistory, table: str) -> list[str] | None:
+def primary_key(layouts: SchemaHistory, table: str) -> list[str] | None:
     """The primary key of ``table``'s last layout in ``layouts`` (:meth:`vecbinlog.Binlog.history`),
     named as :meth:`~vecbinlog.Binlog.read_table` names the columns; None when the binlog
     (``binlog_row_metadata=FULL``), its DDL and ``schema=`` give none."""
@@ -177,7 +177,7 @@ def read_net_changes(paths: PathLike | Sequence[PathLike], table: str, key: Sequ
                      **options: Any) -> pa.Table:
     """The net changes of ``table`` in the files (or the stretch ``options`` select: ``start``
     and ``stop``, ``gtids``, ``since``/``until``), keyed by ``key`` or the primary key the
-    binlog gives (:func:`table_key`); the key columns are marked in the result's field
+    binlog gives (:func:`primary_key`); the key columns are marked in the result's field
     metadata (:data:`KEY_METADATA`). See :func:`net_changes`.
 
     Examples
@@ -188,7 +188,7 @@ def read_net_changes(paths: PathLike | Sequence[PathLike], table: str, key: Sequ
     with Binlog(paths, **options) as log:
         changes = log.read_table(table)
         if key is None:
-            key = table_key(log.history(), table)
+            key = primary_key(log.history(), table)
     if not key:
         raise ValueError(f"{table}: neither the binlog (binlog_row_metadata=FULL), its DDL nor schema= give a "
                          "primary key; name the key columns: key=[...]")

@@ -540,7 +540,7 @@ def _datetime(text: str) -> datetime | None:
 
 # -- layouts along the stream -----------------------------------------------------------------
 @dataclass
-class _Chunk:
+class _Stretch:
     """The layouts of ``[first, last)``, walked from the states at ``first``."""
 
     first: Position
@@ -576,10 +576,10 @@ class StreamHistory:
     config: ReadConfig = field(default_factory=ReadConfig)
     plans: dict[str, TablePlan] = field(default_factory=dict)
     known: Position | None = None  #: the layouts are known up to here
-    _chunks: list[_Chunk] = field(default_factory=list)
+    _stretches: list[_Stretch] = field(default_factory=list)
 
     def walk(self, archive: Archive, end: Position, first: Position | None = None,
-             walked: SchemaHistory | None = None) -> _Chunk:
+             walked: SchemaHistory | None = None) -> _Stretch:
         """The layouts of ``[known, end)`` (from ``first``, the archive's start, the first
         time), not yet taken in (:meth:`take`). The files before ``end``'s that the archive's
         index holds (:meth:`Archive.indexed`), from ``first`` on, are not read: their DDL and
@@ -595,7 +595,7 @@ class StreamHistory:
             raise SourceNotFoundError(f"{begin.file} or {end.file} is no longer in the archive", uri=archive.shown)
         chosen = files[names.index(begin.file): names.index(end.file) + 1]
         if walked is not None and self.known is None and _walked_whole(walked, archive, files, begin, end):
-            return _Chunk(begin, end, dict(zip(names, walked.paths)), None, {}, walked)
+            return _Stretch(begin, end, dict(zip(names, walked.paths)), None, {}, walked)
         ddl, versions = self.state_at(begin) if self.known is not None else (None, {})
         config = self.config.replace(filesystem=archive.filesystem)
         indexed: list[IndexedFile] = []
@@ -617,16 +617,16 @@ class StreamHistory:
                 found = log.history()
         if head is not None:
             found = followed_by(head, found)
-        return _Chunk(begin, end, dict(chosen), ddl, dict(versions), found)
+        return _Stretch(begin, end, dict(chosen), ddl, dict(versions), found)
 
-    def new_layouts(self, chunk: _Chunk) -> list[NewLayout]:
-        """The layouts of ``chunk`` the plans do not have yet, in log order."""
-        names = list(chunk.paths)
+    def new_layouts(self, stretch: _Stretch) -> list[NewLayout]:
+        """The layouts of ``stretch`` the plans do not have yet, in log order."""
+        names = list(stretch.paths)
         out = []
-        for table, plan in chunk.found.plans.items():
+        for table, plan in stretch.found.plans.items():
             mine = self.plans.get(table)
             seen: set[int] = set()
-            for (file_no, offset), state in chunk.found.history.get(table, []):
+            for (file_no, offset), state in stretch.found.history.get(table, []):
                 v = state.version
                 if v in seen or (mine is not None and v in mine.versions):
                     continue
@@ -634,23 +634,23 @@ class StreamHistory:
                 out.append(NewLayout(table, v, Position(names[file_no], offset), plan.layout_schema(v)))
         return sorted(out, key=lambda n: n.at.key())
 
-    def take(self, chunk: _Chunk) -> None:
-        """Take in the layouts of ``chunk`` (whose first position is :attr:`known`)."""
-        for new in self.new_layouts(chunk):
+    def take(self, stretch: _Stretch) -> None:
+        """Take in the layouts of ``stretch`` (whose first position is :attr:`known`)."""
+        for new in self.new_layouts(stretch):
             self.plans.setdefault(new.table, TablePlan(new.table)).add(new.version, new.schema)
-        self._chunks.append(chunk)
-        self.known = chunk.last
+        self._stretches.append(stretch)
+        self.known = stretch.last
 
     def state_at(self, at: Position) -> tuple[Any, dict[str, VersionState]]:
         """(DDL state, layout states) where a range starting at ``at`` starts."""
-        for chunk in reversed(self._chunks):
-            if chunk.first <= at <= chunk.last:
-                if at.file not in chunk.paths:
+        for stretch in reversed(self._stretches):
+            if stretch.first <= at <= stretch.last:
+                if at.file not in stretch.paths:
                     continue
-                ddl, layouts = chunk.found.start_state(chunk.paths[at.file], at.pos)
-                return (ddl if ddl is not None else chunk.ddl), {**chunk.versions, **layouts}
+                ddl, layouts = stretch.found.start_state(stretch.paths[at.file], at.pos)
+                return (ddl if ddl is not None else stretch.ddl), {**stretch.versions, **layouts}
         raise ValueError(f"no layouts are known at {at} (known from "
-                         f"{self._chunks[0].first if self._chunks else None} to {self.known})")
+                         f"{self._stretches[0].first if self._stretches else None} to {self.known})")
 
     def with_states(self, splits: Iterable[Split]) -> list[Split]:
         """The splits, each with the DDL and layout states where it starts."""
@@ -662,8 +662,8 @@ class StreamHistory:
 
     def forget(self, before: Position) -> None:
         """Let go of the stretches that end before ``before`` (the last one is kept)."""
-        while len(self._chunks) > 1 and self._chunks[0].last < before:
-            self._chunks.pop(0)
+        while len(self._stretches) > 1 and self._stretches[0].last < before:
+            self._stretches.pop(0)
 
 
 def _walked_whole(walked: SchemaHistory, archive: Archive, files: list[tuple[str, str]], begin: Position,

@@ -197,7 +197,7 @@ def test_runs_carried_across_segments(workload_binlog, monkeypatch):
             assert (row["_gtid"], row["_xid"], row["_query"]) == (gtid_of[pos], xid_of.get(pos), query_of[pos]), \
                 (kind, name, pos)
     rows = {n: pa.Table.from_batches(bs) for n, bs in carried.items()}
-    monkeypatch.setattr(runs_module, "SPAN_EVENTS", 0)  # nothing carried: each segment's runs decoded at once
+    monkeypatch.setattr(runs_module, "CARRY_EVENTS", 0)  # nothing carried: each segment's runs decoded at once
     each = read()
     if kind == "plain":
         assert sum(len(b) for b in carried.values()) < sum(len(b) for b in each.values())

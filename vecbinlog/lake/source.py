@@ -29,7 +29,7 @@ from ..binlog.spec import MAGIC_LEN
 from ..errors import TableNotFoundError, TruncatedWarning
 from ..log.config import ReadConfig
 from ..log.versions import SchemaHistory
-from ..netchanges import table_key
+from ..netchanges import primary_key
 from ..reader import Binlog
 from ..streaming import Archive, Position, StreamHistory
 
@@ -134,7 +134,7 @@ class ChangeSource:
 
     def key(self) -> list[str] | None:
         """The table's primary key at the end of the walk (None: none, or no rows)."""
-        return None if self.found is None else table_key(self.found, self.table)
+        return None if self.found is None else primary_key(self.found, self.table)
 
     # -- the changes -----------------------------------------------------------------------
     def pieces(self, start: Position, end: Position) -> Iterator[Piece]:

@@ -46,7 +46,7 @@ from .runs import (
     PLAN_ON_TABLES_BYTES,
     PLANNED_EVENTS,
     PLANNED_WINDOW_BYTES,
-    SPAN_HELD_SEGMENTS,
+    CARRY_HELD_SEGMENTS,
     CarriedRun,
     Carrier,
     PlannedRuns,
@@ -281,7 +281,7 @@ class BatchReader:
         handed out together lets go of the pages of a memory-mapped file that they read and
         no run not decoded yet will (:class:`~.pages.PageRelease`)."""
         carrier = Carrier(self.config.segment_bytes, tasks, self.config.threads)
-        pages = PageRelease(carrier, SPAN_HELD_SEGMENTS * self.config.segment_bytes)
+        pages = PageRelease(carrier, CARRY_HELD_SEGMENTS * self.config.segment_bytes)
         steps = self._ended_runs(wanted, versions, bar, carrier, pages, join=True)
         try:
             for ended, step in steps:
@@ -332,7 +332,7 @@ class BatchReader:
                 for group in carrier.take(step, rows, runs) if rows is not None else []:
                     yield group, step
                 if pages is not None:
-                    pages.hold_for_carried(step, self.config.segment_bytes, SPAN_HELD_SEGMENTS)
+                    pages.hold_for_carried(step, self.config.segment_bytes, CARRY_HELD_SEGMENTS)
         except Exception:  # the runs before the failure first: their batches come before the error
             rest = carrier.rest()
             if rest:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every
     import pyarrow.fs as pafs
 
 __all__ = ["INDEX_SUFFIX", "VERSION_KEY", "GATHERED_NAME", "archive_paths", "index_location", "file_identity",
-           "file_identities", "index_path", "read_index_file", "write_index_file", "shown_path", "damaged", "Gathered",
+           "file_identities", "index_path", "read_index_file", "write_index_file", "shown_path", "damaged", "ArchiveRows",
            "gather"]
 
 #: an index file's name is its binlog's name and this
@@ -29,7 +29,7 @@ INDEX_SUFFIX = ".parquet"
 #: the key of the format version in an index file's Parquet key-value metadata
 VERSION_KEY = b"vecbinlog.index.version"
 #: the index rows of every binlog indexed at a location, gathered in one file by each build
-#: (:class:`Gathered`); the file of a binlog stays the truth when the two differ
+#: (:class:`ArchiveRows`); the file of a binlog stays the truth when the two differ
 GATHERED_NAME = "_archive.parquet"
 
 
@@ -209,7 +209,7 @@ def write_index_file(fs: pafs.FileSystem, path: str, table: pa.Table) -> None:
     fs.move(tmp, path)
 
 
-class Gathered:
+class ArchiveRows:
     """The index rows of a location gathered in one file (:data:`GATHERED_NAME`), by binlog name:
     what a plan reads first, rather than a file per binlog (976 of them: 2.3 s)."""
 
@@ -251,7 +251,7 @@ class Gathered:
             self.at.pop(name, None)
 
 
-def gather(fs: pafs.FileSystem, folder: str, gathered: Gathered, names: list[str],
+def gather(fs: pafs.FileSystem, folder: str, gathered: ArchiveRows, names: list[str],
            written: dict[str, pa.Table] | None = None) -> None:
     """Write :data:`GATHERED_NAME` again: its rows but those of ``names``, and the index files of
     ``names`` (those ``written`` just now taken from it, not read back)."""

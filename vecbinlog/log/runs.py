@@ -27,20 +27,20 @@ from .logwalk import Step
 from .versions import SchemaVersions, Versioned
 
 __all__ = ["Run", "StepRows", "CarriedRun", "Carrier", "PlannedRuns", "PLANNED_EVENTS", "PLANNED_WINDOW_BYTES",
-           "PLAN_ON_TABLES_BYTES", "cut_runs", "matched", "SPAN_SHARE", "SPAN_EVENTS", "SPAN_HELD_SEGMENTS"]
+           "PLAN_ON_TABLES_BYTES", "cut_runs", "matched", "CARRY_SHARE", "CARRY_EVENTS", "CARRY_HELD_SEGMENTS"]
 
 #: a table's run is carried into the next segment (of a memory-mapped or in-memory file) while
-#: its rows events are under ``segment_bytes // SPAN_SHARE``: fewer, larger batches for tables
+#: its rows events are under ``segment_bytes // CARRY_SHARE``: fewer, larger batches for tables
 #: with little in each segment; a batch still holds about ``segment_bytes`` of rows at most
-SPAN_SHARE = 4
+CARRY_SHARE = 4
 #: the rows events that runs carried into the next segment hold at most (their index entries
 #: and transactions are kept): beyond, every run is decoded
-SPAN_EVENTS = 1 << 17
+CARRY_EVENTS = 1 << 17
 #: a memory-mapped file's segments that carried runs will read again stay mapped until those
 #: runs are decoded (instead of being let go of by the walk and faulted back in by the runs:
 #: bench/TUNING.md), while they span at most this many ``segment_bytes``; beyond, the walk
 #: lets them go as it moves on (memory stays bounded)
-SPAN_HELD_SEGMENTS = 8
+CARRY_HELD_SEGMENTS = 8
 
 
 @dataclass
@@ -185,21 +185,21 @@ class Carrier:
     handed out is the caller's; the carrier holds it no more."""
 
     def __init__(self, segment_bytes: int, checks: TaskGroup | None = None, threads: int = 1) -> None:
-        self._spans: dict[str, CarriedRun] = {}
-        self._large = segment_bytes // SPAN_SHARE  #: a run this large is not carried on
+        self._carried: dict[str, CarriedRun] = {}
+        self._large = segment_bytes // CARRY_SHARE  #: a run this large is not carried on
         self._checks, self._threads = checks, threads
 
     def __bool__(self) -> bool:
-        return bool(self._spans)
+        return bool(self._carried)
 
     def ranges(self, source: Any) -> list[tuple[int, int]]:
         """The file ranges of ``source`` (a file's byte source) the runs carried read."""
-        return [sp.ranges[source] for sp in self._spans.values() if source in sp.ranges]
+        return [c.ranges[source] for c in self._carried.values() if source in c.ranges]
 
     def ended_before(self, step: Step) -> list[CarriedRun]:
         """The runs that cannot go on into ``step`` (another segment's buffer; another file
         unless every piece comes from a memory-mapped or in-memory file), ended."""
-        return self._end([n for n, sp in self._spans.items() if not sp.follows(step)])
+        return self._end([n for n, c in self._carried.items() if not c.follows(step)])
 
     def take(self, step: Step, rows: StepRows, runs: list[Run]) -> list[list[CarriedRun]]:
         """Take in ``runs`` of ``step`` (their events among ``rows``); the runs that end, in the
@@ -209,24 +209,24 @@ class Carrier:
         from ``step`` are checked in the background meanwhile."""
         groups: list[list[CarriedRun]] = []
         for run in runs:
-            span = self._spans.get(run.table)
-            if span is not None and not span.continues(step, run):
+            carried = self._carried.get(run.table)
+            if carried is not None and not carried.continues(step, run):
                 groups.append(self._end([run.table]))
-                span = None
-            if span is None:
-                self._spans[run.table] = span = CarriedRun.of(step, run)
-            span.add(step, rows, run)
-        carry = step.src is step.file.whole and sum(sp.nevents for sp in self._spans.values()) <= SPAN_EVENTS
-        groups.append(self._end([n for n, sp in self._spans.items() if not carry or sp.nbytes >= self._large]))
+                carried = None
+            if carried is None:
+                self._carried[run.table] = carried = CarriedRun.of(step, run)
+            carried.add(step, rows, run)
+        carry = step.src is step.file.whole and sum(c.nevents for c in self._carried.values()) <= CARRY_EVENTS
+        groups.append(self._end([n for n, c in self._carried.items() if not carry or c.nbytes >= self._large]))
         self._check(step)
         return [g for g in groups if g]
 
     def rest(self) -> list[CarriedRun]:
         """Every run still carried, ended (the walk is over)."""
-        return self._end(list(self._spans))
+        return self._end(list(self._carried))
 
     def _end(self, names: list[str]) -> list[CarriedRun]:
-        return [self._spans.pop(name) for name in names]
+        return [self._carried.pop(name) for name in names]
 
     def _check(self, step: Step) -> None:
         """Check the CRC32s of the rows events that carried runs took from ``step``'s segment
@@ -236,14 +236,14 @@ class Carrier:
         segment's event source (its bytes), not the file."""
         if self._checks is None or self._threads < 2 or not step.src.verify_checksums:
             return
-        pieces = [(sp, k) for sp in self._spans.values() for k in range(len(sp.checked), len(sp.events))]
-        mine = [(sp, k) for sp, k in pieces if sp.srcs[k] is step.src]
+        pieces = [(c, k) for c in self._carried.values() for k in range(len(c.checked), len(c.events))]
+        mine = [(c, k) for c, k in pieces if c.srcs[k] is step.src]
         if not mine:
             return
-        events = EventIndex.concat([sp.events[k] for sp, k in mine])
+        events = EventIndex.concat([c.events[k] for c, k in mine])
         checked = self._checks.submit("batch", self._threads, checksums_match, step.src, events)
-        for sp, k in pieces:  # a piece of another source is checked when its run is decoded
-            sp.checked.append(checked if sp.srcs[k] is step.src else None)
+        for c, k in pieces:  # a piece of another source is checked when its run is decoded
+            c.checked.append(checked if c.srcs[k] is step.src else None)
 
 
 @dataclass

@@ -22,7 +22,7 @@ import pyarrow as pa
 from ..decode.decoders.common import CountedNote
 from ..errors import DecodeWarning, warn
 from ..pools import TaskGroup
-from .runs import SPAN_SHARE
+from .runs import CARRY_SHARE
 
 __all__ = ["Batch", "Made", "PendingRun", "ReadTally", "decode_in_order", "BACKGROUND_BYTES",
            "BACKGROUND_EVENT_BYTES"]
@@ -38,7 +38,7 @@ BACKGROUND_BYTES = 1 << 20
 #: background would take turns with at the GIL (bench/TUNING.md)
 BACKGROUND_EVENT_BYTES = 1024
 #: runs under way in the background: ``threads`` of any size, and up to RUNS_AHEAD x ``threads``
-#: while each holds under ``segment_bytes // SPAN_SHARE`` of rows events and all of them under
+#: while each holds under ``segment_bytes // CARRY_SHARE`` of rows events and all of them under
 #: ``segment_bytes``, so that a thread done with a small run takes the next at once, not when
 #: the reading thread has taken the oldest one's batch. Larger runs are not: more of them under
 #: way hold more memory (bench/TUNING.md)
@@ -212,7 +212,7 @@ def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int =
     def full() -> bool:
         return len(pending) >= threads and (
             len(pending) >= RUNS_AHEAD * threads or sum(p.nbytes for p in pending) >= ahead_bytes
-            or any(p.nbytes >= ahead_bytes // SPAN_SHARE for p in pending))
+            or any(p.nbytes >= ahead_bytes // CARRY_SHARE for p in pending))
 
     it = iter(jobs)
     try:

@@ -388,25 +388,26 @@ def _hash(data: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "little", signed=True)
 
 
-def summarize_file(path: str, identity: dict[str, Any], *, filesystem: Any = None,
-                   verify_checksums: bool = True, segment_bytes: int | None = None,
-                   start: int | None = None, stop: int | None = None) -> pa.Table:
+def summarize_file(path: str, identity: dict[str, Any], config: ReadConfig | None = None, *,
+                   start: int | None = None, stop: int | None = None, **options: Any) -> pa.Table:
     """The one-row :data:`INDEX_SCHEMA` table of the binlog file at ``path``, from one walk of
     its headers; ``identity``: its name, path, size, mtime_ns and etag (taken before the walk).
+    ``config`` (or the ``options`` of :func:`vecbinlog.open` it is built from: ``filesystem``,
+    ``verify_checksums``, ``segment_bytes``...): how the file is opened and walked.
     ``start``: walk from this offset only (where a transaction starts, with no transaction open
     before it), ``stop``: to the first event boundary at or after it: the summary of that part,
     for :func:`extend_summary`."""
-    options: dict[str, Any] = {"ddl": False, "filesystem": filesystem, "verify_checksums": verify_checksums,
-                               "start": start, "stop": stop}
-    if segment_bytes is not None:
-        options["segment_bytes"] = segment_bytes
-    config = ReadConfig.build(**options)  # ddl=False: the statements are kept, replayed when planning
+    if config is None:
+        config = ReadConfig.build(**options)
+    elif options:
+        raise TypeError(f"summarize_file takes a config or options, not both: {sorted(options)}")
+    walk = config.over_range(start, stop).replace(ddl=False)  # ddl=False: the statements are kept, replayed when planning
     begin = MAGIC_LEN if start is None else start
     # a file being written: indexed to its last transaction, without a TruncatedWarning (not
     # warnings.catch_warnings, which is not for threads: files in object storage are indexed by several)
-    with BinlogFile(path, verify_checksums=verify_checksums, filesystem=filesystem, truncated_warning=False) as f:
-        summary, scan = _Summary(f, begin, config.batch_rows), StartScan(begin)
-        for step in LogWalk([f], config, seek=start is not None or stop is not None).steps():
+    with config.open_file(path, truncated_warning=False) as f:
+        summary, scan = _Summary(f, begin, walk.batch_rows), StartScan(begin)
+        for step in LogWalk([f], walk, seek=start is not None or stop is not None).steps():
             summary.add(step, scan.feed(step.src, step.index, step.segment.end))
         row = summary.row(scan.result(f.size), identity)
     return pa.Table.from_pylist([row], schema=INDEX_SCHEMA)

@@ -79,8 +79,8 @@ def build_index(spark: SparkSession, archive: Any, location: str, *, filesystem:
     --------
     >>> vecbinlog.spark.build_index(spark, "s3://binlogs/prod/", "s3://binlogs/prod-index/")  # doctest: +SKIP
     """
-    job = index_job(archive, location, filesystem=filesystem, index_filesystem=index_filesystem,
-                    verify_checksums=verify_checksums, range_bytes=range_bytes)
+    config = ReadConfig.build(filesystem=filesystem, verify_checksums=verify_checksums)
+    job = index_job(archive, location, config, index_filesystem=index_filesystem, range_bytes=range_bytes)
     return job.run(lambda tasks: spark.sparkContext.parallelize(tasks, len(tasks)).map(index_file).collect())
 
 

@@ -52,8 +52,8 @@ __all__ = [
 Storage = tuple[str, int]
 
 
-class ColumnSpec(Protocol):
-    """What the registry asks of a column (a TABLE_MAP's :class:`~.table_map.ColumnSpec`)."""
+class ColumnLike(Protocol):
+    """What the registry asks of a column: a TABLE_MAP's :class:`~.table_map.ColumnSpec` is one."""
 
     @property
     def index(self) -> int: ...
@@ -85,45 +85,45 @@ def decimal_bin_size(precision: int, scale: int) -> int:
 
 # --- how a value is stored, from the column (its type's metadata) ---------------------------
 
-def _fixed(n: int) -> Callable[[ColumnSpec], Storage]:
+def _fixed(n: int) -> Callable[[ColumnLike], Storage]:
     return lambda spec: ("fixed", n)
 
 
-def _float(default: int) -> Callable[[ColumnSpec], Storage]:
+def _float(default: int) -> Callable[[ColumnLike], Storage]:
     return lambda spec: ("fixed", spec.meta or default)
 
 
-def _fractional(base: int) -> Callable[[ColumnSpec], Storage]:
+def _fractional(base: int) -> Callable[[ColumnLike], Storage]:
     """TIME2/DATETIME2/TIMESTAMP2: ``base`` bytes and (fsp + 1) / 2 bytes of fraction."""
     return lambda spec: ("fixed", base + (spec.meta + 1) // 2)
 
 
-def _decimal(spec: ColumnSpec) -> Storage:
+def _decimal(spec: ColumnLike) -> Storage:
     return ("fixed", decimal_bin_size(spec.meta >> 8, spec.meta & 0xFF))
 
 
-def _bit(spec: ColumnSpec) -> Storage:
+def _bit(spec: ColumnLike) -> Storage:
     bits, nbytes = spec.meta & 0xFF, spec.meta >> 8
     return ("fixed", nbytes + (1 if bits else 0))
 
 
-def _pack_length(spec: ColumnSpec) -> Storage:
+def _pack_length(spec: ColumnLike) -> Storage:
     """ENUM/SET: the pack length (1-2 / 1-8 bytes) in the metadata's low byte."""
     return ("fixed", spec.meta & 0xFF)
 
 
-def _string(spec: ColumnSpec) -> Storage:
+def _string(spec: ColumnLike) -> Storage:
     """CHAR/BINARY, and ENUM/SET logged as STRING with their real type in the metadata."""
     if spec.real_type in ENUM_SET_TYPES:
         return _pack_length(spec)
     return ("prefixed", 2 if spec.max_length > 255 else 1)
 
 
-def _varchar(spec: ColumnSpec) -> Storage:
+def _varchar(spec: ColumnLike) -> Storage:
     return ("prefixed", 2 if spec.meta > 255 else 1)
 
 
-def _blob(spec: ColumnSpec) -> Storage:
+def _blob(spec: ColumnLike) -> Storage:
     """BLOB/TEXT, JSON, GEOMETRY, VECTOR: a 1-4 byte length prefix, its size the metadata."""
     if not 1 <= spec.meta <= 4:
         raise UnsupportedError(f"column {spec.index + 1}: {spec.type_name} length prefix of {spec.meta} bytes")
@@ -163,7 +163,7 @@ class TypeInfo:
 
     meta_len: int = 0
     meta_order: str = "le"
-    storage: Callable[[ColumnSpec], Storage] | None = None
+    storage: Callable[[ColumnLike], Storage] | None = None
     sized_alone: bool = False
     check: Callable[[int, int, str], str | None] | None = None
     numeric: bool = False
