@@ -33,7 +33,7 @@ from ..errors import ArchiveIndexError, ArchiveIndexWarning, TruncatedWarning, w
 from ..index import current_index, index_history, indexed_tables, load_index
 from ..log.config import TEXT_OPTIONS, ReadConfig, RowsFilter, text_bytes
 from ..log.versions import SchemaHistory
-from ..netchanges import KEY_METADATA, table_key
+from ..netchanges import KEY_METADATA, primary_key
 from ..reader import Binlog
 from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_splits, with_history
 from ..streaming import (
@@ -236,7 +236,7 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
             f"the tables {found} differ in their columns ({found[0]} vs {differ[0]}); "
             "read them one at a time, one table option each"
         )
-    keys = {name: table_key(history, name) for name in found}
+    keys = {name: primary_key(history, name) for name in found}
     if len({tuple(k) if k else None for k in keys.values()}) == 1 and keys[found[0]]:
         first = with_key(first, keys[found[0]])
     if len(found) > 1:
