@@ -498,10 +498,13 @@ def cmd_to_parquet(args: argparse.Namespace) -> int:
         staging.mkdir()
         writers = TableWriters(staging, args.format)
         plans = log.plans()  # each table's one schema over its layouts (no row decoded)
+        paths = {f.name: f.path for f in log.files}
         try:
             try:
                 for name, batch in log.iter_tables():  # one pass over the files for every table
-                    plans[name].widen(batch)  # a text column whose bytes fell back to binary
+                    where = paths.get(batch.column("_log_file")[0].as_py()) if "_log_file" in batch.schema.names \
+                        and batch.num_rows else None
+                    plans[name].widen(batch, where)  # a text column whose bytes fell back to binary
                     writers.write(name, plans[name].conform(batch))
             finally:
                 writers.close()
