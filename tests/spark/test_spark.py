@@ -12,7 +12,9 @@ where a missing pyspark is a failure.
 
 from __future__ import annotations
 
+import json
 import shutil
+import warnings
 from decimal import Decimal
 
 import pyarrow as pa
@@ -22,6 +24,9 @@ import vecbinlog
 from vecbinlog.splits import plan_splits
 
 from ..conftest import DATA, corpus_path
+from ..support.badtext import BINARY as BADTEXT_BINARY
+from ..support.badtext import DB as BADTEXT_DB
+from ..support.badtext import run_badtext
 from ..support.fixtures import require_pyspark
 from ..support.timed import at, files_spanning, gtid_window
 from ..support.workloads import assert_phases, run_workload
@@ -503,3 +508,28 @@ def test_a_schema_given_by_the_user(spark, mariadb_server, tmp_path):
                                         f"{first['_log_file']}:{first['_log_pos']}, row 0 of its event"):
         spark.read.format("binlog").schema(bad).option("table", run["table"]).option("split_bytes", "1g").load(
             paths).toArrow()
+
+
+@pytest.mark.mariadb
+def test_text_not_valid_in_its_charset(spark, mariadb_server):
+    """The invalid-text workload (tests/support/badtext.py, tests/test_invalid_text_layouts.py):
+    sjis and ujis columns with values Python's codec refuses from a later layout on, columns
+    whose charset an ALTER changes between sjis and utf8mb4. The schema is fixed before a row
+    is decoded (text for those columns), so a split whose batch holds such a value is an error
+    naming the table, the column and the charset, never bytes of sjis passed off as UTF-8;
+    charsets= naming those columns binary gives read_table's rows, the same bytes in every
+    row (read_table gives them as binary too)."""
+    run = run_badtext(mariadb_server)
+    paths = ",".join(str(p) for p in run["files"])
+    table = f"{BADTEXT_DB}.r"
+    with pytest.raises(Exception, match=rf"UnsupportedError: .*{table}: column '\w' \((sjis|ujis)\) holds values whose "
+                                        r"bytes are not valid (sjis|ujis)"):
+        read(spark, paths, table).toArrow()
+    binary = json.dumps({table: {n: "binary" for n in sorted(BADTEXT_BINARY)}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", vecbinlog.DecodeWarning)
+        expected = vecbinlog.read_table(run["files"], table)
+    for split_bytes in ("1g", "1"):
+        got = read(spark, paths, table, charsets=binary, split_bytes=split_bytes).toArrow()
+        assert {n: got.schema.field(n).type for n in BADTEXT_BINARY} == {n: pa.binary() for n in BADTEXT_BINARY}
+        assert_same_rows(expected, got, ordered=split_bytes == "1g")

@@ -24,7 +24,9 @@ Column order: the last layout's columns, in its order, then the columns only ear
 had, latest first. The plan is made from the layouts' declared schemas (before any row is
 decoded: the Spark driver, ``to-parquet``), so a table's schema never depends on the row
 filters; :meth:`TablePlan.widen` then takes in what a batch's data changed (a text column
-whose bytes are not valid in its charset comes back as binary).
+whose bytes are not valid in its charset comes back as binary), and a read of whole tables
+(:func:`concat_batches`) makes each text column text in all its rows or binary in all its
+rows, over all its layouts, first (:meth:`TablePlan.settle_text`).
 """
 
 from __future__ import annotations
@@ -178,7 +180,9 @@ class TablePlan:
         each column widened within its own column, never moved to another.
 
         Raises UnsupportedError when a column's batch holds a type no Arrow type holds with
-        the others exactly (a transcoded text column whose bytes were invalid in some batch)."""
+        the others exactly (a transcoded text column whose bytes were invalid in some batch,
+        fitted batch by batch: ``cat``, ``to-parquet``; a read of whole tables settles its
+        batches first, :meth:`settle_text`, and never meets it)."""
         if batch.num_rows == 0:
             return
         version = _version(batch)
@@ -193,10 +197,11 @@ class TablePlan:
             wide = _common_type(col.field, f)
             if wide is None:
                 raise UnsupportedError(
-                    f"{self.table}: column {f.name!r} is {f.type} in some rows of _schema_version {version} and "
-                    f"{col.field.type} in others, and no Arrow type holds both exactly (text transcoded from its "
-                    "charset in some batches, bytes invalid in it in others); read_table() and read_all() return "
-                    "such a column as binary in every row, iter_batches() each batch as it is, and "
+                    f"{self.table}: column {f.name!r} is {f.type} in rows of _schema_version {version} and "
+                    f"{col.field.type} in the table's schema (its layouts and the batches fitted so far), and no "
+                    "Arrow type holds both exactly (text transcoded from its charset in some batches, bytes invalid "
+                    "in it in others); read_table() and read_all() return such a column as binary in every row, "
+                    "iter_batches() each batch as it is, and "
                     f"charsets={{{self.table!r}: {{{f.name!r}: 'binary'}}}} reads it as bytes everywhere",
                     path=path, offset=batch.column("_log_pos")[0].as_py() if batch.num_rows else None,
                     event_type="rows event",
@@ -209,14 +214,22 @@ class TablePlan:
                 self._meta[f.name] = f
 
     def settle_text(self, batches: list[pa.RecordBatch], paths: dict[str, str]) -> list[pa.RecordBatch]:
-        """The batches of a read of whole tables, whose text of transcoded charsets came as its
-        bytes (:attr:`~vecbinlog.decode.decoders.common.DecodeOptions.deferred_text`), with each
-        such column of the plan transcoded in every batch when every value of it is valid in
-        its charset, else kept as bytes in every batch (this plan's type for it binary), with one
-        DecodeWarning that names the column and its charset and counts the invalid values. So a
-        column is text or bytes in all its rows, whatever the batches, and nothing is lost.
-        ``paths``: ``_log_file`` -> the file's path, for the warning."""
-        where: dict[int, list[tuple[int, int]]] = {}  # column of the plan -> (batch, field) of its bytes
+        """The batches of a read of whole tables (text of transcoded charsets came as its bytes,
+        :attr:`~vecbinlog.decode.decoders.common.DecodeOptions.deferred_text`), with each text
+        column of the plan text in every batch or bytes in every batch, over all its layouts.
+
+        A column is text when every value of it is valid in its charset: its bytes of a
+        transcoded charset are transcoded then. Otherwise (a value of a transcoded charset that
+        is not valid in it, or UTF-8/ascii text that fell back to its bytes in a batch) it is
+        bytes in every batch, this plan's type for it binary: bytes of a transcoded charset as
+        they came, UTF-8 or ascii text as its own bytes (a cast: the string's bytes are those
+        of the binlog; text of no charset, a layout's JSON or date as text, its UTF-8),
+        whatever the layout (``_schema_version``: its charset says what the row's bytes are
+        in), with one DecodeWarning when values of a transcoded charset are not valid in it
+        (the batch decoder warns of UTF-8 that is not). So the result depends neither on the
+        batches nor on which layout's rows are invalid. ``paths``: ``_log_file`` -> the
+        file's path, for the warning."""
+        where: dict[int, list[tuple[int, int]]] = {}  # column of the plan -> (batch, field) of its text
         for b, batch in enumerate(batches):
             if not batch.num_rows:
                 continue
@@ -226,24 +239,43 @@ class TablePlan:
                                             metadata=batch.schema.metadata))
             data = [i for i, f in enumerate(batch.schema) if f.name not in METADATA_NAMES]
             for i, k in zip(data, self._layouts[version]):
-                if _deferred(batch.schema.field(i)):
+                f = batch.schema.field(i)
+                if _deferred(f) or _fell_back(f) or _is_text(f.type):
                     where.setdefault(k, []).append((b, i))
         out = list(batches)
         for k, places in where.items():
-            texts = []
-            for b, i in places:
-                arr, cs = out[b].column(i), _charset(out[b].schema.field(i))
-                texts.append(text_array(len(arr), *binary_parts(arr), cs))
-                if texts[-1] is None:
-                    break
-            if all(t is not None for t in texts):
-                for (b, i), text in zip(places, texts):
+            fields = [out[b].schema.field(i) for b, i in places]
+            deferred = [p for p, f in zip(places, fields) if _deferred(f)]
+            fell_back = any(map(_fell_back, fields))
+            if not deferred and not fell_back:
+                continue  # text in every batch
+            texts = None if fell_back else self._transcoded(out, deferred)
+            if texts is not None:
+                for (b, i), text in zip(deferred, texts):
                     out[b] = out[b].set_column(i, out[b].schema.field(i).with_type(text.type), text)
                 continue
-            del texts
+            for (b, i), f in zip(places, fields):  # UTF-8 text: its bytes are the binlog's
+                if _is_text(f.type):
+                    as_bytes = pa.large_binary() if pa.types.is_large_string(f.type) else pa.binary()
+                    out[b] = out[b].set_column(i, f.with_type(as_bytes), out[b].column(i).cast(as_bytes))
             self._keep_bytes(k, [out[b].column(i).type for b, i in places])
-            self._warn_invalid(k, [(out[b], i) for b, i in places], paths)
+            if deferred:
+                self._warn_invalid(k, [(out[b], i) for b, i in deferred],
+                                   [cs for cs in dict.fromkeys(map(_charset, fields)) if cs != "unknown"], paths)
         return out
+
+    @staticmethod
+    def _transcoded(batches: list[pa.RecordBatch], places: list[tuple[int, int]]) -> list[pa.Array] | None:
+        """The bytes of a transcoded charset at ``places`` (batch, field) as text, or None when
+        a value is not valid in its charset."""
+        texts = []
+        for b, i in places:
+            arr, cs = batches[b].column(i), _charset(batches[b].schema.field(i))
+            text = text_array(len(arr), *binary_parts(arr), cs)
+            if text is None:
+                return None
+            texts.append(text)
+        return texts
 
     def _keep_bytes(self, k: int, types: list[pa.DataType]) -> None:
         """Column ``k`` of the plan holds bytes (its text types become binary ones)."""
@@ -252,8 +284,11 @@ class TablePlan:
         col.field = col.field.with_type(pa.large_binary() if large else pa.binary())
         self._cache = None
 
-    def _warn_invalid(self, k: int, places: list[tuple[pa.RecordBatch, int]], paths: dict[str, str]) -> None:
-        """One DecodeWarning for column ``k`` kept as bytes: its charsets and invalid values."""
+    def _warn_invalid(self, k: int, places: list[tuple[pa.RecordBatch, int]], charsets: list[str],
+                      paths: dict[str, str]) -> None:
+        """One DecodeWarning for column ``k`` kept as bytes, when values at ``places`` (its
+        bytes of transcoded charsets) are not valid in their charset: the column's ``charsets``
+        (of all its layouts) and how many values are not valid in which."""
         bad: dict[str, int] = {}
         path = None
         for batch, i in places:
@@ -262,11 +297,14 @@ class TablePlan:
             bad[cs] = bad.get(cs, 0) + n
             if n and path is None:
                 path = paths.get(batch.column("_log_file")[0].as_py(), batch.column("_log_file")[0].as_py())
+        if path is None:  # every such value valid: bytes for UTF-8 that was not (the batch decoder said so)
+            return
         name = _output_names(self._columns)[k]
         counts = ", ".join(f"{n} value(s) not valid {cs}" for cs, n in bad.items() if n)
-        warn(f"{path}: {self.table}: column {name!r} ({', '.join(bad)}) holds {counts}: the column is binary in "
-             "every row read, each value's bytes as the binlog holds them (bytes.decode() turns the others into "
-             "text; charsets= names another charset)", DecodeWarning)
+        layouts = ", in the charset of its row's layout (_schema_version)" if len(charsets) > 1 else ""
+        warn(f"{path}: {self.table}: column {name!r} ({', '.join(charsets)}) holds {counts}: the column is binary in "
+             f"every row read, each value's bytes as the binlog holds them{layouts} (bytes.decode() turns the "
+             "others into text; charsets= names another charset)", DecodeWarning)
 
     # -- the result ----------------------------------------------------------------------
     @property
@@ -363,8 +401,8 @@ class TablePlan:
 def concat_batches(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[str, str]) -> pa.Table:
     """One table of batches whose layouts may differ (ALTER TABLE, a table created again), in
     the plan's schema, widened first with what the batches' data changed (text that fell back
-    to binary). ``paths``: ``_log_file`` -> the file's path, for the errors. Text of transcoded
-    charsets that came as bytes is transcoded, or kept as bytes, column by column first
+    to binary). ``paths``: ``_log_file`` -> the file's path, for the errors. Each text column is
+    made text in every batch or bytes in every batch first, over all its layouts
     (:meth:`TablePlan.settle_text`)."""
     batches = plan.settle_text(batches, paths)
     for b in batches:
@@ -383,6 +421,15 @@ def _is_bytes(t: pa.DataType) -> bool:
 def _charset(f: pa.Field) -> str:
     """The MySQL charset a text field's metadata names (``unknown`` when none was known)."""
     return (f.metadata or {}).get(b"mysql_charset", b"unknown").decode()
+
+
+def _is_text(t: pa.DataType) -> bool:
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _fell_back(f: pa.Field) -> bool:
+    """Whether ``f`` is UTF-8 or ascii text that came as its bytes (a value not valid in it)."""
+    return _is_bytes(f.type) and (f.metadata or {}).get(b"mysql_charset") in _OWN_BYTES_CHARSETS
 
 
 def _deferred(f: pa.Field) -> bool:
