@@ -75,6 +75,10 @@ def test_batch_reader_is_read_table_in_batches(minimal):
         assert got == sorted(frame.groupby("_change_type", observed=True).size().astype(int).items())
         pl = pytest.importorskip("polars")
         assert pl.from_arrow(log.batch_reader(table)).to_arrow().to_pylist() == expected.to_pylist()
+        with pytest.raises(vecbinlog.TableNotFoundError):
+            log.batch_reader("no.such")
+        with pytest.raises(TypeError, match="not a row filter"):
+            log.batch_reader(table, columns=["id"])
 
 
 def test_batch_reader_written_as_a_dataset(minimal, tmp_path):
@@ -123,6 +127,23 @@ def test_closing_or_dropping_a_reader_ends_its_read(spread, monkeypatch):
     del reader
     gc.collect()  # (nothing to collect: dropped is closed; this only makes sure)
     assert not counted.open_now
+
+
+def test_a_reads_filters_narrow_the_logs():
+    """with_filters: each bound the tighter, change types and GTID sets intersected."""
+    from vecbinlog.log.config import ReadConfig
+
+    config = ReadConfig.build(since="2026-11-21", until="2026-11-23", change_types="insert,update",
+                              gtids="0-1-1..10,0-2-5")
+    narrowed = config.with_filters(since="2026-11-20", until="2026-11-22", change_types="update,delete",
+                                   gtids="0-1-8..20,0-3-1")
+    f = narrowed.filter
+    assert (f.since, f.until) == (config.filter.since, config.filter.until - 86400)
+    assert f.kinds == vecbinlog.reader.ReadConfig.build(change_types="update").filter.kinds
+    assert narrowed.gtids.intervals == {"0-1": [(8, 10)]} and narrowed.gtids.text == "0-1-8..10"
+    gtids = pa.array(["0-1-7", "0-1-8", "0-1-10", "0-1-11", "0-2-5", None])
+    assert narrowed.gtids.contains(gtids).tolist() == [False, True, True, False, False, False]
+    assert config.with_filters(gtids="0-9-1").gtids.contains(gtids).tolist() == [False] * 6
 
 
 # -- DuckDB -------------------------------------------------------------------------------------------

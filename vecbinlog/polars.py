@@ -70,6 +70,7 @@ def scan(files: Any, table: str, *, index: Any = None, **options: Any) -> pl.Laz
                batch_size: int | None) -> Iterator[pl.DataFrame]:
         wanted = list(with_columns) if with_columns is not None else list(schema)
         needed = wanted + [c for c in (predicate.meta.root_names() if predicate is not None else []) if c not in wanted]
+        needed = needed or list(schema)[:1]  # (rows counted without a column: one read to count them)
         read = TableScan(base.paths, table, base.config.replace(columns=tuple(needed)), index, pushed(predicate),
                          base.history)
         batches = read.batches()

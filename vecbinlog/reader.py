@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime, timedelta, timezone
-from typing import Any, Generator, Iterable, Iterator, Sequence
+from typing import Any, Callable, Generator, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -456,7 +456,7 @@ class Binlog:
                 raise ValueError("batch_reader: a log over a range (over_range) takes no start/stop")
             reader = BatchReader(LogWalk(self.files, config, seek=walk.seek, ddl_state=walk.ddl_state), config,
                                  reader.start_versions)
-        return closing_reader(schema, _fitted(reader.batches(lambda n: n == table, desc=table), plan, schema))
+        return closing_reader(schema, _fitted(lambda: reader.batches(lambda n: n == table, desc=table), plan, schema))
 
     def snapshot(
         self, table: str, until: int | tuple[str, int] | datetime | str | None = None,
@@ -563,10 +563,12 @@ class Binlog:
         return {"files": [file_info(f, self.config.segment_bytes, rows, self.config.batch_rows) for f in self.files]}
 
 
-def _fitted(batches: Generator[tuple[str, pa.RecordBatch], None, None], plan: TablePlan, schema: pa.Schema
-            ) -> Iterator[pa.RecordBatch]:
-    """The batches of a read, each fitted to ``plan`` and to ``schema`` (the plan's columns a
-    read returns); the read is closed with this generator (its batch threads' work with it)."""
+def _fitted(read: Callable[[], Generator[tuple[str, pa.RecordBatch], None, None]], plan: TablePlan,
+            schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    """The batches of ``read()`` (started at the first batch asked for), each fitted to ``plan``
+    and to ``schema`` (the plan's columns a read returns); the read is closed with this generator
+    (its batch threads' work with it)."""
+    batches = read()
     try:
         for _, batch in batches:
             fitted = plan.conform(batch)
