@@ -139,9 +139,11 @@ def corpus():
 from .support.fixtures import (  # noqa: E402,F401
     mariadb_globals,
     mariadb_server,
+    minimal,
     net_workload,
     s3,
     spark,
+    spread,
     timed,
 )
 

@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 
 __all__ = ["pooled", "validity", "binary_like", "binary_parts", "numbers", "strings", "scalar", "to_numpy",
-           "valid_mask"]
+           "valid_mask", "decimal_text"]
 
 _INT32_MAX = np.iinfo(np.int32).max
 
@@ -160,3 +160,23 @@ def _bits(buf: pa.Buffer, offset: int, n: int) -> np.ndarray:
     raw = np.frombuffer(buf, np.uint8)[offset // 8 : (offset + n + 7) // 8]
     start = offset % 8
     return np.unpackbits(raw, bitorder="little")[start : start + n].view(bool)
+
+
+def decimal_text(arr: pa.Array) -> pa.Array:
+    """A decimal array as plain text with all ``scale`` fraction digits, as MySQL prints it
+    (``-0.000000000000000000000000000001``, never Arrow's ``-1E-30``), for every value at once."""
+    import pyarrow.compute as pc
+
+    t = arr.type
+    # the same bytes read as a decimal of scale 0: the unscaled integer, printed without exponent
+    as_integer = (pa.decimal256 if t.bit_width == 256 else pa.decimal128)(t.precision, 0)
+    unscaled = pa.Array.from_buffers(as_integer, len(arr), arr.buffers(), offset=arr.offset).cast(pa.string())
+    if t.scale <= 0:
+        return unscaled
+    digits = pc.utf8_lpad(pc.utf8_ltrim(unscaled, characters="-"), width=t.scale + 1, padding="0")
+    minus, empty, point = (scalar(s, pa.string()) for s in ("-", "", "."))
+    whole = pc.binary_join_element_wise(
+        pc.if_else(pc.starts_with(unscaled, "-"), minus, empty), pc.utf8_slice_codeunits(digits, 0, -t.scale), empty
+    )
+    fraction = pc.utf8_slice_codeunits(digits, -t.scale, 2**31 - 1)
+    return pc.binary_join_element_wise(whole, fraction, point)

@@ -16,12 +16,13 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Generator, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from .arrowbuild import scalar, strings
+from .arrowstream import closing_reader
 from .binlog.file import BinlogFile, open_files
 from .binlog.locations import is_uri, name_of, redact
 from .decode.tableplan import TablePlan, concat_batches, widen_type
@@ -440,6 +441,42 @@ class Binlog:
             f"{table!r} has no rows events in {', '.join(self.paths)}{why}; tables: {', '.join(self.tables) or 'none'}",
             table=table, tables=self.tables)
 
+    # -- a stream of batches, for the query engines (DuckDB, Polars, pyarrow.dataset) ----------
+    def batch_reader(self, table: str, **filters: Any) -> pa.RecordBatchReader:
+        """The change log of ``table`` as a ``pyarrow.RecordBatchReader``: its schema known before
+        the first batch, its batches read one at a time, in log order, in bounded memory.
+
+        The schema is the table's plan (:meth:`schema`, as :meth:`read_table` returns it, fixed
+        before any row is decoded): each batch is fitted to it (:meth:`TablePlan.conform
+        <vecbinlog.decode.tableplan.TablePlan.conform>`), as the Spark source and streams fit
+        theirs. ``filters``: row filters of this read only (``start``, ``stop``, ``since``,
+        ``until``, ``change_types``, ``gtids``, as :func:`open` takes them), each narrowing the
+        log's own. Closing the reader, dropping it, or a consumer releasing its Arrow C stream ends
+        the read and what it started; nothing is read before the first batch is asked for.
+
+        Raises :class:`~vecbinlog.TableNotFoundError` (a ``KeyError``) as :meth:`read_table`.
+
+        Examples
+        --------
+        >>> import duckdb                                                       # doctest: +SKIP
+        >>> with vecbinlog.open("archive/mysql-bin.*") as log:                  # doctest: +SKIP
+        ...     orders = log.batch_reader("shop.orders", since="2026-11-21")
+        ...     duckdb.sql("SELECT status, count(*) FROM orders GROUP BY ALL").show()
+        """
+        plan = self.plans().get(table)
+        if plan is None:
+            raise self._table_not_found(table)
+        names = self.returned_columns(plan.schema, table)
+        schema = pa.schema([plan.schema.field(n) for n in names], metadata=plan.schema.metadata)
+        reader = self._reader
+        if filters:
+            config, walk = self.config.with_filters(**filters), self._walk
+            if walk.seek and ({"start", "stop"} & filters.keys()):
+                raise ValueError("batch_reader: a log over a range (over_range) takes no start/stop")
+            reader = BatchReader(LogWalk(self.files, config, seek=walk.seek, ddl_state=walk.ddl_state), config,
+                                 self._tasks, reader.start_versions)
+        return closing_reader(schema, _fitted(lambda: reader.batches(lambda n: n == table, desc=table), plan, schema))
+
     def snapshot(
         self, table: str, until: int | tuple[str, int] | datetime | str | None = None,
         key: Sequence[str] | None = None,
@@ -543,6 +580,21 @@ class Binlog:
                 return {"files": [{**{k: v for k, v in entry.items() if k not in dropped},
                                    "path": redact(ix.path) if is_uri(ix.path) else ix.path} for ix, entry in indexed]}
         return {"files": [file_info(f, self.config.segment_bytes, rows, self.config.batch_rows) for f in self.files]}
+
+
+def _fitted(read: Callable[[], Generator[tuple[str, pa.RecordBatch], None, None]], plan: TablePlan,
+            schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+    """The batches of ``read()`` (started at the first batch asked for), each fitted to ``plan``
+    and to ``schema`` (the plan's columns a read returns); the read is closed with this generator
+    (its batch threads' work with it)."""
+    batches = read()
+    try:
+        for _, batch in batches:
+            fitted = plan.conform(batch)
+            yield pa.RecordBatch.from_arrays([fitted.column(n) for n in schema.names], schema=schema)
+            del fitted, batch
+    finally:
+        batches.close()
 
 
 #: ``vecbinlog.open(paths, **options)`` is the :class:`Binlog` constructor.

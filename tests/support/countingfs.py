@@ -17,6 +17,7 @@ class _Counted(io.RawIOBase):
     def __init__(self, path: str, counter: CountingHandler) -> None:
         self._f = open(path, "rb")  # noqa: SIM115 - closed with this object
         self._counter = counter
+        counter.open_now[id(self)] = path
 
     def readable(self) -> bool:
         return True
@@ -42,17 +43,19 @@ class _Counted(io.RawIOBase):
 
     def close(self) -> None:
         self._f.close()
+        self._counter.open_now.pop(id(self), None)
         super().close()
 
 
 class CountingHandler(pafs.FileSystemHandler):
-    """The local filesystem, every byte read through it counted in ``read`` (and the files
-    opened in ``opened``)."""
+    """The local filesystem, every byte read through it counted in ``read`` (the files opened
+    in ``opened``, those not closed yet in ``open_now``)."""
 
     def __init__(self) -> None:
         self.local = pafs.LocalFileSystem()
         self.read = 0
         self.opened: list[str] = []
+        self.open_now: dict[int, str] = {}  #: the files opened and not closed yet, by the id of their reader
         self._lock = threading.Lock()  # (files in a filesystem are opened and read on several threads)
 
     def count(self, n: int) -> None:

@@ -22,6 +22,7 @@ import pytest
 
 from .mariadb import MariaDBServer, ensure_mariadb
 from .networkload import run_net_workload
+from .engines import write_minimal, write_spread
 from .timed import write_timed_archive
 
 ALLOW_SKIP_ENV = "VECBINLOG_ALLOW_SKIP_MARIADB"
@@ -191,3 +192,16 @@ def net_workload(mariadb_server, tmp_path_factory):
 def timed(mariadb_server, tmp_path_factory):
     """(binlog copies, index location) of the timed archive (tests/support/timed.py)."""
     return write_timed_archive(mariadb_server, tmp_path_factory.mktemp("timed"))
+
+
+@pytest.fixture(scope="session")
+def spread(mariadb_server, tmp_path_factory):
+    """(binlog copies, index location) of the spread archive (tests/support/engines.py)."""
+    return write_spread(mariadb_server, tmp_path_factory.mktemp("spread"))
+
+
+@pytest.fixture(scope="session")
+def minimal(mariadb_server, tmp_path_factory):
+    """(the workload's run, binlog copies, index location) of the table-changes workload with
+    MINIMAL row images (tests/support/engines.py)."""
+    return write_minimal(mariadb_server, tmp_path_factory.mktemp("minimal"))

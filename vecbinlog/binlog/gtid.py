@@ -392,6 +392,20 @@ class GtidSet:
             raise ValueError(f"gtids: {item!r}: a GTID number is at most {(1 << 64) - 1}")
         self.intervals.setdefault(key, []).append((lo, hi))
 
+    def intersection(self, other: GtidSet) -> GtidSet:
+        """The GTIDs in both sets (it may hold none: then it keeps no transaction)."""
+        both = GtidSet.__new__(GtidSet)
+        both.intervals = {}
+        for key in self.intervals.keys() & other.intervals.keys():
+            ivs = [(max(a, c), min(b, d)) for a, b in self.intervals[key] for c, d in other.intervals[key]
+                   if max(a, c) <= min(b, d)]
+            if ivs:
+                both.intervals[key] = sorted(ivs)
+        maria = {k for k in both.intervals if re.fullmatch(r"\d+-\d+", k)}  # (MySQL's are uuid[:tag])
+        both.text = ",".join([f"{k}-{a}..{b}" for k in sorted(maria) for a, b in both.intervals[k]]
+                             + [f"{k}:{a}-{b}" for k in sorted(both.intervals.keys() - maria) for a, b in both.intervals[k]])
+        return both
+
     def contains(self, texts: pa.Array) -> np.ndarray:
         """bool per GTID text (null: False)."""
         sources, codes, seq = gtid_parts(texts)

@@ -32,7 +32,7 @@ from ..tables.ddl import TableDef
 from ..tables.tracker import SchemaSource, load_schema
 from .logset import InMemory
 
-__all__ = ["ReadConfig", "RowsFilter", "TableOptions", "default_threads", "MAX_DEFAULT_THREADS"]
+__all__ = ["ReadConfig", "RowsFilter", "TableOptions", "default_threads", "MAX_DEFAULT_THREADS", "ROW_FILTERS"]
 
 #: ``threads`` by default: the CPUs this process may use, at most this many (beyond, the
 #: reading thread's walk is what a read waits for)
@@ -330,6 +330,32 @@ class ReadConfig:
         return BinlogFile(location, strict=self.strict, verify_checksums=self.verify_checksums,
                           filesystem=self.filesystem, max_event_bytes=self.max_event_bytes,
                           truncated_warning=truncated_warning, tasks=tasks)
+
+    def with_filters(self, **filters: Any) -> ReadConfig:
+        """This config with more row filters (:data:`ROW_FILTERS`, as :meth:`build` takes them):
+        each bound the tighter of its own and the one given, change types and GTID sets
+        intersected, so that a read of it keeps the rows both keep. Another option is a TypeError."""
+        unknown = sorted(set(filters) - set(ROW_FILTERS))
+        if unknown:
+            raise TypeError(f"{', '.join(unknown)}: not a row filter; a read is narrowed by {', '.join(ROW_FILTERS)}")
+        gtids = filters.pop("gtids", None)
+        given, mine = RowsFilter.make(**filters), self.filter
+
+        def tighter(a: int | None, b: int | None, pick: Callable[[int, int], int]) -> int | None:
+            return b if a is None else a if b is None else pick(a, b)
+
+        kinds = mine.kinds if given.kinds is None else given.kinds if mine.kinds is None else mine.kinds & given.kinds
+        narrowed = dataclasses.replace(
+            mine, start=tighter(mine.start, given.start, max), stop=tighter(mine.stop, given.stop, min),
+            since=tighter(mine.since, given.since, max), until=tighter(mine.until, given.until, min), kinds=kinds)
+        if gtids is not None:
+            gtids = gtids if isinstance(gtids, GtidSet) else GtidSet(gtids)
+            gtids = gtids if self.gtids is None else self.gtids.intersection(gtids)
+        return self.replace(filter=narrowed, gtids=self.gtids if gtids is None else gtids)
+
+
+#: the options of :func:`vecbinlog.open` that filter rows, which :meth:`ReadConfig.with_filters` narrows
+ROW_FILTERS = ("start", "stop", "since", "until", "change_types", "gtids")
 
 
 def _is_parsed_schema(schema: Any) -> bool:

@@ -39,7 +39,9 @@ from ..index import RANGE_BYTES, IndexResult, index_file, index_job
 from ..log.config import ReadConfig
 from ..netchanges import KEY_METADATA, checked_key
 from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, split_paths, with_history
-from .source import BinlogDataSource, BinlogStreamReader, Resolved, decode_splits, resolve_tables
+from .pushdown import CONF as PUSHDOWN_CONF
+from .pushdown import SUPPORTED as PUSHDOWN_SUPPORTED
+from .source import BinlogDataSource, BinlogPushdownSource, BinlogStreamReader, Resolved, decode_splits, resolve_tables
 from .types import TABLE_COLUMN, arrow_schema, spark_schema, spark_type
 
 if TYPE_CHECKING:
@@ -60,9 +62,21 @@ __all__ = [
     "TABLE_COLUMN",
 ]
 
-def register(spark: SparkSession) -> None:
-    """Make ``spark.read.format("binlog")`` available in this session."""
-    spark.dataSource.register(BinlogDataSource)
+def register(spark: SparkSession, *, pushdown: bool = True) -> None:
+    """Make ``spark.read.format("binlog")`` available in this session.
+
+    With ``pushdown`` (pyspark 4.1+), a batch read takes the query's filters on the metadata
+    columns into the read (:mod:`vecbinlog.spark.pushdown`: files and splits left out, rows events
+    never decoded) and this turns on ``spark.sql.python.filterPushdown.enabled``, Spark's switch
+    for Python data sources that take filters (off by default in Spark 4.1-4.3; Spark refuses to
+    read through a source that takes them while it is off). ``pushdown=False``, or pyspark 4.0:
+    the source as before, every filter applied by Spark after the read.
+    """
+    if pushdown and PUSHDOWN_SUPPORTED:
+        spark.conf.set(PUSHDOWN_CONF, "true")
+        spark.dataSource.register(BinlogPushdownSource)
+    else:
+        spark.dataSource.register(BinlogDataSource)
 
 
 def build_index(spark: SparkSession, archive: Any, location: str, *, filesystem: Any = None,

@@ -35,6 +35,7 @@ from ..log.config import TEXT_OPTIONS, ReadConfig, RowsFilter, text_bytes
 from ..log.versions import SchemaHistory
 from ..netchanges import KEY_METADATA, primary_key
 from ..reader import Binlog
+from ..scans import Pushdown
 from ..splits import DEFAULT_SPLIT_BYTES, Split, plan_splits, read_splits, with_history
 from ..streaming import (
     Archive,
@@ -45,6 +46,7 @@ from ..streaming import (
     archive_files,
     archive_history,
 )
+from .pushdown import split_filters
 from .types import TABLE_COLUMN, arrow_schema, conform, spark_schema
 
 try:  # pyspark 4.2+: admission control (maxBytesPerTrigger...) and Trigger.AvailableNow
@@ -61,7 +63,7 @@ except ImportError:  # pragma: no cover - pyspark 4.0/4.1: latestOffset() withou
     class SupportsTriggerAvailableNow:  # type: ignore[no-redef]
         """Stands for pyspark 4.2's mixin: older versions never call it."""
 
-__all__ = ["BinlogDataSource", "BinlogReader", "BinlogStreamReader", "ReadOptions", "Resolved", "resolve_tables",
+__all__ = ["BinlogDataSource", "BinlogPushdownSource", "BinlogReader", "BinlogPushdownReader", "BinlogStreamReader", "ReadOptions", "Resolved", "resolve_tables",
            "decode_splits", "pack_splits", "with_key"]
 
 
@@ -326,11 +328,14 @@ class BinlogReader(DataSourceReader):
         #: columns are read (others left out, those it adds null), each value cast to its type
         self.given = _differs(schema, resolved.schema)
         self._history = resolved.history  # where versions and DDL stand at each offset, for partitions()
+        #: the filters of the query the read answers (:class:`BinlogPushdownReader`): none here
+        self.pushdown = Pushdown()
 
     def partitions(self) -> list[InputPartition]:
-        o = self.options
-        splits = plan_splits(
-            o.paths, o.split_bytes, o.config,  # with an index: files out of since/until, or without the gtids, left out
+        o, pushed = self.options, self.pushdown
+        config = pushed.config(o.config)  # (the filters pushFilters kept: more files left out with an index)
+        splits = [] if pushed.empty else plan_splits(
+            o.paths, o.split_bytes, config,  # with an index: files out of since/until, or without the gtids, left out
             index=o.index, history=self._history if o.index is None else None,  # the schema's walk: no file walked again
         )
         walked = sum(s.size or 0 for s in splits)
@@ -341,11 +346,29 @@ class BinlogReader(DataSourceReader):
                  ArchiveIndexWarning)
         if o.index is not None:  # each split knows where the DDL and the versions stand at its start
             splits = with_history(splits, self._history)  # (planned from the history: it does already)
+        splits = [s for s in splits if pushed.keeps(s)]  # (by the names of their files, their offsets)
         # each partition's value: the splits one task decodes, in order
         return [InputPartition(group) for group in pack_splits(splits, o.split_bytes)] or [InputPartition([])]
 
     def read(self, partition: InputPartition) -> Iterator[pa.RecordBatch]:
-        yield from decode_splits(partition.value, self.plans, self.schema, self.options.config, self.given)
+        config = self.pushdown.config(self.options.config)
+        for batch in decode_splits(partition.value, self.plans, self.schema, config, self.given):
+            batch = self.pushdown.filter(batch)  # (exactly: Spark does not check the filters kept again)
+            if batch.num_rows:
+                yield batch
+
+
+class BinlogPushdownReader(BinlogReader):
+    """:class:`BinlogReader` with Spark's filters on the metadata columns pushed into the read
+    (:mod:`vecbinlog.spark.pushdown`); pyspark 4.1+, with ``spark.sql.python.filterPushdown.enabled``."""
+
+    def pushFilters(self, filters: list[Any]) -> Iterable[Any]:
+        """Keep the filters the read answers exactly; the others go back to Spark. ``df.explain()``
+        lists those kept as the scan's ``PushedFilters``."""
+        if self.given:  # a schema of the user's: its types may not be the source's
+            return filters
+        self.pushdown, back = split_filters(filters, self.schema)
+        return back
 
 
 class BinlogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
@@ -574,6 +597,9 @@ class BinlogDataSource(DataSource):
     are read in name order, which is log order for binlog names.
     """
 
+    #: the batch reader (:class:`BinlogPushdownSource`: one that takes Spark's filters)
+    reader_class: type[BinlogReader] = BinlogReader
+
     @classmethod
     def name(cls) -> str:
         return "binlog"
@@ -597,7 +623,7 @@ class BinlogDataSource(DataSource):
         resolved = getattr(self, "_resolved", None)
         if resolved is None:  # a schema given by the user: schema() was not called
             resolved = resolve_tables(o.paths, o.tables, o.config, o.index, none_found=True)
-        return BinlogReader(o, resolved, schema)
+        return self.reader_class(o, resolved, schema)
 
     def streamReader(self, schema: StructType) -> BinlogStreamReader:
         """``spark.readStream.format("binlog")``: see :class:`BinlogStreamReader`."""
@@ -607,3 +633,11 @@ class BinlogDataSource(DataSource):
         if resolved is None:  # a schema given by the user (schema() was not called): is it the one found?
             resolved = resolve_tables(o.paths, o.tables, o.config, o.index, none_found=True)
         return BinlogStreamReader(o, schema, _differs(schema, resolved.schema), resolved.history)
+
+
+class BinlogPushdownSource(BinlogDataSource):
+    """The ``binlog`` source whose batch reader pushes filters (:class:`BinlogPushdownReader`);
+    :func:`vecbinlog.spark.register` registers it where pyspark has ``pushFilters``. Streams read
+    as :class:`BinlogDataSource`'s."""
+
+    reader_class = BinlogPushdownReader

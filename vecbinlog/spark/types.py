@@ -33,7 +33,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from ..arrowbuild import scalar
+from ..arrowbuild import decimal_text, scalar
 
 __all__ = ["TABLE_COLUMN", "spark_type", "spark_schema", "arrow_schema", "decimal_text", "conform"]
 
@@ -165,26 +165,6 @@ def _where(rows: pa.RecordBatch, k: int | None) -> str:
     row = rows.slice(k, 1).to_pylist()[0]
     event_row = f", row {row['_event_row']} of its event" if "_event_row" in row else ""
     return f" at {row['_log_file']}:{row['_log_pos']}{event_row}"
-
-
-def decimal_text(arr: pa.Array) -> pa.Array:
-    """A decimal array as plain text with all ``scale`` fraction digits, as MySQL prints it
-    (``-0.000000000000000000000000000001``, never Arrow's ``-1E-30``), for every value at once."""
-    import pyarrow.compute as pc
-
-    t = arr.type
-    # the same bytes read as a decimal of scale 0: the unscaled integer, printed without exponent
-    as_integer = (pa.decimal256 if t.bit_width == 256 else pa.decimal128)(t.precision, 0)
-    unscaled = pa.Array.from_buffers(as_integer, len(arr), arr.buffers(), offset=arr.offset).cast(pa.string())
-    if t.scale <= 0:
-        return unscaled
-    digits = pc.utf8_lpad(pc.utf8_ltrim(unscaled, characters="-"), width=t.scale + 1, padding="0")
-    minus, empty, point = (scalar(s, pa.string()) for s in ("-", "", "."))
-    whole = pc.binary_join_element_wise(
-        pc.if_else(pc.starts_with(unscaled, "-"), minus, empty), pc.utf8_slice_codeunits(digits, 0, -t.scale), empty
-    )
-    fraction = pc.utf8_slice_codeunits(digits, -t.scale, 2**31 - 1)
-    return pc.binary_join_element_wise(whole, fraction, point)
 
 
 def conform(batch: pa.RecordBatch, target: pa.Schema, table: str | None = None, *,
