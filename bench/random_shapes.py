@@ -222,6 +222,7 @@ def child_families(folder: str, repeat: str) -> dict:
     with _open(folder, 1) as log:
         tables = log.read_all()
     present: dict[str, int] = {}  # family -> values in the row images (NULLs too; absent ones not)
+    sizes: dict[str, int] = {}  # family -> bytes of its text and binary values, as decoded
     columns: dict[str, list[str]] = {}
     images = 0
     for t in tables.values():
@@ -238,6 +239,9 @@ def child_families(folder: str, repeat: str) -> dict:
             if name not in columns.setdefault(family, []):
                 columns[family].append(name)
             present[family] = present.get(family, 0) + t.num_rows - absent.get(name, 0)
+            kind = t.schema.field(name).type
+            if pa.types.is_string(kind) or pa.types.is_binary(kind):  # text and bytes: their size too
+                sizes[family] = sizes.get(family, 0) + (pc.sum(pc.binary_length(t.column(name))).as_py() or 0)
     del tables
 
     def read(cols: list[str] | None) -> float:
@@ -254,7 +258,7 @@ def child_families(folder: str, repeat: str) -> dict:
                           *((f, ["_change_type", *c]) for f, c in columns.items())]:
             s = read(cols)
             best[key] = min(best.get(key, s), s)
-    return {"images": images, "seconds": best, "values": present}
+    return {"images": images, "seconds": best, "values": present, "bytes": sizes}
 
 
 CHILDREN = {"time": child_time, "first": child_first, "families": child_families}
@@ -356,22 +360,24 @@ def family_table(results: list[dict]) -> dict[str, dict]:
     """Per type family: microseconds per value, pooled over the cases (sum of the time its
     columns add / sum of their values) and the median of the cases' own; the walk and the
     metadata column as ``(base)``, per row image."""
-    per: dict[str, list[tuple[float, int]]] = {}
+    per: dict[str, list[tuple[float, int, int]]] = {}
     for r in results:
         fam = r.get("families")
         if not fam:
             continue
         sec = fam["seconds"]
-        per.setdefault("(base)", []).append((sec["_base"], fam["images"]))
+        per.setdefault("(base)", []).append((sec["_base"], fam["images"], 0))
         for family, values in fam["values"].items():
             if values and family in sec:
-                per.setdefault(family, []).append((sec[family] - sec["_base"], values))
+                per.setdefault(family, []).append((sec[family] - sec["_base"], values, fam["bytes"].get(family, 0)))
     out = {}
     for family, items in sorted(per.items()):
-        total_s = sum(s for s, _ in items)
-        total_v = sum(v for _, v in items)
-        out[family] = {"cases": len(items), "values": total_v, "seconds": total_s, "us_per_value": 1e6 * total_s / total_v,
-                       "median_case_us_per_value": statistics.median(1e6 * s / v for s, v in items)}
+        total_s = sum(s for s, _, _ in items)
+        total_v = sum(v for _, v, _ in items)
+        total_b = sum(b for _, _, b in items)
+        out[family] = {"cases": len(items), "values": total_v, "bytes": total_b, "seconds": total_s,
+                       "us_per_value": 1e6 * total_s / total_v,
+                       "median_case_us_per_value": statistics.median(1e6 * s / v for s, v, _ in items)}
     return out
 
 
@@ -422,11 +428,12 @@ def render(results: list[dict], meta: dict) -> str:
     if fams:
         lines += ["", "per type family (threads=1): read_all(columns=[_change_type, its columns]) - "
                   "read_all(columns=[_change_type]), per value present; (base): that read, per row image:", ""]
-        rows = [[f, str(d["cases"]), f"{d['values']:,}", f"{d['seconds'] * 1000:.1f}", f"{d['us_per_value']:.3f}",
-                 f"{d['median_case_us_per_value']:.3f}"]
+        rows = [[f, str(d["cases"]), f"{d['values']:,}", f"{d['bytes'] / 1e6:.1f}" if d["bytes"] else "",
+                 f"{d['seconds'] * 1000:.1f}", f"{d['us_per_value']:.3f}", f"{d['median_case_us_per_value']:.3f}",
+                 f"{d['bytes'] / d['seconds'] / 1e6:.0f}" if d["bytes"] and d["seconds"] > 0 else ""]
                 for f, d in sorted(fams.items(), key=lambda x: -x[1]["us_per_value"])]
-        lines += _table(["family", "cases", "values", "ms (all cases)", "us/value (pooled)", "us/value (median case)"],
-                        rows)
+        lines += _table(["family", "cases", "values", "MB (text, bytes)", "ms (all cases)", "us/value (pooled)",
+                         "us/value (median case)", "MB/s"], rows)
     bad = [r for r in results if "error" in r or r.get("problems") or "families_error" in r]
     for r in bad:
         lines += ["", f"case {r['case']} (seed {r['seed']}, {r['folder']}):"]

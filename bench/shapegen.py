@@ -580,6 +580,7 @@ class Workload:
         rnd.shuffle(self.weights)
         self.next_id = [0] * len(self.tables)
         self.low = [0] * len(self.tables)  # ids below it were deleted by range DELETEs
+        self.changes = 0  # row changes of the transactions made so far
 
     def table(self) -> int:
         return self.rnd.choices(range(len(self.tables)), self.weights)[0]
@@ -661,8 +662,10 @@ class Workload:
     def _transactions(self, made: Callable[[], float]) -> list[Statement]:
         m, rnd = self.mix, self.rnd
         lo, hi = m["changes"]
-        # no transaction much larger than what is left to write (a tiny case stays tiny)
-        left = max(1.0 - made(), 0.05) * self.spec.target_bytes / max(self.row_bytes(), 1)
+        # no transaction much larger than what is left to write (a tiny case stays tiny): the
+        # bytes a change took so far, or before any was written, a first transaction of 1000
+        written = made() * self.spec.target_bytes
+        left = (1.0 - made()) * self.spec.target_bytes / (written / self.changes) if written else 1000
         changes = int(min(_log_uniform(rnd, lo, hi), max(20, left)))
         chosen = list(dict.fromkeys(self.table() for _ in range(m["tables_per_txn"])))
         stmts, done = [], 0
@@ -675,6 +678,7 @@ class Workload:
                 k = 1
                 stmts.append(self.change(t, m["insert"], (1 - m["insert"]) * 0.7))
             done += k
+        self.changes += done
         return self._txn(stmts)
 
     def _updates(self, made: Callable[[], float]) -> list[Statement]:
@@ -688,11 +692,6 @@ class Workload:
                     self.change(t, (1 - m["update"]) * 0.7, m["update"]))
             out += self._txn([stmt, self.change(t, 0.3, 0.6)]) if rnd.random() < m["transactions"] else [stmt]
         return out
-
-    def row_bytes(self) -> float:
-        """A rough size of a row of the case's tables (to size transactions before the server has
-        written any)."""
-        return sum(sum(min(c.inline, 200) for c in t.columns) + 8 for t in self.tables) / len(self.tables)
 
 
 # -- writing a case with the server -------------------------------------------------------------
