@@ -82,7 +82,7 @@ def ensure_cases(out: Path, seed: int, scale: float, cases: list[int], log=print
                 folder = folders[k]
                 shutil.rmtree(folder, ignore_errors=True)  # a case cut short before its case.json
                 t0 = time.perf_counter()
-                manifest = shapegen.write_case(server, spec, folder, lambda s: log(f"  case {k}: {s}"))
+                manifest = shapegen.write_case(server, spec, folder, lambda s, k=k: log(f"  case {k}: {s}"))
                 manifest["generate_seconds"] = round(time.perf_counter() - t0, 1)
                 (folder / "case.json").write_text(json.dumps(manifest, indent=1))  # last: the case is whole
                 log(f"case {k}: generated {manifest['bytes'] / 1e6:.1f} MB in {len(manifest['files'])} files "

@@ -580,7 +580,7 @@ class Workload:
         rnd.shuffle(self.weights)
         self.next_id = [0] * len(self.tables)
         self.low = [0] * len(self.tables)  # ids below it were deleted by range DELETEs
-        self.changes = 0  # row changes of the transactions made so far
+        self.sql_chars = 0  # characters of the transactions' statements made so far
 
     def table(self) -> int:
         return self.rnd.choices(range(len(self.tables)), self.weights)[0]
@@ -637,7 +637,8 @@ class Workload:
         out: list[Statement] = []
         for _ in range(200):
             if rnd.random() < m["multi_statement"]:
-                out += self._txn([self.change(self.table(), m["insert"], m["update"]) for _ in range(rnd.randint(2, 5))])
+                group = [self.change(self.table(), m["insert"], m["update"]) for _ in range(rnd.randint(2, 5))]
+                out += self._txn(group)
             else:
                 out.append(self.change(self.table(), m["insert"], m["update"]))
         return out
@@ -662,23 +663,27 @@ class Workload:
     def _transactions(self, made: Callable[[], float]) -> list[Statement]:
         m, rnd = self.mix, self.rnd
         lo, hi = m["changes"]
-        # no transaction much larger than what is left to write (a tiny case stays tiny): the
-        # bytes a change took so far, or before any was written, a first transaction of 1000
+        # no transaction much larger than what is left to write (a tiny case stays tiny): its SQL
+        # text stops at the bytes left over the binlog bytes a character of SQL made so far (a
+        # row's statement is about as long as its image, whatever the table), or at a quarter
+        # of the case's bytes before the server has written any
         written = made() * self.spec.target_bytes
-        left = (1.0 - made()) * self.spec.target_bytes / (written / self.changes) if written else 1000
-        changes = int(min(_log_uniform(rnd, lo, hi), max(20, left)))
+        left = self.spec.target_bytes - written
+        budget = left / (written / self.sql_chars) if written else self.spec.target_bytes / 4
+        changes = int(_log_uniform(rnd, lo, hi))
         chosen = list(dict.fromkeys(self.table() for _ in range(m["tables_per_txn"])))
-        stmts, done = [], 0
-        while done < changes:
+        stmts, done, chars = [], 0, 0
+        while done < changes and chars < budget:
             t = rnd.choice(chosen)
             if rnd.random() < m["multi_row"]:
                 k = rnd.randint(2, 200)
                 stmts.append(self.insert(t, k))
+                done += k
             else:
-                k = 1
                 stmts.append(self.change(t, m["insert"], (1 - m["insert"]) * 0.7))
-            done += k
-        self.changes += done
+                done += 1
+            chars += len(stmts[-1][0])
+        self.sql_chars += chars
         return self._txn(stmts)
 
     def _updates(self, made: Callable[[], float]) -> list[Statement]:
