@@ -11,7 +11,7 @@ run of the same seed generates nothing.
 
 Each case is timed in a child process of its own, in ``--rounds`` interleaved rounds (the order
 of the methods turned each round); in each round every method is the best of ``--repeat``, and
-each result is freed before the next read, as a user's loop does:
+each result is freed before the next read, as a user's loop does (the time includes freeing it):
 
 * ``read_all``: ``vecbinlog.open(files).read_all()``;
 * ``iter_tables``: every batch of ``iter_tables()``, consumed;
