@@ -310,7 +310,7 @@ class MariaDBServer:
 
     # -- SQL ---------------------------------------------------------------
 
-    def _connect(self, database: str | None = None) -> pymysql.connections.Connection:
+    def _connect(self, database: str | None = None, multi_statements: bool = False) -> pymysql.connections.Connection:
         return pymysql.connect(
             unix_socket=str(self.socket),
             user="root",
@@ -319,7 +319,14 @@ class MariaDBServer:
             charset="utf8mb4",
             autocommit=True,
             connect_timeout=5,
+            client_flag=pymysql.constants.CLIENT.MULTI_STATEMENTS if multi_statements else 0,
         )
+
+    def connect(self, database: str | None = None, multi_statements: bool = False) -> pymysql.connections.Connection:
+        """A new autocommit connection (the caller closes it); ``multi_statements``: one
+        ``execute`` may send several statements separated by ``;``, their results read in turn
+        with ``cursor.nextset()`` (bench/shapegen.py sends single-row workloads so)."""
+        return self._connect(database, multi_statements)
 
     def execute(self, *sql: str, database: str | None = None) -> None:
         """Run statements in order on one fresh autocommit connection."""
