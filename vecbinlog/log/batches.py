@@ -144,11 +144,12 @@ class BatchReader:
             jobs = self._jobs(wanted, versions, bar, tally, tasks)
         batches = decode_in_order(jobs, self.config.threads, self.config.segment_bytes)
         try:
-            for item in batches:
+            for table, path, batch, notes, left_out in batches:
+                tally.take(table, path, notes, left_out)
                 if bar is not None:
-                    bar.batch(item[1])
-                yield item
-                del item  # not held while the next batch is made
+                    bar.batch(batch)
+                yield table, batch
+                del batch  # not held while the next batch is made
             if bar is not None:
                 bar.done()
         finally:
@@ -211,7 +212,7 @@ class BatchReader:
                  release: Callable[[], None] | None) -> PendingRun:
         """The job that places and decodes a run (in the background on ``tasks`` when it is large)."""
         return PendingRun(run.file.path, run.table, background,
-                          functools.partial(run_batches, run, self.config, tally.deferred_text), tally, tasks,
+                          functools.partial(run_batches, run, self.config, tally.deferred_text), tasks,
                           release=release, nbytes=run.nbytes)
 
     # -- layouts, without decoding a row --------------------------------------------------------

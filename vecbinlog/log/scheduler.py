@@ -24,7 +24,7 @@ from ..errors import DecodeWarning, warn
 from ..pools import TaskGroup
 from .runs import CARRY_SHARE
 
-__all__ = ["Batch", "Made", "PendingRun", "ReadTally", "decode_in_order", "BACKGROUND_BYTES",
+__all__ = ["Batch", "Handed", "Made", "PendingRun", "ReadTally", "decode_in_order", "BACKGROUND_BYTES",
            "BACKGROUND_EVENT_BYTES"]
 
 #: a batch decoded: (table, record batch)
@@ -51,6 +51,8 @@ BACKGROUND_BATCHES = 1
 
 #: what decoding a run gives: per batch (batch, decoding notes, rows left out by the filters)
 Made = tuple[pa.RecordBatch, list[str], int]
+#: a batch handed out in log order: (table, the file of its run, batch, decoding notes, rows left out)
+Handed = tuple[str, str, pa.RecordBatch, list[str], int]
 
 
 @dataclass
@@ -66,6 +68,13 @@ class ReadTally:
     dropped: Counter[str] = field(default_factory=Counter)
     #: (table, note text) -> (the file of its first batch, the note, counts so far)
     notes: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+
+    def take(self, table: str, path: str, notes: list[str], left_out: int) -> None:
+        """Take in what a batch of ``table`` (of a run of the file ``path``) found."""
+        if left_out:
+            self.dropped[table] += left_out
+        for note in notes:
+            self.note(path, table, note)
 
     def note(self, path: str, table: str, note: str) -> None:
         """Take in a note of a batch of ``table`` read from ``path`` (a CountedNote's counts add up)."""
@@ -93,15 +102,14 @@ class PendingRun:
     """The batches of one run of ``table``, placed and decoded: here, as they are read
     (:meth:`results`), or in the background (:meth:`start`, on the ``tasks`` of the read),
     :data:`BACKGROUND_BATCHES` at a time ahead of the reader (:meth:`take`); ``make`` yields
-    them. Rows left out by the filters, and decoding notes, go to the read's ``tally`` (on the
-    reading thread). ``release``: called once the run is decoded, to let its segments' pages
-    go again (the walk let them go when it moved on, and the run's reads brought them back);
-    None: the walk lets them go."""
+    them, each handed out with its decoding notes and the rows the filters left out
+    (:data:`Handed`: the read takes them in). ``release``: called once the run is decoded, to
+    let its segments' pages go again (the walk let them go when it moved on, and the run's
+    reads brought them back); None: the walk lets them go."""
 
     def __init__(self, path: str, table: str, background: bool, make: Callable[[], Iterator[Made]],
-                 tally: ReadTally, tasks: TaskGroup, release: Callable[[], None] | None = None,
-                 nbytes: int = 0) -> None:
-        self.path, self.table, self.background, self.tally = path, table, background, tally
+                 tasks: TaskGroup, release: Callable[[], None] | None = None, nbytes: int = 0) -> None:
+        self.path, self.table, self.background = path, table, background
         self.nbytes = nbytes  #: of its rows events
         self.make: Callable[[], Iterator[Made]] | None = make
         self.future: Future | None = None  #: the batches being made in the background
@@ -125,7 +133,7 @@ class PendingRun:
             self.future.cancel()
         self.make = self.future = None
 
-    def take(self) -> Iterator[Batch]:
+    def take(self) -> Iterator[Handed]:
         """The batches a run started in the background has made (waiting for them), the next
         ones started in the background first; at the end (``finished``), the error if one
         stopped it."""
@@ -140,9 +148,8 @@ class PendingRun:
         if not more:
             self._end(error)
 
-    def results(self) -> Iterator[Batch]:
-        """(table, batch) of each batch, its decoding notes taken in by the tally; the batches
-        before an error come first, then the error."""
+    def results(self) -> Iterator[Handed]:
+        """Each batch (:data:`Handed`); the batches before an error come first, then the error."""
         if self.future is not None:
             while not self.finished:
                 yield from self.take()
@@ -152,13 +159,9 @@ class PendingRun:
         self.finished = True
         self._end(None)
 
-    def _handed(self, made: Iterable[Made]) -> Iterator[Batch]:
+    def _handed(self, made: Iterable[Made]) -> Iterator[Handed]:
         for batch, notes, left_out in made:
-            if left_out:
-                self.tally.dropped[self.table] += left_out
-            for note in notes:
-                self.tally.note(self.path, self.table, note)
-            yield self.table, batch
+            yield self.table, self.path, batch, notes, left_out
             del batch
 
     def _end(self, error: Exception | None) -> None:
@@ -191,7 +194,7 @@ def _made_until_error(make: Callable[[], Iterator[Made]], limit: int
     return made, None, batches
 
 
-def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int = 0) -> Iterator[Batch]:
+def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int = 0) -> Iterator[Handed]:
     """The batches of ``jobs``, in their order.
 
     With ``threads`` > 1 the runs marked ``background`` are placed and decoded on ``threads``
@@ -203,7 +206,7 @@ def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int =
     runs before come first."""
     pending: deque[PendingRun] = deque()  # started, in log order
 
-    def head(wait: bool) -> Iterator[Batch]:  # the first run's batches made (waiting for them)
+    def head(wait: bool) -> Iterator[Handed]:  # the first run's batches made (waiting for them)
         if wait or pending[0].ready():
             yield from pending[0].take()
             if pending[0].finished:
