@@ -132,3 +132,37 @@ def test_mariadb_compressed_columns(mariadb_server, mariadb_globals, threshold):
         if r["_change_type"] in ("insert", "update_postimage"):
             state[r["id"]] = tuple(r[c] for c in ("id", "v", "l", "t", "b", "y"))
     assert [state[k] for k in sorted(state)] == [tuple(r) for r in s.query("SELECT * FROM cmp.t ORDER BY id")]
+
+
+@pytest.mark.parametrize("codec", sorted(__import__("vecbinlog.decode.decoders.strings", fromlist=["x"]).NUL_SEPARABLE_CODECS))
+def test_multi_byte_values_decoded_at_once_equal_each_decoded(codec):
+    """Values of an ASCII-compatible multi-byte charset decoded in one call (each followed by a
+    NUL) give what Python's codec gives each value alone, empty and null values included; one
+    value cut inside a character makes the column not valid (None), as value by value."""
+    from vecbinlog.decode.decoders.strings import _decode_joined, _decode_with_codec
+
+    rng = np.random.default_rng(7)
+    alphabet = {"shift_jis": "あいう漢字ｱｲ", "cp932": "あいう漢字①", "euc_jp": "日本語テスト", "gbk": "中文字符",
+                "gb2312": "中文字", "gb18030": "中文€😀", "big5": "繁體中文", "cp949": "한국어"}[codec] + "ab c"
+    values = ["".join(rng.choice(list(alphabet), int(rng.integers(0, 9)))) if rng.random() > 0.1 else None
+              for _ in range(500)]
+    parts = [(v or "").encode(codec) for v in values]
+    offsets = np.zeros(len(parts) + 1, np.int64)
+    offsets[1:] = np.cumsum([len(p) for p in parts])
+    data = np.frombuffer(b"".join(parts), np.uint8)
+    valid = np.array([v is not None for v in values])
+    got = _decode_joined(len(values), offsets, data, valid, codec)
+    assert got is not None and got.to_pylist() == [p.decode(codec) if v is not None else None
+                                                   for p, v in zip(parts, values)]
+    def cut_inside(p: bytes) -> bool:
+        try:
+            p[:-1].decode(codec)
+        except UnicodeDecodeError:
+            return True
+        return False
+
+    cut = next(k for k, p in enumerate(parts) if p and cut_inside(p))
+    parts[cut] = parts[cut][:-1]  # the last character's last byte gone
+    offsets[1:] = np.cumsum([len(p) for p in parts])
+    data = np.frombuffer(b"".join(parts), np.uint8)
+    assert _decode_with_codec(len(values), offsets, data, valid, codec) is None

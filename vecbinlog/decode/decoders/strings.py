@@ -226,8 +226,40 @@ def _why_invalid(cs: str) -> str:
     return f"whose bytes are not valid {cs}"
 
 
+#: codecs of ASCII-compatible multi-byte charsets in which a 0x00 byte is always the character
+#: NUL, never a byte of a multi-byte character (their trail bytes are 0x30 and above), and that
+#: keep no state from one character to the next: values joined with a NUL after each decode
+#: to the values' texts joined with a NUL, and fail to decode exactly when a value does
+NUL_SEPARABLE_CODECS = frozenset({"big5", "gb2312", "gbk", "gb18030", "cp949", "cp932", "shift_jis", "euc_jp"})
+
+
+def _decode_joined(n: int, offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, codec: str) -> pa.Array | None:
+    """:func:`_decode_with_codec` in one call of the codec over all the values (of a codec of
+    :data:`NUL_SEPARABLE_CODECS`, whose data hold no 0x00): each value followed by a NUL,
+    decoded at once, encoded as UTF-8, and cut again at the NULs (the only ones there are).
+    None when a value is not valid (or anything is not as it must be: the caller goes value by
+    value then)."""
+    joined = np.insert(data, offsets[1:], 0)  # each value, then a NUL
+    try:
+        text = joined.tobytes().decode(codec)
+    except UnicodeDecodeError:
+        return None
+    out = np.frombuffer(text.encode("utf-8"), np.uint8)
+    nul = np.flatnonzero(out == 0)
+    if len(nul) != n:  # (a codec that made a NUL of something else: not one of these)
+        return None
+    utf8_offsets = np.zeros(n + 1, np.int64)
+    utf8_offsets[1:] = nul - np.arange(n)  # each value's end, less the NULs before it
+    return binary_like(pa.string(), n, utf8_offsets, out[out != 0], valid)
+
+
 def _decode_with_codec(n: int, offsets: np.ndarray, data: np.ndarray, valid: np.ndarray, codec: str) -> pa.Array | None:
-    # Per-value work: Python's codecs have no vectorised entry point for these charsets.
+    if codec in NUL_SEPARABLE_CODECS and n and not np.any(data == 0):
+        text = _decode_joined(n, offsets, data, valid, codec)
+        if text is not None:
+            return text
+    # Per-value work: Python's codecs have no vectorised entry point for these charsets (and a
+    # value not valid in one is told here, whatever the joined decode found).
     decoder = codecs.getdecoder(codec)
     raw = data.tobytes()
     bounds = offsets.tolist()
