@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernel, load_word, prefetch
+from .jit import check_spans, kernel, load_word, prefetch
 
 __all__ = ["group", "group_order", "group_ranges", "ranks"]
 
@@ -49,8 +49,9 @@ def group_order(inverse: np.ndarray, n_groups: int) -> np.ndarray:
 
 def group_ranges(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(first, inverse)`` as :func:`group`, of the byte strings ``buf[start[i]:end[i]]``
-    (int64 arrays; the caller keeps them inside ``buf``): equal bytes, one group. A hash
+    (int64 arrays, checked to be inside ``buf``): equal bytes, one group. A hash
     finds the candidates, the bytes decide (no collision can merge two strings)."""
+    check_spans(len(buf), start, end, "byte strings grouped")
     n = len(start)
     size = 16
     while size < 2 * n + 2:

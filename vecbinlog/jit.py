@@ -27,7 +27,7 @@ from numba.core.caching import FunctionCache
 from numba.core.runtime import rtsys
 from numba.extending import intrinsic
 
-__all__ = ["kernel", "host_x86_has", "load_word", "store_word", "prefetch"]
+__all__ = ["kernel", "host_x86_has", "load_word", "store_word", "prefetch", "check_spans"]
 
 
 class _Cache(FunctionCache):
@@ -59,6 +59,29 @@ def kernel(fn: Callable | None = None, /, **options: Any) -> Any:
         return dispatcher
 
     return make(fn) if fn is not None else make
+
+
+def check_spans(size: int, start: Any, end: Any, what: str, path: str | None = None) -> None:
+    """Before a kernel reads ``buf[start[i]:end[i]]`` for every ``i`` (arrays or ints), that
+    each is inside ``buf`` (``size`` bytes): one vectorised check per call, never one per
+    value in the kernel's loop. A kernel reads unchecked words (:func:`load_word`) and trusts
+    its caller's offsets; a range outside (a malformed event, or a buffer that is not the
+    one the offsets were found in) is a :class:`~vecbinlog.MalformedEventError` here, never
+    a read of memory that is not the buffer's."""
+    if isinstance(start, int) and isinstance(end, int):
+        lo, hi, reversed_ = start, end, end < start
+    else:
+        import numpy as np
+
+        start, end = np.asarray(start), np.asarray(end)
+        if start.size == 0:
+            return
+        lo, hi, reversed_ = int(start.min()), int(end.max()), bool(np.any(end < start))
+    if lo < 0 or hi > size or reversed_:
+        from .errors import MalformedEventError
+
+        raise MalformedEventError(f"{what}: byte ranges from {lo} to {hi} are not all inside the {size} bytes they "
+                                  "are read from", path=path)
 
 
 def host_x86_has(feature: str) -> bool:

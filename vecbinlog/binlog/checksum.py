@@ -36,7 +36,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ..jit import host_x86_has, kernel, load_word, prefetch
+from ..jit import check_spans, host_x86_has, kernel, load_word, prefetch
 from .spec import CHECKSUM_LEN
 
 __all__ = ["first_mismatch"]
@@ -296,8 +296,9 @@ def _crc32_address() -> int | None:
 
 def first_mismatch(buf: np.ndarray, start: np.ndarray, end: np.ndarray, first: int = 0) -> int:
     """The first event ``i >= first`` whose stored CRC32 (the 4 bytes at ``end[i]``) is not
-    the CRC32 of ``buf[start[i]:end[i]]``, or -1. The caller guarantees ``end[i] + 4`` is
-    inside ``buf`` (the header walk does)."""
+    the CRC32 of ``buf[start[i]:end[i]]``, or -1. Every ``[start[i], end[i] + 4)`` is checked
+    to be inside ``buf`` first (:func:`~vecbinlog.jit.check_spans`)."""
     if len(start) <= first:
         return -1
+    check_spans(len(buf), start[first:], end[first:] + CHECKSUM_LEN, "CRC32 check")
     return int(_kernel()(buf, start, end, first))

@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import BinlogError
-from ..jit import kernel, load_word, store_word
+from ..jit import check_spans, kernel, load_word, store_word
 from .file import relocated, verify_events
 from .format import FormatDescription
 from .headers import EventIndex
@@ -114,7 +114,9 @@ def gather(pieces: Sequence[tuple[EventSource, EventIndex]], file_numbers: Seque
     k = 0
     for (src, events), number in zip(pieces, file_numbers):
         n = len(events)
-        _copy_events(src.buf, events.offset, events.event_size.astype(np.int64), buf, starts[k:k + n])
+        size = events.event_size.astype(np.int64)
+        check_spans(len(src.buf), events.offset, events.offset + size, "events gathered", src.path)
+        _copy_events(src.buf, events.offset, size, buf, starts[k:k + n])
         file_of[k:k + n] = number
         k += n
     index.body_end = starts + (index.body_end - index.offset)

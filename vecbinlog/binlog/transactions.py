@@ -37,7 +37,7 @@ import pyarrow as pa
 from ..arrowbuild import numbers, strings
 from ..constants import ROWS_EVENTS, UNDECODED_ROWS_EVENTS, EventType
 from ..errors import FileChangedError, MalformedEventError, TruncatedWarning
-from ..jit import kernel, load_word, prefetch
+from ..jit import check_spans, kernel, load_word, prefetch
 from .compression import unpack_segment
 from .events import annotated_statement, parse_xid, query_bounds
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
@@ -175,7 +175,9 @@ def _malformed(src: EventSource, index: EventIndex, status: int, i: int) -> None
 
 
 def classify(src: EventSource, index: EventIndex) -> np.ndarray:
-    """The control kind (int8) of every event: GTID, BEGIN, XID, COMMIT, ... or NONE."""
+    """The control kind (int8) of every event: GTID, BEGIN, XID, COMMIT, ... or NONE (the
+    events' bytes checked to be inside ``src.buf`` first: :func:`follow_transactions` reads them)."""
+    check_spans(len(src.buf), index.offset, index.body_end, "transactions followed", src.path)
     tc = index.type_code
     kind = _KIND_OF_CODE[tc]  # one look-up per event; QUERY events by their statement below
     q = np.flatnonzero(tc == EventType.QUERY_EVENT)

@@ -24,6 +24,7 @@ from ..binlog.headers import ROWS_KIND, EventIndex
 from ..binlog.sources import EventSource
 from ..constants import ColumnType, EventType, RowsKind, event_type_name
 from ..errors import MalformedEventError, UnsupportedError
+from ..jit import check_spans
 from ..tables.table_map import TableMap
 from ..tables.types import MARIADB_OLD_TEMPORAL
 from . import rowwalk
@@ -257,6 +258,8 @@ class PlacedRun:
             present=np.zeros((len(rows), 2), np.int64), is_update=self.kind == RowsKind.UPDATE,
             partial=rows.type_code == EventType.PARTIAL_UPDATE_ROWS_EVENT,
         )
+        # every read of the rows walks is inside the events' bodies (each checked in the walks): those inside buf
+        check_spans(len(file.buf), rows.offset, rows.body_end, "rows events", path)
         code, e, width = rowwalk.walk_rows_headers(file.buf, rows.offset, rows.post_header_len, rows.body_end,
                                                 events.is_update, ncols, events.first, events.bitmaps, events.present)
         if code:

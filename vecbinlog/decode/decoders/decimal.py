@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ...jit import kernel
+from ...jit import check_spans, kernel
 from ...tables.table_map import ColumnSpec
 from .common import ColumnData, DecodeOptions, validity
 
@@ -106,6 +106,7 @@ def _decode_int64(col: ColumnData, raw: np.ndarray, precision: int, scale: int, 
     sizes = groups(precision, scale)
     data = np.empty((n, 2), "<i8")
     bad = np.empty(n, bool)
+    check_spans(raw.shape[1], 0, sum(b for b, _ in sizes), "DECIMAL values' bytes", col.path)
     _sum_groups(raw, np.array([b for b, _ in sizes], np.int64), np.array([10**d for _, d in sizes], np.int64), data, bad)
     bad &= col.valid
     if bad.any():

@@ -61,7 +61,7 @@ import pyarrow as pa
 
 from ...constants import ColumnType as T
 from ...errors import MalformedEventError
-from ...jit import kernel
+from ...jit import check_spans, kernel
 from ...tables.table_map import ColumnSpec
 from .common import ColumnData, CountedNote, DecodeOptions, binary_like, validity
 
@@ -268,6 +268,7 @@ def _parse_datetime2(raw: np.ndarray, digits: int) -> _Fields:
     f = _Fields(len(raw))
     f.year, f.month, f.day, f.hour, f.minute, f.second, f.usec = (np.empty(len(raw), np.int64) for _ in range(7))
     f.impossible = np.empty(len(raw), bool)
+    check_spans(raw.shape[1], 0, 5 + (digits + 1) // 2, "DATETIME2 values' bytes")
     _datetime2_fields(raw, (digits + 1) // 2, f.year, f.month, f.day, f.hour, f.minute, f.second, f.usec,
                       f.impossible)
     f.why = "negative, or a field out of range"
@@ -601,7 +602,10 @@ def _one_pass(col: ColumnData) -> pa.Array | None:
     n = len(col)
     convert, dtype = _ONE_PASS[col.spec.type]
     values = np.empty(n, dtype)
-    if n and convert(col.fixed_bytes(), (fsp(col.spec) + 1) // 2, col.valid, _YEAR_START, _MONTH_START,
+    raw = col.fixed_bytes()
+    nfrac = (fsp(col.spec) + 1) // 2
+    check_spans(raw.shape[1], 0, 3 if convert is _date_days else 5 + nfrac, "temporal values' bytes", col.path)
+    if n and convert(raw, nfrac, col.valid, _YEAR_START, _MONTH_START,
                      _DAYS_IN_MONTH, _LEAP.view(np.uint8), values):
         return None
     vbuf, nulls = validity(col.valid)
