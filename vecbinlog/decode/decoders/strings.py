@@ -115,10 +115,10 @@ def transcode_single_byte(offsets: np.ndarray, data: np.ndarray, charset: str) -
     total = _utf8_size(data, lens, unmapped.view(np.uint8))
     if total < 0:
         return None
-    out = np.empty(total, np.uint8)
+    out = np.empty(total + 2, np.uint8)  # (each byte's 3 table bytes written, the room after the last)
     new_offsets = np.empty(len(offsets), np.int64)
     _utf8_fill(data, offsets, lens, table, new_offsets, out)
-    return new_offsets, out
+    return new_offsets, out[:total]
 
 
 @kernel
@@ -136,15 +136,17 @@ def _utf8_size(data, lens, unmapped):  # pragma: no cover - compiled
 
 @kernel
 def _utf8_fill(data, offsets, lens, table, out_offsets, out):  # pragma: no cover - compiled
-    """Write the UTF-8 form of ``data`` into ``out`` (sized by :func:`_utf8_size`) and each
-    value's new offsets (``offsets``, checked inside ``data``, from 0)."""
+    """Write the UTF-8 form of ``data`` into ``out`` (:func:`_utf8_size` bytes, and 2 more: each
+    byte's 3 table bytes are written, branch-free, the next byte's over what its form did not
+    use) and each value's new offsets (``offsets``, checked inside ``data``, from 0)."""
     q = 0
     out_offsets[0] = 0
     for v in range(len(offsets) - 1):
         for i in range(offsets[v], offsets[v + 1]):
             b = data[i]
-            for k in range(lens[b]):
-                out[q + k] = table[b, k]
+            out[q] = table[b, 0]
+            out[q + 1] = table[b, 1]
+            out[q + 2] = table[b, 2]
             q += lens[b]
         out_offsets[v + 1] = q
 
