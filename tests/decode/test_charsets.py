@@ -166,3 +166,36 @@ def test_multi_byte_values_decoded_at_once_equal_each_decoded(codec):
     offsets[1:] = np.cumsum([len(p) for p in parts])
     data = np.frombuffer(b"".join(parts), np.uint8)
     assert _decode_with_codec(len(values), offsets, data, valid, codec) is None
+
+
+@pytest.mark.parametrize("codec", sorted(__import__("vecbinlog.decode.decoders.strings", fromlist=["x"]).DBCS_CODECS))
+def test_double_byte_text_by_table_is_the_codecs(codec):
+    """The compiled transcoding of a double-byte charset (tables read off Python's codec) gives
+    what the codec gives each value, on text of every character the codec has and on random
+    bytes: equal where the codec decodes every value, else None (the codec then says which)."""
+    from vecbinlog.decode.decoders.strings import _dbcs_tables, _decode_by_table
+
+    single, pair = _dbcs_tables(codec)
+    chars = [chr(c) for c in single[single >= 0]] + [chr(c) for c in pair[pair >= 0]]
+    rng = np.random.default_rng(11)
+
+    def check(parts: list[bytes]) -> bool:
+        offsets = np.zeros(len(parts) + 1, np.int64)
+        offsets[1:] = np.cumsum([len(p) for p in parts])
+        data = np.frombuffer(b"".join(parts), np.uint8)
+        got = _decode_by_table(len(parts), offsets, data, np.ones(len(parts), bool), codec)
+        try:
+            expected = [p.decode(codec) for p in parts]
+        except UnicodeDecodeError:
+            expected = None
+        if expected is not None and not (codec == "euc_jp" and 0x8F in data):
+            assert got is not None and got.to_pylist() == expected
+        elif got is not None:
+            assert got.to_pylist() == expected
+        return got is not None
+
+    every = "".join(chars)
+    assert check([every[k:k + 97].encode(codec) for k in range(0, len(every), 97)])
+    outcomes = [check([bytes(rng.integers(0, 256, int(rng.integers(0, 6)), dtype=np.uint8)) for _ in range(4)])
+                for _ in range(300)]
+    assert any(outcomes) and not all(outcomes)  # both kinds of random bytes were met
