@@ -415,13 +415,13 @@ class Binlog:
         if not batches and table not in self.tables:
             raise self._table_not_found(table)
         plan = found.plans.get(table) or TablePlan(table)
-        return concat_batches(batches, plan, self._paths_by_name()), plan, found.versions
+        return concat_batches(batches, plan, self._paths_by_name(), self.config.threads), plan, found.versions
 
     def read_all(self) -> dict[str, pa.Table]:
         """Every table's change log: ``{"db.table": pyarrow.Table}`` (each as :meth:`read_table`),
         the tables in the order the log first has their rows."""
         found = self._reader.read(lambda n: True, desc="every table")
-        out = {name: self._project(concat_batches(batches, found.plans[name], self._paths_by_name()))
+        out = {name: self._project(concat_batches(batches, found.plans[name], self._paths_by_name(), self.config.threads))
                for name, batches in found.batches.items()}
         asked = self.config.columns or ()
         missing = [c for c in asked if not any(c in t.schema.names for t in out.values())]

@@ -175,8 +175,9 @@ def test_double_byte_text_by_table_is_the_codecs(codec):
     bytes: equal where the codec decodes every value, else None (the codec then says which)."""
     from vecbinlog.decode.decoders.strings import _dbcs_tables, _decode_by_table
 
-    single, pair = _dbcs_tables(codec)
-    chars = [chr(c) for c in single[single >= 0]] + [chr(c) for c in pair[pair >= 0]]
+    single, single_len, pair, pair_len = _dbcs_tables(codec)
+    chars = [int(single[b]).to_bytes(8, "little")[:n].decode() for b, n in enumerate(single_len.tolist()) if n] + \
+        [int(pair[k]).to_bytes(8, "little")[:n].decode() for k, n in enumerate(pair_len.tolist()) if n]
     rng = np.random.default_rng(11)
 
     def check(parts: list[bytes]) -> bool:

@@ -31,6 +31,8 @@ rows, over all its layouts, first (:meth:`TablePlan.settle_text`).
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass, field
 from typing import Iterable
 
@@ -39,6 +41,7 @@ import pyarrow.compute as pc
 
 from ..arrowbuild import binary_parts, strings
 from ..errors import DecodeWarning, UnsupportedError, warn
+from ..pools import TaskGroup, run_all
 from .batch import ABSENT_TYPE, JSON_DIFFS_FIELD, METADATA_FIELDS, QUERY_FIELD
 from .decoders.strings import UTF8_CHARSETS, invalid_values, text_array, transcoded
 
@@ -213,7 +216,8 @@ class TablePlan:
                 self._cache = None
                 self._meta[f.name] = f
 
-    def settle_text(self, batches: list[pa.RecordBatch], paths: dict[str, str]) -> list[pa.RecordBatch]:
+    def settle_text(self, batches: list[pa.RecordBatch], paths: dict[str, str], threads: int = 1,
+                    ) -> list[pa.RecordBatch]:
         """The batches of a read of whole tables (text of transcoded charsets came as its bytes,
         :attr:`~vecbinlog.decode.decoders.common.DecodeOptions.deferred_text`), with each text
         column of the plan text in every batch or bytes in every batch, over all its layouts.
@@ -243,13 +247,26 @@ class TablePlan:
                 if _deferred(f) or _fell_back(f) or _is_text(f.type):
                     where.setdefault(k, []).append((b, i))
         out = list(batches)
+        columns = []  # (column, its places, their fields, those deferred, whether one fell back)
         for k, places in where.items():
             fields = [out[b].schema.field(i) for b, i in places]
             deferred = [p for p, f in zip(places, fields) if _deferred(f)]
             fell_back = any(map(_fell_back, fields))
-            if not deferred and not fell_back:
-                continue  # text in every batch
-            texts = None if fell_back else self._transcoded(out, deferred)
+            if deferred or fell_back:  # (else text in every batch)
+                columns.append((k, places, fields, deferred, fell_back))
+        # every batch of every column transcoded (``threads`` at once: the compiled transcoding
+        # releases the GIL), then each column text where all its batches are
+        calls = [functools.partial(_transcoded, out[b], i) for _, _, _, deferred, fell_back in columns
+                 if not fell_back for b, i in deferred]
+        if threads > 1 and len(calls) > 1:
+            with TaskGroup("the text transcoded") as group:
+                transcoded = iter(run_all(group, "columns", threads, calls))
+        else:
+            transcoded = (call() for call in calls)
+        for k, places, fields, deferred, fell_back in columns:
+            texts = None if fell_back else [next(transcoded) for _ in deferred]
+            if texts is not None and any(t is None for t in texts):
+                texts = None
             if texts is not None:
                 for (b, i), text in zip(deferred, texts):
                     out[b] = out[b].set_column(i, out[b].schema.field(i).with_type(text.type), text)
@@ -263,19 +280,6 @@ class TablePlan:
                 self._warn_invalid(k, [(out[b], i) for b, i in deferred],
                                    [cs for cs in dict.fromkeys(map(_charset, fields)) if cs != "unknown"], paths)
         return out
-
-    @staticmethod
-    def _transcoded(batches: list[pa.RecordBatch], places: list[tuple[int, int]]) -> list[pa.Array] | None:
-        """The bytes of a transcoded charset at ``places`` (batch, field) as text, or None when
-        a value is not valid in its charset."""
-        texts = []
-        for b, i in places:
-            arr, cs = batches[b].column(i), _charset(batches[b].schema.field(i))
-            text = text_array(len(arr), *binary_parts(arr), cs)
-            if text is None:
-                return None
-            texts.append(text)
-        return texts
 
     def _keep_bytes(self, k: int, types: list[pa.DataType]) -> None:
         """Column ``k`` of the plan holds bytes (its text types become binary ones)."""
@@ -398,16 +402,23 @@ class TablePlan:
             "bytes everywhere", offset=batch.column("_log_pos")[0].as_py(), event_type="rows event")
 
 
-def concat_batches(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[str, str]) -> pa.Table:
+def concat_batches(batches: list[pa.RecordBatch], plan: TablePlan, paths: dict[str, str], threads: int = 1) -> pa.Table:
     """One table of batches whose layouts may differ (ALTER TABLE, a table created again), in
     the plan's schema, widened first with what the batches' data changed (text that fell back
     to binary). ``paths``: ``_log_file`` -> the file's path, for the errors. Each text column is
     made text in every batch or bytes in every batch first, over all its layouts
-    (:meth:`TablePlan.settle_text`)."""
-    batches = plan.settle_text(batches, paths)
+    (:meth:`TablePlan.settle_text`, its columns transcoded ``threads`` at once)."""
+    batches = plan.settle_text(batches, paths, threads)
     for b in batches:
         plan.widen(b, paths.get(b.column("_log_file")[0].as_py()) if b.num_rows else None)
     return pa.Table.from_batches([plan.conform(b) for b in batches], schema=plan.schema)
+
+
+def _transcoded(batch: pa.RecordBatch, i: int) -> pa.Array | None:
+    """Column ``i`` of ``batch`` (bytes of a transcoded charset) as text, or None when a value is
+    not valid in its charset."""
+    arr = batch.column(i)
+    return text_array(len(arr), *binary_parts(arr), _charset(batch.schema.field(i)))
 
 
 def _common_type(a: pa.Field, b: pa.Field) -> pa.DataType | None:

@@ -37,7 +37,7 @@ from ...arrowbuild import strings
 from ...collations import UNMAPPED, charset_for, codec_for, decode_table_for
 from ...constants import BINARY_COLLATION
 from ...constants import ColumnType as T
-from ...jit import check_spans, kernel
+from ...jit import check_spans, kernel, store_word
 from ...tables.table_map import ColumnSpec
 from . import utf8
 from .common import ColumnData, CountedNote, DecodeOptions, binary_like, gather_var
@@ -282,16 +282,23 @@ DBCS_CODECS = frozenset({"shift_jis", "cp932", "gbk", "gb2312", "big5", "cp949",
 
 
 @lru_cache(maxsize=None)
-def _dbcs_tables(codec: str) -> tuple[np.ndarray, np.ndarray]:
-    """A double-byte codec as two tables, read off Python's codec itself (so that the compiled
-    transcoding is the codec's, character for character): the code point of each byte that is
-    a character alone (-1: a lead byte, or none), and of each pair ``lead << 8 | trail`` (-1:
-    not a character). 20-30 ms, once per codec in a process."""
-    single = np.full(256, -1, np.int32)
-    pair = np.full(1 << 16, -1, np.int32)
+def _dbcs_tables(codec: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A double-byte codec as tables read off Python's codec itself (so that the compiled
+    transcoding is the codec's, character for character): for each byte that is a character
+    alone, and for each pair ``lead << 8 | trail`` that is one, its UTF-8 bytes (little-endian
+    in a uint64) and their count (0: not a character; a byte: a lead byte, or none). 20-30 ms,
+    once per codec in a process."""
+    single, single_len = np.zeros(256, np.uint64), np.zeros(256, np.uint8)
+    pair, pair_len = np.zeros(1 << 16, np.uint64), np.zeros(1 << 16, np.uint8)
+
+    def put(table: np.ndarray, lens: np.ndarray, at: int, text: str) -> None:
+        utf8 = text.encode("utf-8")
+        table[at] = int.from_bytes(utf8, "little")
+        lens[at] = len(utf8)
+
     for b in range(256):
         try:
-            single[b] = ord(bytes([b]).decode(codec))
+            put(single, single_len, b, bytes([b]).decode(codec))
         except UnicodeDecodeError:
             for t in range(256):
                 try:
@@ -299,47 +306,38 @@ def _dbcs_tables(codec: str) -> tuple[np.ndarray, np.ndarray]:
                 except UnicodeDecodeError:
                     continue
                 if len(text) == 1:
-                    pair[b << 8 | t] = ord(text)
-    return single, pair
+                    put(pair, pair_len, b << 8 | t, text)
+    return single, single_len, pair, pair_len
 
 
 @kernel
-def _dbcs_utf8(offsets, data, single, pair, out_offsets, out):  # pragma: no cover - compiled
+def _dbcs_utf8(offsets, data, single, single_len, pair, pair_len, out_offsets, out):  # pragma: no cover - compiled
     """Write the UTF-8 form of the values ``data[offsets[v]:offsets[v + 1]]`` of a double-byte
-    charset (:func:`_dbcs_tables`) into ``out`` (room for 3 bytes a byte: a byte alone is at
-    most U+FFFF, a pair too) and their new offsets into ``out_offsets``; returns the bytes
-    written, or -1 when a byte is neither a character nor a lead byte with its pair: the
-    caller's codec then says whether the value is valid (a lead byte of a longer sequence:
-    EUC-JP's 0x8F), and what it holds."""
+    charset (:func:`_dbcs_tables`) into ``out`` (room for 3 bytes a byte, and 8 more: each
+    character's bytes are written as one 8-byte word, the next over what it did not use) and
+    their new offsets into ``out_offsets``; returns the bytes written, or -1 when a byte is
+    neither a character nor a lead byte with its pair: the caller's codec then says whether the
+    value is valid (a lead byte of a longer sequence: EUC-JP's 0x8F), and what it holds."""
     q = 0
     out_offsets[0] = 0
     for v in range(len(offsets) - 1):
         i, end = offsets[v], offsets[v + 1]
         while i < end:
-            cp = single[data[i]]
-            if cp >= 0:
+            b = data[i]
+            n = single_len[b]
+            if n:
+                store_word(out, q, single[b])
                 i += 1
             else:
                 if i + 1 >= end:
                     return -1
-                cp = pair[(np.int64(data[i]) << 8) | data[i + 1]]
-                if cp < 0:
+                k = (np.int64(b) << 8) | data[i + 1]
+                n = pair_len[k]
+                if n == 0:
                     return -1
+                store_word(out, q, pair[k])
                 i += 2
-            if cp < 0x80:
-                out[q] = cp
-                q += 1
-            elif cp < 0x800:
-                out[q] = 0xC0 | (cp >> 6)
-                out[q + 1] = 0x80 | (cp & 0x3F)
-                q += 2
-            elif cp < 0x10000:
-                out[q] = 0xE0 | (cp >> 12)
-                out[q + 1] = 0x80 | ((cp >> 6) & 0x3F)
-                out[q + 2] = 0x80 | (cp & 0x3F)
-                q += 3
-            else:  # (no double-byte charset has one: a table of another codec)
-                return -1
+            q += n
         out_offsets[v + 1] = q
     return q
 
@@ -350,12 +348,12 @@ def _decode_by_table(n: int, offsets: np.ndarray, data: np.ndarray, valid: np.nd
     5, a sjis VARCHAR(2000); the codec over all values at once, 40-150 MB/s; this, 300+ MB/s
     on text that mixes one- and two-byte characters at random); None when a value holds
     something the tables do not (the caller decodes by the codec then)."""
-    single, pair = _dbcs_tables(codec)
+    tables = _dbcs_tables(codec)
     offsets = np.ascontiguousarray(offsets, np.int64)
     check_spans(len(data), offsets[:-1], offsets[1:], "text transcoded")
-    out = np.empty(3 * len(data), np.uint8)  # (pages not written cost no memory)
+    out = np.empty(3 * len(data) + 8, np.uint8)  # (pages not written cost no memory)
     out_offsets = np.empty(n + 1, np.int64)
-    total = _dbcs_utf8(offsets, data, single, pair, out_offsets, out)
+    total = _dbcs_utf8(offsets, data, *tables, out_offsets, out)
     if total < 0:
         return None
     return binary_like(pa.string(), n, out_offsets, out[:total], valid)
