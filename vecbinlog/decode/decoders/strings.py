@@ -101,9 +101,9 @@ def transcode_single_byte(offsets: np.ndarray, data: np.ndarray, charset: str) -
     """A single-byte charset -> UTF-8 with a 256-entry table, whole column at once.
 
     Returns None when a byte has no character in the charset. Bytes below 0x80 that map to
-    themselves (ASCII-compatible charsets) need no change, which is the common case. Else two
-    compiled passes over the bytes (their UTF-8 length, then the bytes written): the NumPy form
-    (bytes inserted after each non-ASCII one, then written) took 3-6x as long on text of
+    themselves (ASCII-compatible charsets) need no change, which is the common case. Else one
+    compiled pass over the bytes, each one's UTF-8 written as one word: the NumPy form (bytes
+    inserted after each non-ASCII one, then written) took 2-14x as long on text of
     latin1/cp1251/greek columns (bench/random_shapes.py cases).
     """
     lens, table, unmapped = _byte_table(charset)
@@ -112,43 +112,42 @@ def transcode_single_byte(offsets: np.ndarray, data: np.ndarray, charset: str) -
         return offsets, data
     offsets = np.ascontiguousarray(offsets, np.int64)
     check_spans(len(data), offsets[:-1], offsets[1:], "text transcoded")
-    total = _utf8_size(data, lens, unmapped.view(np.uint8))
+    words = _byte_words(charset)
+    lens8 = np.where(unmapped, 0, lens).astype(np.uint8)  # 0: no character
+    out = np.empty(3 * len(data) + 8, np.uint8)  # (pages not written cost no memory)
+    new_offsets = np.empty(len(offsets), np.int64)
+    total = _single_byte_utf8(data, offsets, words, lens8, new_offsets, out)
     if total < 0:
         return None
-    out = np.empty(total + 2, np.uint8)  # (each byte's 3 table bytes written, the room after the last)
-    new_offsets = np.empty(len(offsets), np.int64)
-    _utf8_fill(data, offsets, lens, table, new_offsets, out)
     return new_offsets, out[:total]
 
 
-@kernel
-def _utf8_size(data, lens, unmapped):  # pragma: no cover - compiled
-    """The UTF-8 bytes of ``data`` (bytes of a single-byte charset: ``lens`` per byte), or -1
-    when a byte has no character (``unmapped``)."""
-    total = np.int64(0)
-    for i in range(len(data)):
-        b = data[i]
-        if unmapped[b]:
-            return -1
-        total += lens[b]
-    return total
+@lru_cache(maxsize=None)
+def _byte_words(charset: str) -> np.ndarray:
+    """The UTF-8 bytes of each byte of a single-byte charset, little-endian in a uint64."""
+    _, table, _ = _byte_table(charset)
+    return (table[:, 0].astype(np.uint64) | (table[:, 1].astype(np.uint64) << np.uint64(8))
+            | (table[:, 2].astype(np.uint64) << np.uint64(16)))
 
 
 @kernel
-def _utf8_fill(data, offsets, lens, table, out_offsets, out):  # pragma: no cover - compiled
-    """Write the UTF-8 form of ``data`` into ``out`` (:func:`_utf8_size` bytes, and 2 more: each
-    byte's 3 table bytes are written, branch-free, the next byte's over what its form did not
-    use) and each value's new offsets (``offsets``, checked inside ``data``, from 0)."""
+def _single_byte_utf8(data, offsets, words, lens, out_offsets, out):  # pragma: no cover - compiled
+    """Write the UTF-8 form of ``data`` (bytes of a single-byte charset) into ``out`` (room for
+    3 bytes a byte, and 8 more: each byte's form is written as one 8-byte word, the next over
+    what it did not use) and each value's new offsets (``offsets``, checked inside ``data``,
+    from 0); returns the bytes written, or -1 when a byte has no character (``lens`` 0)."""
     q = 0
     out_offsets[0] = 0
     for v in range(len(offsets) - 1):
         for i in range(offsets[v], offsets[v + 1]):
             b = data[i]
-            out[q] = table[b, 0]
-            out[q + 1] = table[b, 1]
-            out[q + 2] = table[b, 2]
-            q += lens[b]
+            n = lens[b]
+            if n == 0:
+                return -1
+            store_word(out, q, words[b])
+            q += n
         out_offsets[v + 1] = q
+    return q
 
 
 def pad_binary_char(col: ColumnData) -> tuple[np.ndarray, np.ndarray]:
