@@ -5,6 +5,7 @@ and their files moved into place at its end, and a CSV file as ``cat --format cs
 
 from __future__ import annotations
 
+import threading
 import urllib.parse
 from collections import OrderedDict, deque
 from concurrent.futures import Future
@@ -121,14 +122,17 @@ class TableWriters:
     a time (a binlog may hold thousands of tables): the least recently written is closed, and
     its table's next batch starts a new part file.
 
-    Batches are written on a thread of their own (pyarrow's writers release the GIL), in the
-    order they came, while the next ones are decoded: a Parquet export spent 2/3 of its time
-    writing, on the reading thread. At most ``AHEAD`` batches wait to be written (memory
-    bounded); an error writing is raised by the next :meth:`write`, or by :meth:`close`, which
-    waits for every write (the writes belong to this object's task group)."""
+    Batches are written on threads of their own (``WRITERS``: pyarrow's writers release the
+    GIL), each table's in the order they came, while the next ones are decoded: a Parquet
+    export spent 2/3 of its time writing, on the reading thread. At most ``AHEAD`` batches
+    wait to be written (memory bounded); an error writing is raised by the next :meth:`write`,
+    or by :meth:`close`, which waits for every write (the writes belong to this object's task
+    group)."""
 
     MAX_OPEN = 64
-    #: batches handed to the writing thread and not written yet, at most
+    #: threads writing (tables at once)
+    WRITERS = 2
+    #: batches handed to the writing threads and not written yet, at most
     AHEAD = 4
 
     def __init__(self, outdir: Path, fmt: str) -> None:
@@ -137,23 +141,34 @@ class TableWriters:
         self.open: OrderedDict[str, None] = OrderedDict()
         self._tasks = TaskGroup("the export's writes")
         self._pending: deque[Future] = deque()
+        self._last: dict[str, Future] = {}  # each table's last write: the next one waits for it
+        self._locks: dict[str, threading.Lock] = {}  # a table's writer: its writes and its close
+        self._lru = threading.Lock()  # ``open``, ``writers``, ``_locks``
 
     def write(self, table: str, batch: pa.RecordBatch) -> None:
-        """Write ``batch`` of ``table`` (on the writing thread, after the batches before it)."""
+        """Write ``batch`` of ``table`` (on a writing thread, after that table's batches before it)."""
         while self._pending and (len(self._pending) >= self.AHEAD or self._pending[0].done()):
             self._pending.popleft().result()  # (its error, if it failed)
-        self._pending.append(self._tasks.submit("write", 1, self._write, table, batch))
+        future = self._tasks.submit("write", self.WRITERS, self._write, self._last.get(table), table, batch)
+        self._last[table] = future
+        self._pending.append(future)
 
-    def _write(self, table: str, batch: pa.RecordBatch) -> None:
-        pw = self.writers.get(table)
-        if pw is None:
-            pw = self.writers[table] = PartWriter(table_folder(self.outdir, table), self.fmt)
-        self.open[table] = None
-        self.open.move_to_end(table)
-        if len(self.open) > self.MAX_OPEN:
-            oldest, _ = self.open.popitem(last=False)
-            self.writers[oldest].close()
-        pw.write(batch)
+    def _write(self, before: Future | None, table: str, batch: pa.RecordBatch) -> None:
+        if before is not None:
+            before.result()  # (submitted earlier: running or done, never waiting for a thread)
+        with self._lru:
+            pw = self.writers.get(table)
+            if pw is None:
+                pw = self.writers[table] = PartWriter(table_folder(self.outdir, table), self.fmt)
+                self._locks[table] = threading.Lock()
+            self.open[table] = None
+            self.open.move_to_end(table)
+            oldest = self.open.popitem(last=False)[0] if len(self.open) > self.MAX_OPEN else None
+        if oldest is not None:
+            with self._locks[oldest]:
+                self.writers[oldest].close()
+        with self._locks[table]:
+            pw.write(batch)
 
     def done(self, table: str) -> tuple[int, list[Path]]:
         """Rows written and part files of ``table``."""
@@ -168,6 +183,7 @@ class TableWriters:
         finally:
             self._tasks.close()
             self._pending.clear()
+            self._last.clear()
             for pw in self.writers.values():
                 pw.close()
 
