@@ -335,9 +335,11 @@ class ReadConfig:
 
 
 def _is_parsed_schema(schema: Any) -> bool:
-    from ..tables.ddl import TableDef
+    if not isinstance(schema, Mapping) or not schema:
+        return False
+    from ..tables.ddl import TableDef  # (imported by a schema given only)
 
-    return isinstance(schema, Mapping) and bool(schema) and all(isinstance(v, TableDef) for v in schema.values())
+    return all(isinstance(v, TableDef) for v in schema.values())
 
 
 def _text_bool(text: str) -> bool:

@@ -72,12 +72,12 @@ def load_schema(source: SchemaSource | None) -> dict[str, TableDef]:
       ``type`` (SQL type name, checked against the TABLE_MAP), ``unsigned``, ``charset``,
       ``collation``, ``enum``, ``set`` (lists of labels).
     """
-    from .ddl import Catalog
-
     if source is None:
         return {}
     if isinstance(source, Mapping):
         return {name: _table_from_dict(name, spec) for name, spec in source.items()}
+    from .ddl import Catalog
+
     text = os.fspath(source)
     if isinstance(source, os.PathLike) or (len(text) < 4096 and "\n" not in text and os.path.exists(text)):
         with open(text, encoding="utf-8", errors="replace") as fh:
