@@ -149,11 +149,9 @@ class Catalog:
         understood there forgets its table; here nothing is forgotten that a statement did not
         drop or move): so a name it has no table of has none there either, which is what the
         cases above ask."""
-        text = strip_leading_comments(unwrap_versioned_comments(sql))
         self.notes = []
-        try:
-            st = read_head(text, default_db)
-        except DdlError:
+        st, read = _head(strip_leading_comments(unwrap_versioned_comments(sql)), default_db)
+        if not read:
             return None
         if st is None or isinstance(st, AlterTable):
             return []
@@ -348,6 +346,16 @@ def _statements(text: str) -> Iterable[str]:
     if has_tokens:
         yield text[start:].strip()
 
+
+
+@functools.lru_cache(maxsize=4096)
+def _head(text: str, default_db: str | None) -> tuple[Statement | None, bool]:
+    """(:func:`~.scan.read_head`, True), or (None, False) when it raises; kept by text as
+    :func:`_read` keeps statements (each walk of a log meets the same DDL again)."""
+    try:
+        return read_head(text, default_db), True
+    except DdlError:
+        return None, False
 
 
 @functools.lru_cache(maxsize=4096)
