@@ -33,7 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.peers import CHILD_ENV, _run_child  # noqa: E402
+from bench.peers import CHILD_ENV  # noqa: E402
+from bench.test_bench_startup import measure  # noqa: E402
 
 SAMPLE = ROOT / "data" / "sample" / "mariadb-bin.000001"
 
@@ -95,18 +96,6 @@ def commands(path: Path) -> dict[str, list[str]]:
     }
 
 
-def measure(path: Path, rounds: int) -> dict[str, list[float]]:
-    """Each command's wall times over ``rounds`` interleaved rounds (after a warm-up of each)."""
-    cmds = commands(path)
-    for argv in cmds.values():
-        _run_child(argv, capture=False)
-    seen: dict[str, list[float]] = {name: [] for name in cmds}
-    for _ in range(rounds):
-        for name, argv in cmds.items():
-            seen[name].append(_run_child(argv, capture=False)[0])
-    return seen
-
-
 def _child(code: str, path: Path) -> dict:
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True,
                          env=CHILD_ENV).stdout
@@ -133,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     path = args.file.resolve()
     load = os.getloadavg()
-    seen = measure(path, args.rounds)
+    seen = measure(args.rounds, commands(path))
     names = list(seen)
     floor, ref = min(seen[names[0]]), min(seen[names[-1]])
     print(f"{path.name} ({path.stat().st_size / 1e6:.1f} MB), {args.rounds} interleaved rounds of whole processes, "
