@@ -37,7 +37,7 @@ from .table_map import ColumnSpec, TableMap
 from .types import CHARSET_TYPES, ENUM_SET_TYPES, LOGGED_AS, NUMERIC_TYPES
 
 if TYPE_CHECKING:  # the DDL modules are imported by the first statement that needs them (ddl/__init__.py)
-    from .ddl import Catalog, TableDef
+    from .ddl import Catalog, ColumnInfo, TableDef
 
 __all__ = ["SchemaSource", "SchemaTracker", "load_schema", "apply_definition", "logged_columns"]
 

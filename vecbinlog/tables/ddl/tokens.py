@@ -109,7 +109,7 @@ def plain_tokens(text: str) -> list[Tok] | None:
         m = _PLAIN.match(text, at)
         if m is None:
             return None
-        kind, at = m.lastgroup, m.end()
+        kind, at = m.lastgroup or "space", m.end()
         if kind == "space":
             continue
         value = m.group(kind)
