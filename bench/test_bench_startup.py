@@ -62,10 +62,10 @@ def test_start_up(benchmark, name):
     benchmark.pedantic(run, rounds=5, iterations=1, warmup_rounds=1)
 
 
-def measure(rounds: int) -> dict[str, list[float]]:
-    """Each command's wall times over ``rounds`` interleaved rounds (after a warm-up of each:
-    page cache, bytecode, numba's cache)."""
-    cmds = commands()
+def measure(rounds: int, cmds: dict[str, list[str]] | None = None) -> dict[str, list[float]]:
+    """Each command's wall times (of ``cmds``, by name; :func:`commands` by default) over
+    ``rounds`` interleaved rounds (after a warm-up of each: page cache, bytecode, numba's cache)."""
+    cmds = commands() if cmds is None else cmds
     for argv in cmds.values():
         _run_child(argv, capture=False)
     seen: dict[str, list[float]] = {name: [] for name in cmds}

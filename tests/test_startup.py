@@ -1,6 +1,8 @@
 """What a process loads before it reads (issue 37, item 9): ``import vecbinlog`` and the command
-line's ``--help`` load none of NumPy, pyarrow and numba; ``info`` does not load ``cat``'s
-writers. Checked in fresh processes, against their own ``sys.modules``."""
+line's ``--help`` load none of NumPy, pyarrow, numba and sqlglot; ``info`` does not load
+``cat``'s writers; a read loads sqlglot only when a table's names must come from the DDL in
+the log (issue 53: not for a log with ``binlog_row_metadata=FULL``, whose TABLE_MAPs name
+their columns). Checked in fresh processes, against their own ``sys.modules``."""
 
 from __future__ import annotations
 
@@ -11,16 +13,29 @@ from pathlib import Path
 
 import vecbinlog
 
+from .support import builder as b
+from .support import reference as ref
+
 SAMPLE = Path(__file__).resolve().parent.parent / "data" / "sample" / "mariadb-bin.000001"
 HEAVY = ("numpy", "pyarrow", "numba", "pandas", "sqlglot")
+#: the sample's columns, as data/sample/workload.sql creates its tables
+COLUMNS = {"shop.customers": ["id", "name", "country"],
+           "shop.orders": ["id", "customer_id", "quantity", "price", "note"]}
+
+
+def _probe(code: str) -> tuple[list[str], list[str]]:
+    """What ``code`` prints, and the modules of ``HEAVY`` and of vecbinlog it leaves loaded, in a
+    fresh process."""
+    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in " \
+            f"{HEAVY!r} and '.' not in m or m.startswith('vecbinlog'))))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    lines = out.splitlines()
+    return lines[:-1], json.loads(lines[-1])
 
 
 def _loaded(code: str) -> list[str]:
     """The modules of ``HEAVY`` and of vecbinlog that ``code`` leaves loaded, in a fresh process."""
-    probe = f"{code}\nimport json, sys\nprint(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in " \
-            f"{HEAVY!r} and '.' not in m or m.startswith('vecbinlog'))))"
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    return json.loads(out.splitlines()[-1])
+    return _probe(code)[1]
 
 
 def test_import_loads_the_errors_only():
@@ -48,3 +63,54 @@ def test_info_does_not_load_the_writers_of_cat():
     loaded = _loaded(code)
     assert "vecbinlog.cli.commands" in loaded and "numba" in loaded
     assert not {"vecbinlog.cli.lines", "vecbinlog.cli.writers", "vecbinlog.cli.text"} & set(loaded)
+
+
+def _read_names(path: Path) -> tuple[dict[str, list[str]], list[str]]:
+    """The columns of each table of ``read_all()`` of ``path`` (metadata columns left out), and
+    the modules the read loaded, in a fresh process."""
+    printed, loaded = _probe(f"import json, vecbinlog\nwith vecbinlog.open({str(path)!r}) as log:\n"
+                             f"    t = log.read_all()\n"
+                             f"print(json.dumps({{k: [n for n in v.column_names if not n.startswith('_')] "
+                             f"for k, v in t.items()}}))")
+    return json.loads(printed[-1]), loaded
+
+
+def _without_metadata(path: Path) -> None:
+    """The sample written to ``path`` with every TABLE_MAP's optional metadata left out, as
+    ``binlog_row_metadata=NO_LOG`` writes them: the column names are then in its CREATE TABLEs alone."""
+    data = SAMPLE.read_bytes()
+    r = ref.decode_bytes(data)
+    fmt = r.formats[0]
+    out = bytearray(data)
+    maps = [(e, bounds) for e, bounds in zip(r.events, ref.walk_events(data)[0]) if e.logical_type == ref.TABLE_MAP_EVENT]
+    assert len(maps) >= 2
+    for e, bounds in reversed(maps):  # from the end: the offsets before stay
+        tm = ref.read_table_map(data, fmt, bounds)
+        out = b.replace_event(out, bounds, b.table_map_like(tm, data[e.pos:e.pos + e.size], checksum=fmt.has_crc32,
+                                                            optional=()))
+    path.write_bytes(b.fix_crcs(out))
+
+
+def test_a_log_with_full_metadata_is_read_without_sqlglot():
+    """The sample's TABLE_MAPs name their columns (FULL): its CREATE TABLEs are not parsed."""
+    names, loaded = _read_names(SAMPLE)
+    assert names == COLUMNS
+    assert "sqlglot" not in loaded
+    assert "vecbinlog.tables.ddl.scan" in loaded  # its statements' heads were read (the tables' lifetimes)
+
+
+def test_names_from_the_ddl_load_sqlglot(tmp_path):
+    """The same log without the metadata: the names come from its CREATE TABLEs, parsed."""
+    path = tmp_path / "mariadb-bin.000001"
+    _without_metadata(path)
+    names, loaded = _read_names(path)
+    assert names == COLUMNS
+    assert "sqlglot" in loaded
+
+
+def test_a_log_without_ddl_loads_no_ddl_module():
+    """A log without DDL (MySQL 8.0, MINIMAL metadata: names as @N) loads none of the DDL modules."""
+    path = Path(__file__).resolve().parent / "data" / "blackbeam__rust_mysql_common" / "minimal_row_metadata.000001"
+    names, loaded = _read_names(path)
+    assert names and all(n.startswith("@") for cols in names.values() for n in cols)
+    assert not [m for m in loaded if m.startswith("vecbinlog.tables.ddl") or m == "sqlglot"]

@@ -57,12 +57,13 @@ from .log.indexfiles import (GATHERED_NAME, INDEX_SUFFIX, VERSION_KEY, ArchiveRo
 from .log.indexrows import GtidBlocks, TakenRow, take_rows
 from .log.summary import INDEX_SCHEMA, extend_summary, head_hash, summarize_file
 from .log.versions import SchemaHistory, SchemaVersions
-from .tables.ddl import Catalog
 from .tables.table_map import TableMap, parse_table_map
 from .tables.tracker import SchemaTracker
 
 if TYPE_CHECKING:  # pyarrow.fs is imported where an index is used: not by every start (9 ms)
     import pyarrow.fs as pafs
+
+    from .tables.ddl import Catalog
 
 __all__ = ["build_index", "IndexResult", "IndexedFile", "load_index", "current_index", "replay_index", "index_history",
            "archive_paths", "indexed_tables", "indexed_table_maps", "IndexJob", "IndexTask", "IndexDone", "index_job",

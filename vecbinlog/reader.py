@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Generator, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -37,8 +37,10 @@ from .log.logwalk import LogWalk
 from .log.versions import SchemaHistory, SchemaVersions, VersionState
 from .pools import TaskGroup
 from .snapshot import replay
-from .tables.ddl import Catalog
 from .tables.table_map import TableMap
+
+if TYPE_CHECKING:  # the DDL modules: imported by the first statement that needs them
+    from .tables.ddl import Catalog
 
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning", "VersionState",
            "SchemaHistory", "widen_type"]

@@ -26,7 +26,7 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -44,8 +44,10 @@ from .log.logwalk import unpacked
 from .log.summary import cut_target, start_spacing
 from .log.versions import SchemaHistory, VersionState
 from .reader import Binlog, PathLike
-from .tables.ddl import Catalog
 from .tables.tracker import SchemaTracker
+
+if TYPE_CHECKING:  # the DDL modules: imported by the first statement that needs them
+    from .tables.ddl import Catalog
 
 __all__ = ["Split", "plan_splits", "read_split", "read_splits", "with_history", "DEFAULT_SPLIT_BYTES",
            "transaction_starts", "starts_near", "cut_bounds", "split_paths", "may_hold_gtids"]

@@ -13,7 +13,9 @@ in the table the statement was about, and its ``SELECT`` recorded. The checks:
   the table as the server had it when the row was written (``information_schema``, with
   MariaDB's implicit ``row_start``/``row_end`` of system-versioned tables), and the values
   of its ``SELECT``;
-* not one ``SchemaWarning``: every statement of the workload is understood.
+* not one ``SchemaWarning``: every statement of the workload is understood;
+* the lifetimes a walk reads of the statements without replaying them (their names) are
+  those of the statements replayed whole (tests/tables/test_ddl_names.py).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from vecbinlog.tables.ddl import Catalog
 from vecbinlog.tables.tracker import SchemaTracker, ddl_candidates
 
 from ..support.ddlgen import Column, Generator, _members
+from .test_ddl_names import check_met, logged_statements
 
 pytestmark = pytest.mark.mariadb
 
@@ -321,3 +324,9 @@ def test_rows_equal_select(workload):
                 assert _value(row[c.name], c, True) == _value(v, c, False), (snap.statement, table, c)
             seen.add((table, row["id"]))
     assert seen == set(workload.rows)
+
+
+def test_names_met_are_the_names_replayed(workload):
+    statements = [st for path in workload.files for st in logged_statements(path)]
+    assert len(statements) > 50  # (a statement the server refused is not logged)
+    assert check_met(statements) > 0

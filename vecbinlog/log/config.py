@@ -14,7 +14,7 @@ import fnmatch
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -28,9 +28,11 @@ from ..decode.rows import MAX_BATCH_IMAGES
 from ..decode.tableplan import METADATA_NAMES
 from ..options import WhenLike, byte_offset, change_kinds, epoch
 from ..pools import TaskGroup
-from ..tables.ddl import TableDef
 from ..tables.tracker import SchemaSource, load_schema
 from .logset import InMemory
+
+if TYPE_CHECKING:  # the DDL modules: imported by the first statement that needs them
+    from ..tables.ddl import TableDef
 
 __all__ = ["ReadConfig", "RowsFilter", "TableOptions", "default_threads", "MAX_DEFAULT_THREADS", "ROW_FILTERS"]
 
@@ -359,7 +361,11 @@ ROW_FILTERS = ("start", "stop", "since", "until", "change_types", "gtids")
 
 
 def _is_parsed_schema(schema: Any) -> bool:
-    return isinstance(schema, Mapping) and bool(schema) and all(isinstance(v, TableDef) for v in schema.values())
+    if not isinstance(schema, Mapping) or not schema:
+        return False
+    from ..tables.ddl import TableDef  # (imported by a schema given only)
+
+    return all(isinstance(v, TableDef) for v in schema.values())
 
 
 def _text_bool(text: str) -> bool:

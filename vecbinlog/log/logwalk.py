@@ -29,7 +29,7 @@ the error is the one a walk of the files one by one gives.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 import numpy as np
 
@@ -43,11 +43,13 @@ from ..binlog.spec import MAGIC_LEN
 from ..binlog.transactions import TransactionTracker, TxnContext
 from ..constants import EventType
 from ..errors import BinlogError, BinlogSetWarning, warn
-from ..tables.ddl import Catalog
 from ..tables.table_ids import PARSED_MAPS, TableMaps
 from ..tables.tracker import DdlState, SchemaTracker
 from .config import ReadConfig
 from .progress import ProgressBar
+
+if TYPE_CHECKING:  # the DDL modules: imported by the first statement that needs them
+    from ..tables.ddl import Catalog
 
 __all__ = ["LogWalk", "Step", "unpacked", "JOIN_FILE_BYTES"]
 

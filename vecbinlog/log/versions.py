@@ -23,6 +23,7 @@ from ..binlog.sources import is_uri, redact
 from ..decode.tableplan import TablePlan
 from ..groups import group, group_order
 from ..tables.table_map import TableMap
+from ..tables.tracker import needs_definition
 from .logwalk import Step
 
 __all__ = ["VersionState", "SchemaVersions", "SchemaHistory", "WalkedFile", "Versioned", "effective_layouts", "versioned", "followed_by"]
@@ -182,7 +183,7 @@ def effective_layouts(step: Step, sel: np.ndarray) -> tuple[np.ndarray, list[Tab
     of_pair = np.zeros(len(pairs), np.int64)
     for k, ((lid, g), i) in enumerate(zip(pairs.tolist(), first.tolist())):
         tm = step.maps.layouts[lid]
-        ver, definition, lifetime = step.schema.tracked(tm.name, g)
+        ver, definition, lifetime = step.schema.tracked(tm.name, g, definition=needs_definition(tm))
         if (lid, ver) not in codes:
             where = f"{step.file.path}: offset {int(step.index.pos[step.rows_pos[sel[i]]])}"
             codes[(lid, ver)] = len(resolved)

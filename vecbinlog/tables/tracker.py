@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -33,10 +33,11 @@ from ..collations import collation_id
 from ..constants import ColumnType as T
 from ..constants import EventType
 from ..errors import SchemaWarning, warn
-from .ddl import Catalog, ColumnInfo, DdlError, TableDef, split_name
-from .ddl.columns import TYPE_WORDS
 from .table_map import ColumnSpec, TableMap
 from .types import CHARSET_TYPES, ENUM_SET_TYPES, LOGGED_AS, NUMERIC_TYPES
+
+if TYPE_CHECKING:  # the DDL modules are imported by the first statement that needs them (ddl/__init__.py)
+    from .ddl import Catalog, ColumnInfo, TableDef
 
 __all__ = ["SchemaSource", "SchemaTracker", "load_schema", "apply_definition", "logged_columns"]
 
@@ -75,6 +76,8 @@ def load_schema(source: SchemaSource | None) -> dict[str, TableDef]:
         return {}
     if isinstance(source, Mapping):
         return {name: _table_from_dict(name, spec) for name, spec in source.items()}
+    from .ddl import Catalog
+
     text = os.fspath(source)
     if isinstance(source, os.PathLike) or (len(text) < 4096 and "\n" not in text and os.path.exists(text)):
         with open(text, encoding="utf-8", errors="replace") as fh:
@@ -87,6 +90,9 @@ def load_schema(source: SchemaSource | None) -> dict[str, TableDef]:
 
 
 def _table_from_dict(name: str, spec: Any) -> TableDef:
+    from .ddl import ColumnInfo, TableDef, split_name
+    from .ddl.columns import TYPE_WORDS
+
     db, table = split_name(name)
     pk = None
     if isinstance(spec, Mapping):
@@ -204,17 +210,63 @@ def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str, problems: list[str]) 
 RESOLVED_KEPT = 4096
 
 #: the DDL state after a statement: ((file path, offset of the statement), the catalog then)
-DdlState = tuple[tuple[str, int], Catalog]
+DdlState = tuple[tuple[str, int], "Catalog"]
+
+
+def needs_definition(table_map: TableMap) -> bool:
+    """Whether a definition could fill anything of ``table_map`` (:func:`apply_definition`):
+    a column without its name, a number without its signedness, an ENUM/SET without its
+    labels, text without its collation. A TABLE_MAP that names its columns was written with
+    ``binlog_row_metadata=FULL``, which also gives the primary key whenever the table has one:
+    so no primary key there is the server's word, not a gap. Such a TABLE_MAP is used as it
+    is, and its table's DDL need not be replayed for it."""
+    return any(_missing(spec) for spec in table_map.columns)
+
+
+def _missing(spec: ColumnSpec) -> bool:
+    """Whether ``spec`` lacks a field that :func:`_fill` takes from a definition."""
+    real = spec.real_type
+    if spec.name is None or (spec.unsigned is None and real in NUMERIC_TYPES):
+        return True
+    if real in ENUM_SET_TYPES:
+        return (spec.enum_values if real == T.MYSQL_TYPE_ENUM else spec.set_values) is None
+    return spec.collation is None and spec.type in CHARSET_TYPES
+
+
+@dataclass(frozen=True)
+class _Statement:
+    """A DDL statement of the log, as read when the walk met it (its event's bytes may be let go
+    of before it is replayed): its text, default database and error code, where it is (for
+    warnings), and the generation it starts."""
+
+    sql: str
+    database: str | None
+    error_code: int
+    where: str
+    generation: int
 
 
 class SchemaTracker:
     """Replays the DDL of a walk over the files, in log order, and answers "what was table
     ``db.t`` like at that event" for the rows events.
 
-    The state is a *generation*: it goes up by one at every DDL statement replayed. Each
-    table keeps the list of its definitions with the generation each started at (and its
-    lifetime count, :attr:`vecbinlog.tables.ddl.Catalog.lifetimes`), so a rows event needs only its
+    The state is a *generation*: it goes up by one at every DDL statement met (at every one
+    replayed that changed a table, through :meth:`replay_statement`). Each table keeps the
+    list of its definitions with the generation each started at, and, apart, of its lifetime
+    count (:attr:`vecbinlog.tables.ddl.Catalog.lifetimes`), so a rows event needs only its
     generation (from a searchsorted over the segment's DDL events).
+
+    A statement is replayed whole (its columns read, sqlglot imported) only when something
+    needs it: a rows event whose TABLE_MAP lacks what a definition gives (:func:`needs_definition`:
+    a log without ``binlog_row_metadata=FULL``), or the DDL state (:meth:`state`,
+    :attr:`catalog`, ``scan(states=True)``: splits, the archive index, ``Binlog.history()``).
+    Until then the walk reads of each statement only what it does to the names of tables
+    (:meth:`~vecbinlog.tables.ddl.Catalog.apply_names`, without sqlglot): the lifetimes, which
+    every rows event needs for its ``_incarnation``. A statement of which that is not enough is
+    replayed whole when met, after those before it; the statements are replayed in log order,
+    all of them (a statement may read another table: ``CREATE TABLE ... LIKE``, ``... SELECT``,
+    a database's default charset). What a statement does to the lifetimes is the same either
+    way (tests/tables/test_ddl_names.py checks the two against each other on the corpus).
     """
 
     def __init__(
@@ -226,25 +278,47 @@ class SchemaTracker:
         #: the tables asked for (open()'s tables=): DDL about others that is not understood
         #: is passed over without a warning (the table is still forgotten)
         self.wanted = wanted
-        self.catalog = catalog.copy() if catalog is not None else Catalog()
+        #: the statements replayed whole; None: none yet (the DDL modules are not imported)
+        self._catalog: Catalog | None = catalog.copy() if catalog is not None else None
+        #: the catalog of names (apply_names) ahead of ``_catalog`` while statements are
+        #: pending; None: the same as ``_catalog`` (copied from it when next needed)
+        self._names: Catalog | None = None
+        self._pending: list[_Statement] = []  #: met, not replayed yet (in log order)
         self.generation = 0
         # a catalog given (the DDL state where a split starts): its tables as of generation 0
-        self.history: dict[str, list[tuple[int, TableDef | None, int]]] = {
-            name: [(0, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0))]
-            for name in {**self.catalog.tables, **self.catalog.lifetimes}
-        }
+        start = {name: [(0, catalog.tables.get(name), catalog.lifetimes.get(name, 0))]
+                 for name in {**catalog.tables, **catalog.lifetimes}} if catalog is not None else {}
+        #: name -> [(generation, definition, lifetime)] of the statements replayed
+        self.history: dict[str, list[tuple[int, TableDef | None, int]]] = start
+        #: name -> [(generation, lifetime)] of every statement met (replayed or not)
+        self.lives: dict[str, list[tuple[int, int]]] = {name: [(0, h[0][2])] for name, h in start.items()}
         self._warned: set[tuple] = set()
         #: (id of a layout, id of a definition, flavor) -> (layout, definition, resolved layout)
         self._resolved: dict[tuple[int, int, str], tuple[TableMap, TableDef | None, TableMap]] = {}
+
+    @property
+    def catalog(self) -> Catalog:
+        """The DDL state after every statement met (each replayed whole)."""
+        self._catch_up()
+        return self._replayed()
+
+    def _replayed(self) -> Catalog:
+        """The catalog of the statements replayed whole (made at the first)."""
+        if self._catalog is None:
+            from .ddl import Catalog
+
+            self._catalog = Catalog()
+        return self._catalog
 
     def state(self) -> Catalog:
         """A copy of the DDL state now (what :func:`vecbinlog.splits.plan_splits` gives each split)."""
         return self.catalog.copy()
 
     def scan(self, src: Any, index: EventIndex, states: bool = False) -> tuple[np.ndarray, list[DdlState]]:
-        """Replay the DDL statements of one segment (in order). Returns, for every event of
+        """Meet the DDL statements of one segment (in order). Returns, for every event of
         ``index``, the generation it sees (int64), and with ``states`` the DDL state after
-        each statement that changed one (what a range starting after it must be given)."""
+        each statement that changed one (what a range starting after it must be given; the
+        statements are then replayed whole as they are met)."""
         gen = np.full(len(index), self.generation, np.int64)
         after: list[DdlState] = []
         if not self.track:
@@ -252,75 +326,126 @@ class SchemaTracker:
         cand = ddl_candidates(src, index)
         if len(cand) == 0:
             return gen, after
-        applied = []
+        if states:
+            self._catch_up()
         for i in cand.tolist():
-            databases = dict(self.catalog.databases)
-            if self._replay(src, index, i):
-                applied.append(i)
-            elif self.catalog.databases == databases:
-                continue  # (a database's default charset changes no table, but tables created later see it)
-            if states:
+            q = query_at(src, index, i)
+            self.generation += 1
+            st = _Statement(q.query.decode("utf-8", "replace"), q.database or None, q.error_code,
+                            f"{event_path(src, i)}: offset {int(index.pos[i])}", self.generation)
+            if not states:
+                self._meet(st)
+                continue
+            databases = dict(self._replayed().databases)
+            if self._replay(st, lives=True) or self._replayed().databases != databases:
+                # (a database's default charset changes no table, but tables created later see it)
                 after.append(((event_path(src, i), int(index.pos[i])), self.state()))
-        if applied:
-            # an event after the k-th applied DDL sees generation base + k
-            gen += np.searchsorted(np.array(applied, np.int64), np.arange(len(index)), side="left")
+        # an event after the k-th statement sees generation base + k
+        gen += np.searchsorted(cand, np.arange(len(index)), side="left")
         return gen, after
 
-    def _replay(self, src: Any, index: EventIndex, i: int) -> bool:
-        q = query_at(src, index, i)
-        where = f"{event_path(src, i)}: offset {int(index.pos[i])}"
-        return self.replay_statement(q.query.decode("utf-8", "replace"), q.database, q.error_code, where)
-
     def replay_statement(self, sql: str, database: str | None, error_code: int, where: str) -> bool:
-        """Replay one DDL statement (a QUERY_EVENT's text, default database and error code;
-        ``where``: its file and offset, for warnings), as :meth:`scan` does for those of a
-        segment, and the archive index's planning for those it kept; True when it changed a
-        table (the generation went up)."""
+        """Replay one DDL statement whole (a QUERY_EVENT's text, default database and error
+        code; ``where``: its file and offset, for warnings), as the archive index's planning
+        does for those it kept; True when it changed a table (the generation then went up)."""
+        self._catch_up()
+        return self._replay(_Statement(sql, database or None, error_code, where, self.generation + 1), lives=True)
+
+    def meet_statement(self, sql: str, database: str | None, error_code: int, where: str) -> None:
+        """Meet one DDL statement (as :meth:`replay_statement` takes it), as :meth:`scan` meets
+        those of a segment: it starts a generation; what it does to the names of tables is
+        replayed now, the rest when something needs it (see the class docstring)."""
+        self.generation += 1
+        self._meet(_Statement(sql, database or None, error_code, where, self.generation))
+
+    def _meet(self, st: _Statement) -> None:
+        """A statement met by the walk: its names replayed now, the rest when needed; replayed
+        whole now when its names alone do not tell its lifetimes."""
+        if st.error_code == 0:
+            if self._names is None:
+                self._names = self._replayed().copy()
+            changed = self._names.apply_names(st.sql, st.database)
+            if changed is not None:
+                self._pending.append(st)
+                self._note_lives(st.generation, changed, self._names)
+                return
+        self._catch_up()
+        self._replay(st, lives=True)
+
+    def _catch_up(self, generation: int | None = None) -> None:
+        """Replay whole the statements pending up to ``generation`` (all of them: None)."""
+        k = 0
+        while k < len(self._pending) and (generation is None or self._pending[k].generation <= generation):
+            self._replay(self._pending[k], lives=False)
+            k += 1
+        del self._pending[:k]
+        if not self._pending:
+            self._names = None
+
+    def _replay(self, st: _Statement, lives: bool) -> bool:
+        """Replay ``st`` whole on the catalog, as of its generation (``lives``: its lifetimes
+        noted too; else they were when it was met); True when it changed a table."""
+        from .ddl import DdlError
+
+        catalog = self._replayed()
         try:
-            if error_code:  # failed on the server, logged for what it did first (CREATE OR REPLACE's drop)
-                changed = self.catalog.apply_failed(sql, database or None)
+            if st.error_code:  # failed on the server, logged for what it did first (CREATE OR REPLACE's drop)
+                changed = catalog.apply_failed(st.sql, st.database)
             else:
-                changed, _ = self.catalog.apply(sql, database or None)
+                changed, _ = catalog.apply(st.sql, st.database)
         except DdlError as exc:
             changed = [exc.table] if exc.table else []
             for name in changed:
-                self.catalog.tables.pop(name, None)
+                catalog.tables.pop(name, None)
             what = f"{exc.table} is no longer tracked from here on" if exc.table else "no table could be told from it"
             if exc.table is None or self.wanted is None or self.wanted(exc.table):
                 warn(
-                    f"{where}: QUERY_EVENT: DDL not understood ({exc}): "
-                    f"{sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
+                    f"{st.where}: QUERY_EVENT: DDL not understood ({exc}): "
+                    f"{st.sql[:120]!r}; {what} (the binlog's metadata, schema= or @N names are used)",
                     SchemaWarning,
                 )
-        for note in self.catalog.notes:
-            warn(f"{where}: QUERY_EVENT: {note} (in {sql[:120]!r})",
+        for note in catalog.notes:
+            warn(f"{st.where}: QUERY_EVENT: {note} (in {st.sql[:120]!r})",
                  SchemaWarning)
         if not changed:
             return False
-        self.generation += 1
+        self.generation = max(self.generation, st.generation)
         for name in dict.fromkeys(changed):
             self.history.setdefault(name, []).append(
-                (self.generation, self.catalog.tables.get(name), self.catalog.lifetimes.get(name, 0)))
+                (st.generation, catalog.tables.get(name), catalog.lifetimes.get(name, 0)))
+        if lives:
+            self._note_lives(st.generation, changed, catalog)
         return True
 
-    def tracked(self, name: str, generation: int) -> tuple[int, TableDef | None, int]:
+    def _note_lives(self, generation: int, changed: list[str], catalog: Catalog) -> None:
+        for name in dict.fromkeys(changed):
+            self.lives.setdefault(name, []).append((generation, catalog.lifetimes.get(name, 0)))
+
+    def tracked(self, name: str, generation: int, definition: bool = True) -> tuple[int, TableDef | None, int]:
         """(version id, definition, lifetime) of table ``name`` as of ``generation``;
         (-1, None, 0) when no DDL in the log has named it yet. The lifetime counts the
-        statements that dropped, created or emptied a table of that name before."""
-        hist = self.history.get(name) or self._history_folded(name)
-        if not hist:
-            return -1, None, 0
-        k = int(np.searchsorted(np.array([h[0] for h in hist]), generation, side="right")) - 1
-        return (k, hist[k][1], hist[k][2]) if k >= 0 else (-1, None, 0)
+        statements that dropped, created or emptied a table of that name before. Without
+        ``definition`` (the TABLE_MAP has all a definition gives: :func:`needs_definition`),
+        no statement is replayed for it: the definition is None, the version id counts the
+        statements that changed its lifetime."""
+        if not definition:
+            lives = self.lives.get(name) or self._folded(self.lives, name)
+            k = _at(lives, generation)
+            return (k, None, lives[k][1]) if lives is not None and k >= 0 else (-1, None, 0)
+        self._catch_up(generation)
+        hist = self.history.get(name) or self._folded(self.history, name)
+        k = _at(hist, generation)
+        return (k, hist[k][1], hist[k][2]) if hist is not None and k >= 0 else (-1, None, 0)
 
-    def _history_folded(self, name: str) -> list[tuple[int, TableDef | None, int]] | None:
-        """The history of the one table whose DDL spells ``name`` in other case, when the
-        TABLE_MAP's name is in lower case: a server with ``lower_case_table_names`` 1 logs
-        ``CREATE TABLE MySqlCdc`` as written and its rows under ``mysqlcdc``."""
-        if name != name.lower() or not self.history:
+    def _folded(self, named: Mapping[str, list], name: str) -> list | None:
+        """The entry of ``named`` of the one table whose DDL spells ``name`` in other case, when
+        the TABLE_MAP's name is in lower case: a server with ``lower_case_table_names`` 1 logs
+        ``CREATE TABLE MySqlCdc`` as written and its rows under ``mysqlcdc``. (The names are
+        those of every statement met, replayed or not, as when each is replayed as met.)"""
+        if name != name.lower() or not self.lives:
             return None
-        same = [k for k in self.history if k.lower() == name]
-        return self.history[same[0]] if len(same) == 1 else None
+        same = [k for k in self.lives if k.lower() == name]
+        return named.get(same[0]) if len(same) == 1 else None
 
     def resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
         """The TABLE_MAP with what the DDL (else the user schema) says filled in: worked out
@@ -362,6 +487,13 @@ class SchemaTracker:
         if key not in self._warned:
             self._warned.add(key)
             warn(message, SchemaWarning)
+
+
+def _at(entries: list | None, generation: int) -> int:
+    """The index of the last of ``entries`` (generation first, in order) as of ``generation``, or -1."""
+    if not entries:
+        return -1
+    return int(np.searchsorted(np.array([e[0] for e in entries]), generation, side="right")) - 1
 
 
 def ddl_candidates(src: Any, index: EventIndex) -> np.ndarray:

@@ -15,7 +15,7 @@ from .columns import (
     column_info,
     versioning_columns,
 )
-from .scan import read_statement
+from .scan import read_head, read_statement
 from .sqltext import (
     dialect,
     sql_errors,
@@ -133,6 +133,37 @@ class Catalog:
         if isinstance(st, DropTables) and not st.temporary:
             return self._drop([table_key(n) for n in st.names])
         return []
+
+    def apply_names(self, sql: str, default_db: str | None) -> list[str] | None:
+        """Replay what ``sql`` does to the names of tables alone: which names have a table and
+        :attr:`lifetimes`, read without sqlglot (:func:`~.scan.read_head`), for a statement the
+        server ran without an error. Returns the tables whose entry :meth:`apply` would say
+        changed (their lifetimes counted as it counts them), or None when that depends on more
+        than the names (then nothing is applied): a CREATE TEMPORARY TABLE (one not understood
+        starts a lifetime), a CREATE ... IF NOT EXISTS of a name this catalog has, a DROP
+        DATABASE of a database it has tables of, an ALTER that may rename, a statement whose
+        head is not plain.
+
+        The catalog this is applied to keeps no columns (its definitions are empty), and may
+        keep more tables than one that replays the same statements whole (a statement not
+        understood there forgets its table; here nothing is forgotten that a statement did not
+        drop or move): so a name it has no table of has none there either, which is what the
+        cases above ask."""
+        self.notes = []
+        st, read = _head(strip_leading_comments(unwrap_versioned_comments(sql)), default_db)
+        if not read:
+            return None
+        if st is None or isinstance(st, AlterTable):
+            return []
+        if isinstance(st, CreateTable) and (st.temporary or (st.if_not_exists and table_key(st.name) in self.tables)):
+            return None
+        if isinstance(st, DatabaseDef) and st.verb == "DROP":
+            name = st.name if st.name is not None else default_db
+            if any(d.database == name for d in self.tables.values()):
+                return None
+        if isinstance(st, UseDatabase):
+            return []
+        return self._apply(st, default_db)
 
     def read(self, text: str, what: str | None, default_db: str | None) -> Statement | None:
         """The statement ``text`` (executable comments unwrapped): sqlglot's reading of a CREATE
@@ -315,6 +346,16 @@ def _statements(text: str) -> Iterable[str]:
     if has_tokens:
         yield text[start:].strip()
 
+
+
+@functools.lru_cache(maxsize=4096)
+def _head(text: str, default_db: str | None) -> tuple[Statement | None, bool]:
+    """(:func:`~.scan.read_head`, True), or (None, False) when it raises; kept by text as
+    :func:`_read` keeps statements (each walk of a log meets the same DDL again)."""
+    try:
+        return read_head(text, default_db), True
+    except DdlError:
+        return None, False
 
 
 @functools.lru_cache(maxsize=4096)

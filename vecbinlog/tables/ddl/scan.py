@@ -13,7 +13,8 @@ and management command that does not.
 
 :func:`read_statement` returns a statement of :mod:`.statements`, None for a statement about
 no table, and raises :class:`~.columndef.DdlError` only for what cannot be read at all (it
-names the table when it got that far).
+names the table when it got that far). :func:`read_head` reads, by the same grammar, only
+what a statement does to the names of tables (see its docstring), without sqlglot.
 """
 
 from __future__ import annotations
@@ -56,9 +57,9 @@ from .statements import (
     Visibility,
     table_key,
 )
-from .tokens import Cursor, End
+from .tokens import Cursor, End, Tok, plain_tokens
 
-__all__ = ["read_statement"]
+__all__ = ["read_head", "read_statement"]
 
 
 def read_statement(text: str, default_db: str | None) -> Statement | None:
@@ -76,6 +77,33 @@ def read_statement(text: str, default_db: str | None) -> Statement | None:
         if exc.table is not None:
             raise
         raise DdlError(str(exc), _named(r, default_db)) from exc
+
+
+def read_head(text: str, default_db: str | None,
+              lexer: Callable[[str], list[Tok] | None] = plain_tokens) -> Statement | None:
+    """The statement ``text`` as far as it names tables, read without sqlglot (by
+    :func:`~.tokens.plain_tokens`): DROP, TRUNCATE and RENAME whole (they are names); of a
+    CREATE TABLE or SEQUENCE, its head only (a :class:`CreateTable` with its name, IF NOT
+    EXISTS, TEMPORARY and OR REPLACE, no columns); of an ALTER TABLE or SEQUENCE, its name
+    (no actions); a database's statement; None for a statement about no table. Raises
+    :class:`DdlError` when the text is not plain, its head is not read, or an ALTER may
+    rename its table (the word RENAME anywhere in it: a name then moves, which only the
+    whole statement says). ``lexer``: :func:`~.tokens.tokens` reads the head from sqlglot's
+    tokens (the tests check that both read the same)."""
+    toks = lexer(text)
+    if toks is None:
+        raise DdlError("not plain enough to be read without sqlglot")
+    r = Cursor(text, toks, head=True)
+    reader = _VERBS.get(r.word())
+    if reader is None:
+        return None
+    if r.word() == "ALTER" and any(t.kind == "word" and t.text.upper() == "RENAME" for t in toks):
+        raise DdlError("an ALTER that may rename its table")
+    r.next()
+    try:
+        return reader(r, default_db)
+    except End:
+        raise DdlError("the statement ends early") from None
 
 
 def _named(r: Cursor, default_db: str | None) -> str | None:
@@ -98,6 +126,8 @@ def _create(r: Cursor, default_db: str | None) -> Statement | None:
     if r.take("SEQUENCE"):
         exists = r.take("IF", "NOT", "EXISTS")
         name = r.qualified(default_db)
+        if r.head:
+            return CreateTable(name, if_not_exists=exists, temporary=temporary, or_replace=or_replace)
         value_type, unsigned = _sequence_type(r)
         return CreateTable(name, sequence_decls(value_type or "BIGINT", unsigned), if_not_exists=exists,
                            temporary=temporary, or_replace=or_replace)
@@ -114,6 +144,8 @@ def _create_table(r: Cursor, default_db: str | None, temporary: bool) -> CreateT
     that order (MariaDB's ``create_body``)."""
     exists = r.take("IF", "NOT", "EXISTS")
     name = r.qualified(default_db)
+    if r.head:
+        return CreateTable(name, if_not_exists=exists, temporary=temporary)
     if r.punct() == "(" and r.word(1) == "LIKE":
         r.next()
     if r.take("LIKE"):
@@ -169,7 +201,7 @@ def _alter(r: Cursor, default_db: str | None) -> Statement | None:
     if r.take("SEQUENCE"):
         r.take("IF", "EXISTS")
         name = r.qualified(default_db)
-        value_type, unsigned = _sequence_type(r)
+        value_type, unsigned = (None, False) if r.head else _sequence_type(r)
         if value_type is None:
             return AlterTable(name)  # RESTART, INCREMENT...: the same columns
         return AlterTable(name, tuple(ChangeColumn(d.name, d) for d in sequence_decls(value_type, unsigned)[:4]))
@@ -184,6 +216,8 @@ def _alter_table(r: Cursor, default_db: str | None) -> AlterTable:
     """ALTER TABLE: its comma-separated items; a partitioning clause after them changes no column."""
     r.take("IF", "EXISTS")
     name = r.qualified(default_db)
+    if r.head:
+        return AlterTable(name)
     _wait(r)
     actions: list[Action] = []
     while not r.done():

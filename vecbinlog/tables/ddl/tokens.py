@@ -5,19 +5,28 @@ literals, introducers), reduced to what a reading of the server's grammar needs:
 (a bare word, a quoted name, a string, a number, punctuation...), the text, and where it
 is in the statement (the text of an expression is its column's name in ``CREATE TABLE ...
 SELECT``).
+
+:func:`plain_tokens` is a lexer of a few lines that reads the tokens of a statement's head
+(its verb, words and names) without sqlglot, when the statement is plain enough that both
+agree (quotes and comments closed, ASCII names): what the walk of a log reads of every DDL
+statement it meets (:meth:`vecbinlog.tables.ddl.Catalog.apply_names`), sqlglot being
+imported only for the statements whose columns are needed.
 """
 
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .columns import DdlError
 from .sqltext import dialect, sql_errors
-from .statements import Name
 
-__all__ = ["Cursor", "End", "Tok", "tokens"]
+if TYPE_CHECKING:
+    from .statements import Name
+
+__all__ = ["Cursor", "End", "Tok", "plain_tokens", "tokens"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,49 @@ def tokens(text: str) -> list[Tok]:
     return out
 
 
+#: the lexemes of :func:`plain_tokens`, as MySQL (and sqlglot's MySQL tokenizer) reads them:
+#: spaces and comments (``--`` then a space, ``#``, ``/* */``), a string ('' or a backslash
+#: escape inside), a quoted name (`` inside), a bare word, a number (with what sticks to it:
+#: 0x1F, 1e5), one punctuation character. Anything else ends the match (an unclosed quote,
+#: a character outside ASCII, a backslash, ``$``): the text is then not plain.
+_PLAIN = re.compile(r"""
+    (?P<space>[ \t\r\n\f\v]+ | --(?=[ \t\r\n\f\v]|$)[^\n]* | \#[^\n]* | /\*.*?\*/)
+  | '(?P<str>(?:[^'\\]|\\.|'')*)'
+  | "(?P<dstr>(?:[^"\\]|\\.|"")*)"
+  | `(?P<id>(?:[^`]|``)*)`
+  | (?P<word>[A-Za-z_][A-Za-z0-9_]*)(?![A-Za-z0-9_$])
+  | (?P<num>[0-9][A-Za-z0-9_.]*)
+  | (?P<punct>[(),.;=@*+<>!%&|^~:?{}\[\]/-])
+""", re.VERBOSE | re.DOTALL)
+
+
+def plain_tokens(text: str) -> list[Tok] | None:
+    """The tokens of ``text`` read without sqlglot, where sqlglot's MySQL tokenizer reads the
+    same words, quoted names and punctuation; None when the text holds anything else (see
+    ``_PLAIN``; also ``--`` without a space after it, which sqlglot takes for a comment and
+    MySQL does not, and an unclosed ``/*``). A string with an escape or a doubled quote is
+    of kind ``estr`` (its text is not unescaped: it is never taken for a name); a number
+    is ``num``."""
+    out: list[Tok] = []
+    at, n = 0, len(text)
+    while at < n:
+        m = _PLAIN.match(text, at)
+        if m is None:
+            return None
+        kind, at = m.lastgroup or "space", m.end()
+        if kind == "space":
+            continue
+        value = m.group(kind)
+        if kind == "punct" and value in "-/" and text.startswith("-*"[value == "/"], at):
+            return None  # --x (a comment to sqlglot), or /* not closed
+        if kind == "id":
+            value = value.replace("``", "`")
+        elif kind in ("str", "dstr"):
+            kind = "estr" if "\\" in value or "'" in value or '"' in value else "str"
+        out.append(Tok(kind, value, m.start(), at - 1))
+    return out
+
+
 class End(Exception):
     """The statement ended where more was expected."""
 
@@ -79,10 +131,12 @@ class Cursor:
     """A position in a statement's tokens; ``word(k)`` is the k-th next token when it is a
     bare word (upper case), else ""."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, toks: list[Tok] | None = None, head: bool = False) -> None:
         self.text = text
-        self.toks = tokens(text)
+        self.toks = tokens(text) if toks is None else toks
         self.i = 0
+        #: read the statement's head only (verb, names, IF [NOT] EXISTS...): see :func:`~.scan.read_head`
+        self.head = head
 
     def done(self) -> bool:
         return self.i >= len(self.toks) or self.toks[self.i].text == ";"
