@@ -299,13 +299,20 @@ def _dbcs_tables(codec: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
         try:
             put(single, single_len, b, bytes([b]).decode(codec))
         except UnicodeDecodeError:
-            for t in range(256):
-                try:
-                    text = bytes([b, t]).decode(codec)
-                except UnicodeDecodeError:
-                    continue
-                if len(text) == 1:
+            # the pairs of a lead byte in one decode, each followed by a newline (never a trail
+            # byte of these charsets): a pair the codec refuses becomes surrogates; the pair of
+            # a newline itself alone
+            trails = [t for t in range(256) if t != 0x0A]
+            every = bytes(x for t in trails for x in (b, t, 0x0A)).decode(codec, "surrogateescape").split("\n")
+            for t, text in zip(trails, every):
+                if len(text) == 1 and not "\udc80" <= text <= "\udcff":
                     put(pair, pair_len, b << 8 | t, text)
+            try:
+                text = bytes([b, 0x0A]).decode(codec)
+            except UnicodeDecodeError:
+                continue
+            if len(text) == 1:
+                put(pair, pair_len, b << 8 | 0x0A, text)
     return single, single_len, pair, pair_len
 
 
