@@ -45,7 +45,7 @@ from ..errors import BinlogError, MalformedEventError, UnsupportedError
 from .file import relocated
 from .format import FormatDescription
 from .headers import EventIndex, code_table, walk_headers
-from .sources import EventSource
+from .eventsource import EventSource
 from .spec import (
     COMMON_HEADER_LEN,
     EVENT_SIZE_OFFSET,
@@ -88,7 +88,7 @@ MIN_UNPACK_BUDGET = 64 << 20
 
 
 class Unpacked:
-    """The :class:`~vecbinlog.binlog.sources.EventSource` of a segment whose compressed events were
+    """The :class:`~vecbinlog.binlog.eventsource.EventSource` of a segment whose compressed events were
     unpacked: decoding reads ``buf`` like a file's map; errors name the real file and the
     compressed event's offset. Checksums were verified on the file's bytes before unpacking
     (unpacked events have none).

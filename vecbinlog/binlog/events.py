@@ -54,7 +54,7 @@ from ..errors import MalformedEventError, MalformedEventWarning, warn
 from .compression import MARIADB_COMPRESSED, mariadb_plain_event, payload_info
 from .gtid import FL_PREPARED_XA, FL_STANDALONE, gtid_texts, parse_mariadb_gtid, previous_gtids
 from .headers import EventIndex
-from .sources import EventSource, event_path
+from .eventsource import EventSource, event_path
 from .spec import (
     COMMON_HEADER_LEN,
     QUERY_DB_LEN_AT,

@@ -5,7 +5,7 @@ A file in object storage, or a compressed one, is read a window at a time
 (:mod:`vecbinlog.binlog.sources`). Either way a file is read as a sequence of *segments* (runs of
 whole events of about a given byte size) so that memory stays bounded on files of any size.
 
-Every decoder reads a segment's events through one typed protocol, :class:`~vecbinlog.binlog.sources.EventSource`,
+Every decoder reads a segment's events through one typed protocol, :class:`~vecbinlog.binlog.eventsource.EventSource`,
 whose bytes never change once it is made (a reader on any thread holds what it reads, also
 after the file is closed):
 
@@ -52,6 +52,7 @@ from ..errors import (
 )
 from ..pools import TaskGroup
 from .checksum import first_mismatch
+from .eventsource import EventSource
 from .format import FormatDescription, parse_format_description
 from .headers import EventIndex, WalkStop, walk_headers
 from .locations import is_remote
@@ -59,7 +60,6 @@ from .sources import (
     FILES_AHEAD,
     FIRST_WINDOW,
     ByteSource,
-    EventSource,
     MappedSource,
     MemorySource,
     PreadSource,

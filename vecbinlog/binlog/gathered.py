@@ -24,7 +24,7 @@ from ..jit import check_spans, kernel, load_word, store_word
 from .file import relocated, verify_events
 from .format import FormatDescription
 from .headers import EventIndex
-from .sources import EventSource
+from .eventsource import EventSource
 
 __all__ = ["Gathered", "gather"]
 
@@ -53,7 +53,7 @@ def _copy_events(src, start, size, dest, at):  # pragma: no cover - compiled
 
 
 class Gathered:
-    """The :class:`~vecbinlog.binlog.sources.EventSource` of events gathered from several
+    """The :class:`~vecbinlog.binlog.eventsource.EventSource` of events gathered from several
     files: ``buf`` holds them back to back; event ``k`` starts at ``starts[k]``, came from
     file ``file_of[k]`` (an index into ``paths``) at offset ``pos[k]``."""
 

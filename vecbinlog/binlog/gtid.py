@@ -44,7 +44,7 @@ from ..digits import joined_texts
 from ..errors import MalformedEventError
 from ..groups import group, group_ranges
 from .headers import EventIndex, read_uint
-from .sources import EventSource, event_path
+from .eventsource import EventSource, event_path
 from .spec import COMMON_HEADER_LEN, Cursor
 
 __all__ = ["GTID_EVENTS", "union_gtid_sets", "MariadbGtid", "Gtids", "gtid_texts", "read_gtids", "gtid_parts",

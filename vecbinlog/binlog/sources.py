@@ -34,7 +34,7 @@ Compression is told by the name (``.gz``, ``.zst``/``.zstd``, ``.bz2``, ``.lz4``
 by the first bytes (gzip ``1f 8b``, zstd ``28 b5 2f fd``, bzip2 ``BZh``, lz4 frame
 ``04 22 4d 18``), and decoded by pyarrow's compressed streams.
 
-Above the bytes, every decoder reads a run of events through one protocol, :class:`EventSource`
+Above the bytes, every decoder reads a run of events through one protocol, :class:`~.eventsource.EventSource`
 (a file, a window of it, or a segment whose compressed events were unpacked).
 """
 
@@ -45,7 +45,7 @@ import mmap
 import os
 import threading
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any, BinaryIO, Callable, Protocol
+from typing import Any, BinaryIO, Callable, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -84,14 +84,9 @@ FILES_AHEAD = 8
 #: storage, the magic bytes that say whether it is compressed: one request)
 FIRST_WINDOW = 64 * 1024
 
-if TYPE_CHECKING:
-    from ..errors import BinlogError
-    from .format import FormatDescription
-    from .headers import EventIndex
-
-__all__ = ["ByteSource", "EventSource", "MappedSource", "MemorySource", "NewestPath", "PreadSource", "RangedSource",
+__all__ = ["ByteSource", "MappedSource", "MemorySource", "NewestPath", "PreadSource", "RangedSource",
            "StreamSource", "open_source", "resolve", "is_uri", "name_of", "redact", "strip_compression",
-           "COMPRESSION_MAGIC", "COMPRESSION_SUFFIXES", "event_path"]
+           "COMPRESSION_MAGIC", "COMPRESSION_SUFFIXES"]
 
 
 class ByteSource(Protocol):
@@ -667,60 +662,3 @@ class StreamSource:
                     handle.close()
                 except (OSError, pa.ArrowException):
                     pass
-
-
-# -- events ---------------------------------------------------------------------------------------
-
-
-class EventSource(Protocol):
-    """The bytes of a run of events, as every decoder reads them (a file, a window of it, or an unpacked segment: :mod:`vecbinlog.binlog.file`).
-
-    ``index.offset`` of the run's :class:`~vecbinlog.binlog.headers.EventIndex` are positions in
-    ``buf``; an error found at such a position is reported at the file offset of what went
-    wrong through :meth:`file_offset` / :meth:`relocate`.
-    """
-
-    @property
-    def buf(self) -> np.ndarray:
-        """The events' bytes (uint8)."""
-        ...
-
-    @property
-    def path(self) -> str:
-        """The file as messages name it."""
-        ...
-
-    @property
-    def name(self) -> str:
-        """The file's name."""
-        ...
-
-    @property
-    def formats(self) -> list[FormatDescription]:
-        """The file's FORMAT_DESCRIPTION_EVENTs met so far (``index.fmt`` indexes them)."""
-        ...
-
-    @property
-    def verify_checksums(self) -> bool:
-        """Whether the CRC32 of events is checked when they are decoded."""
-        ...
-
-    def verify_checksums_of(self, index: EventIndex, which: np.ndarray | None = None) -> None:
-        """Check the CRC32 of the events of ``index`` (those ``which``, a boolean mask, selects)."""
-        ...
-
-    def file_offset(self, offset: int) -> int:
-        """The file offset of ``buf[offset]``."""
-        ...
-
-    def relocate(self, exc: BinlogError) -> BinlogError:
-        """``exc``, raised with an offset in ``buf``, at the file offset of what went wrong."""
-        ...
-
-
-def event_path(src: EventSource, i: int) -> str:
-    """The path of the file that event ``i`` of a segment's events came from: ``src.path``, or
-    that event's own file when ``src`` holds the events of several
-    (:class:`~vecbinlog.binlog.gathered.Gathered`, whose ``file_of`` gives each event's)."""
-    file_of = getattr(src, "file_of", None)
-    return src.path if file_of is None else src.paths[int(file_of[i])]

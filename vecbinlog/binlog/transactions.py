@@ -43,7 +43,7 @@ from .events import annotated_statement, parse_xid, query_bounds
 from .file import DEFAULT_SEGMENT_BYTES, BinlogFile
 from .gtid import FL_STANDALONE, GTID_EVENTS, gtid_texts
 from .headers import EventIndex, code_table
-from .sources import EventSource, event_path
+from .eventsource import EventSource, event_path
 from .spec import COMMON_HEADER_LEN, MAGIC_LEN
 
 __all__ = ["OUTCOMES", "TransactionTracker", "TxnContext", "classify", "follow_transactions", "FileScan",

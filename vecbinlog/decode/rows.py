@@ -21,7 +21,7 @@ import numpy as np
 
 from ..binlog.gathered import Gathered
 from ..binlog.headers import ROWS_KIND, EventIndex
-from ..binlog.sources import EventSource
+from ..binlog.eventsource import EventSource
 from ..constants import ColumnType, EventType, RowsKind, event_type_name
 from ..errors import MalformedEventError, UnsupportedError
 from ..jit import check_spans

@@ -29,7 +29,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..binlog.headers import code_table
-from ..binlog.sources import MappedSource, event_path
+from ..binlog.sources import MappedSource
+from ..binlog.eventsource import event_path
 from ..binlog.transactions import StartScan
 from ..constants import UNDECODED_ROWS_EVENTS, EventType, event_type_name
 from ..decode.tableplan import TablePlan

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..binlog.headers import ROWS_CODES, EventIndex, read_uint
-from ..binlog.sources import EventSource, event_path
+from ..binlog.eventsource import EventSource, event_path
 from ..binlog.spec import (
     COMMON_HEADER_LEN,
     OLD_TABLE_ID_POST_HEADER_LEN,

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..binlog.events import query_at, query_bounds
 from ..binlog.headers import EventIndex
-from ..binlog.sources import event_path
+from ..binlog.eventsource import event_path
 from ..collations import collation_id
 from ..constants import ColumnType as T
 from ..constants import EventType
