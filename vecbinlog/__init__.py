@@ -1,6 +1,8 @@
 """vecbinlog: MySQL and MariaDB binary logs, decoded column by column with NumPy into Apache Arrow."""
 
 # No ``from __future__ import annotations`` here: it would put ``annotations`` in dir(vecbinlog).
+import typing as _typing
+
 from .errors import (
     BinlogError,
     BinlogSetWarning,
@@ -36,9 +38,12 @@ __version__ = "0.1.0"
 #: the command line before it knows its command, load none of NumPy, pyarrow and numba
 _LAZY = {"Binlog": "reader", "open": "reader", "read_pandas": "reader", "read_table": "reader",
          "build_index": "index"}
+if _typing.TYPE_CHECKING:  # what a type checker sees of them
+    from .index import build_index
+    from .reader import Binlog, open, read_pandas, read_table
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         import importlib
 
@@ -48,7 +53,7 @@ def __getattr__(name: str):
     raise AttributeError(f"module 'vecbinlog' has no attribute {name!r}")
 
 
-def __dir__() -> list:
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 __all__ = [

@@ -106,9 +106,9 @@ def numbers(values: np.ndarray, type: pa.DataType | None = None, valid: np.ndarr
 
 def strings(items: Sequence[str | None] | Sequence[bytes | None], type: pa.DataType = pa.string()) -> pa.Array:
     """A (large_)string array of Python strings, or a (large_)binary one of bytes; None is null."""
-    items = list(items)
-    valid = np.fromiter((x is not None for x in items), bool, len(items))
-    present = items if valid.all() else [x for x in items if x is not None]
+    values: list[Any] = list(items)  # all str or all bytes: the branches below take them as either
+    valid = np.fromiter((x is not None for x in values), bool, len(values))
+    present = values if valid.all() else [x for x in values if x is not None]
     if present and isinstance(present[0], str):
         joined = "".join(present)
         encoded = present if joined.isascii() else [s.encode("utf-8") for s in present]  # ASCII: a byte a character
@@ -116,11 +116,11 @@ def strings(items: Sequence[str | None] | Sequence[bytes | None], type: pa.DataT
     else:
         encoded = present
         data = b"".join(present)
-    lengths = np.zeros(len(items), np.int64)
+    lengths = np.zeros(len(values), np.int64)
     lengths[valid] = np.fromiter(map(len, encoded), np.int64, len(encoded))
-    offsets = np.zeros(len(items) + 1, np.int64)
+    offsets = np.zeros(len(values) + 1, np.int64)
     np.cumsum(lengths, out=offsets[1:])
-    return binary_like(type, len(items), offsets, np.frombuffer(data, np.uint8), valid)
+    return binary_like(type, len(values), offsets, np.frombuffer(data, np.uint8), valid)
 
 
 def scalar(value: Any, type: pa.DataType) -> pa.Scalar:

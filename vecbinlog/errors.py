@@ -21,6 +21,8 @@ import os
 import sys
 import warnings
 from pathlib import Path
+from types import FrameType
+from typing import Any
 
 __all__ = [
     "VecbinlogError",
@@ -99,14 +101,16 @@ class BinlogError(VecbinlogError, ValueError):
         prefix = ", ".join(where)
         return f"{prefix}: {self.message}" if prefix else self.message
 
-    def __reduce__(self):  # keep attributes across pickling (Spark ships errors)
+    def __reduce__(self) -> tuple[Any, ...]:  # keep attributes across pickling (Spark ships errors)
         return (
             _rebuild,
             (type(self), self.message, self.path, self.offset, self.event_type),
         )
 
 
-def _rebuild(cls, message, path, offset, event_type):
+def _rebuild(
+    cls: type[BinlogError], message: str, path: str | None, offset: int | None, event_type: str | None
+) -> BinlogError:
     return cls(message, path=path, offset=offset, event_type=event_type)
 
 
@@ -129,19 +133,21 @@ class TruncatedError(BinlogError):
 class ChecksumError(BinlogError):
     """The CRC32 stored in an event does not match the CRC32 of its bytes."""
 
-    def __init__(self, message: str, *, stored: int, computed: int, **kw) -> None:
+    def __init__(self, message: str, *, stored: int, computed: int, **kw: Any) -> None:
         self.stored = stored
         self.computed = computed
         super().__init__(message, **kw)
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (
             _rebuild_checksum,
             (self.message, self.path, self.offset, self.event_type, self.stored, self.computed),
         )
 
 
-def _rebuild_checksum(message, path, offset, event_type, stored, computed):
+def _rebuild_checksum(
+    message: str, path: str | None, offset: int | None, event_type: str | None, stored: int, computed: int
+) -> ChecksumError:
     return ChecksumError(
         message, stored=stored, computed=computed, path=path, offset=offset, event_type=event_type
     )
@@ -183,11 +189,11 @@ class SourceError(VecbinlogError, OSError):
         self.message = message
         super().__init__(f"{uri}: {message}")
 
-    def __reduce__(self):  # keep attributes across pickling (Spark ships errors)
+    def __reduce__(self) -> tuple[Any, ...]:  # keep attributes across pickling (Spark ships errors)
         return (_rebuild_source, (type(self), self.message, self.uri))
 
 
-def _rebuild_source(cls, message, uri):
+def _rebuild_source(cls: type[SourceError], message: str, uri: str) -> SourceError:
     return cls(message, uri=uri)
 
 
@@ -215,11 +221,11 @@ class TableNotFoundError(VecbinlogError, KeyError):
     def __str__(self) -> str:  # not KeyError's repr() of the message
         return self.message
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild_table_not_found, (self.message, self.table, self.tables))
 
 
-def _rebuild_table_not_found(message, table, tables):
+def _rebuild_table_not_found(message: str, table: str, tables: list[str]) -> TableNotFoundError:
     return TableNotFoundError(message, table=table, tables=tables)
 
 
@@ -288,7 +294,8 @@ def warn(message: str, category: type[Warning]) -> None:
     the first frame outside vecbinlog, so the warning names the user's line (``read_table``,
     the loop over ``iter_batches``...) however deep in the package it is found, and Python's
     once-per-location filter works on the user's lines."""
-    frame, level = sys._getframe(1), 2
+    frame: FrameType | None = sys._getframe(1)
+    level = 2
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     warnings.warn(message, category, stacklevel=level - 1 if frame is None else level)

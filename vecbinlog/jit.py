@@ -25,9 +25,13 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.core.caching import FunctionCache
 from numba.core.runtime import rtsys
-from numba.extending import intrinsic
+from numba.extending import intrinsic as _intrinsic
 
-__all__ = ["kernel", "host_x86_has", "load_word", "store_word", "prefetch", "check_spans"]
+__all__ = ["kernel", "intrinsic", "host_x86_has", "load_word", "store_word", "prefetch", "check_spans"]
+
+#: numba's ``intrinsic``, typed as what a kernel calls: a function of the kernel's arguments
+#: (numba's own type is that of the typing function, whose first parameter is ``typingctx``)
+intrinsic: Callable[[Callable[..., Any]], Any] = _intrinsic
 
 
 class _Cache(FunctionCache):
@@ -92,7 +96,9 @@ def host_x86_has(feature: str) -> bool:
 
     from numba.core import config
 
-    if config.CPU_NAME is not None or platform.machine().lower() not in ("x86_64", "amd64"):
+    # numba.core.config sets its names from the environment at import (globals().update): unseen by mypy
+    cpu_name = config.CPU_NAME  # type: ignore[attr-defined]
+    if cpu_name is not None or platform.machine().lower() not in ("x86_64", "amd64"):
         return False
     import llvmlite.binding as llvm
 

@@ -28,22 +28,22 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import zlib
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 from llvmlite import ir as llvm_ir
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
 
-from ..jit import check_spans, host_x86_has, kernel, load_word, prefetch
+from ..jit import check_spans, host_x86_has, intrinsic, kernel, load_word, prefetch
 from .spec import CHECKSUM_LEN
 
 __all__ = ["first_mismatch"]
 
 #: the name zlib's crc32 is registered under for compiled code (see module docstring)
 _SYMBOL = "vecbinlog_zlib_crc32"
-_zlib_crc32 = types.ExternalFunction(_SYMBOL, types.uint64(types.uint64, types.uintp, types.uint32))
+#: zlib's crc32 as kernels call it (Any: numba, not Python, types that call)
+_zlib_crc32: Any = types.ExternalFunction(_SYMBOL, types.uint64(types.uint64, types.uintp, types.uint32))
 _LIBRARIES = ("libz.so.1", "libz.so", "libz.1.dylib", "libz.dylib", "zlib1.dll", "zlib.dll")
 
 

@@ -36,10 +36,9 @@ from __future__ import annotations
 import numpy as np
 from numba import types
 from numba.core import cgutils
-from numba.extending import intrinsic
 
 from ..binlog.spec import COMMON_HEADER_LEN, ROWS_EXTRA_LEN_AT, ROWS_HEADER_LEN_V2
-from ..jit import kernel, load_word, prefetch, store_word
+from ..jit import intrinsic, kernel, load_word, prefetch, store_word
 
 __all__ = [
     "ROWS_ERRORS", "IMAGE_ERRORS", "FIXED", "PREFIXED", "PADDING", "walk_rows_headers", "walk_row_images",

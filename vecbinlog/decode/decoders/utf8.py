@@ -41,9 +41,8 @@ from typing import Any
 import numpy as np
 from llvmlite import ir as llvm_ir
 from numba import types
-from numba.extending import intrinsic
 
-from ...jit import host_x86_has, kernel
+from ...jit import host_x86_has, intrinsic, kernel
 
 __all__ = ["LANES", "valid_values"]
 
