@@ -231,7 +231,7 @@ def _mismatch_folded(buf, start, end, first):  # pragma: no cover - compiled
 
 def _python_mismatch(buf: np.ndarray, start: np.ndarray, end: np.ndarray, first: int) -> int:
     """:func:`_mismatch` without a zlib library for compiled code: one ``zlib.crc32`` call per event."""
-    mem = memoryview(buf)
+    mem = buf.data
     for i, (s, e) in enumerate(zip(start[first:].tolist(), end[first:].tolist()), first):
         if zlib.crc32(mem[s:e]) != int.from_bytes(mem[e : e + CHECKSUM_LEN], "little"):
             return i

@@ -151,7 +151,7 @@ def unpack_segment(file: EventSource, index: EventIndex) -> tuple[Unpacked, Even
     file.verify_checksums_of(index, comp)
     chunks: list[bytes | memoryview] = []
     pieces: list[_Piece] = []
-    mem = memoryview(file.buf)
+    mem = file.buf.data
     size = 0
     budget = MAX_UNPACK_RATIO * int(index.event_size[comp].astype(np.int64).sum()) + MIN_UNPACK_BUDGET
     run_start = None  # index of the first event of the current run of plain events
@@ -194,10 +194,10 @@ def unpack_segment(file: EventSource, index: EventIndex) -> tuple[Unpacked, Even
     if stop is not None:
         # every plain event was whole in the file: the fault is in an unpacked payload
         starts = np.array([p.start for p in pieces], np.int64)
-        k = int(np.searchsorted(starts, stop.offset, side="right") - 1)
+        bad = int(np.searchsorted(starts, stop.offset, side="right") - 1)
         raise MalformedEventError(
             f"the decompressed payload does not hold whole events: {stop.reason}",
-            path=file.path, offset=pieces[k].pos, event_type=event_type_name(int(EventType.TRANSACTION_PAYLOAD_EVENT)),
+            path=file.path, offset=pieces[bad].pos, event_type=event_type_name(int(EventType.TRANSACTION_PAYLOAD_EVENT)),
         )
     starts = np.array([p.start for p in pieces], np.int64)
     pos = np.array([p.pos for p in pieces], np.int64)
@@ -251,7 +251,7 @@ def _payload(file: EventSource, off: int, end: int, budget: int) -> bytes:
     name = "TRANSACTION_PAYLOAD_EVENT"
     fields, start = payload_fields(file, off, end)
     compression = fields.get(_PAYLOAD_COMPRESSION_TYPE, _NONE)
-    payload = memoryview(file.buf)[start:end]
+    payload = file.buf.data[start:end]
     declared = fields.get(_PAYLOAD_SIZE)
     if declared is not None and declared != len(payload):
         raise MalformedEventError(

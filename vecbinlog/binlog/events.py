@@ -175,7 +175,7 @@ def annotated_statement(src: EventSource, index: EventIndex, i: int) -> bytes:
     start = int(index.offset[i]) + COMMON_HEADER_LEN + int(index.post_header_len[i])
     if index.type_code[i] == EventType.ROWS_QUERY_LOG_EVENT:
         start += 1  # a length byte, ignored by the server itself (it is wrong for long statements)
-    return bytes(memoryview(src.buf)[start : max(int(index.body_end[i]), start)])
+    return bytes(src.buf.data[start : max(int(index.body_end[i]), start)])
 
 
 def parse_rotate(src: EventSource, offset: int, body_end: int, post_header_len: int) -> tuple[str, int]:

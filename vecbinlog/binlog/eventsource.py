@@ -67,4 +67,7 @@ def event_path(src: EventSource, i: int) -> str:
     that event's own file when ``src`` holds the events of several
     (:class:`~vecbinlog.binlog.gathered.Gathered`, whose ``file_of`` gives each event's)."""
     file_of = getattr(src, "file_of", None)
-    return src.path if file_of is None else src.paths[int(file_of[i])]
+    if file_of is None:
+        return src.path
+    paths: list[str] = getattr(src, "paths")  # a Gathered's, as file_of (not EventSource's)
+    return paths[int(file_of[i])]

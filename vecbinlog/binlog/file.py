@@ -62,9 +62,6 @@ from .sources import (
     ByteSource,
     MappedSource,
     MemorySource,
-    PreadSource,
-    RangedSource,
-    StreamSource,
     open_source,
 )
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, MAGIC, MAGIC_LEN
@@ -142,8 +139,8 @@ class BinlogFile:
         if not isinstance(max_event_bytes, int) or max_event_bytes < COMMON_HEADER_LEN:
             raise ValueError(f"max_event_bytes must be an integer of at least {COMMON_HEADER_LEN}, "
                              f"not {max_event_bytes!r}")
-        sources = (MappedSource, MemorySource, PreadSource, RangedSource, StreamSource)
-        self.source: ByteSource = path if isinstance(path, sources) else open_source(path, filesystem, tasks=tasks)
+        self.source: ByteSource = (open_source(path, filesystem, tasks=tasks) if isinstance(path, (str, os.PathLike))
+                                   else path)  # a source already open
         self.path = self.source.path
         self.name = self.source.name
         self.strict = strict
@@ -193,7 +190,7 @@ class BinlogFile:
     def __enter__(self) -> BinlogFile:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -524,7 +521,7 @@ def verify_events(src: EventSource, index: EventIndex, which: np.ndarray | None,
 
 def _verify_one(buf: np.ndarray, off: int, size: int, type_code: int, path: str, pos: int) -> None:
     """Check one event's CRC32 (at ``off`` in ``buf``, ``pos`` in the file), raising ChecksumError."""
-    mem = memoryview(buf)
+    mem = buf.data
     end = off + size - CHECKSUM_LEN
     stored = int.from_bytes(mem[end : end + CHECKSUM_LEN], "little")
     if type_code == EventType.FORMAT_DESCRIPTION_EVENT:

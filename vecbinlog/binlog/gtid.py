@@ -453,8 +453,8 @@ def union_gtid_sets(a: str | None, b: str | None) -> str | None:
                 if not part[:1].isdigit():
                     tag = part
                     continue
-                lo, _, hi = part.partition("-")
-                tags.setdefault(tag, []).append([int(lo), int(hi or lo)])
+                first, _, last = part.partition("-")
+                tags.setdefault(tag, []).append([int(first), int(last or first)])
     items = [f"{d}-{s}-{q}" for (d, s), q in sorted(mariadb.items())]
     for uuid, tags in mysql.items():
         parts = []

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn, Sequence
 
 import numpy as np
 
 from ..constants import ROWS_EVENTS, event_type_name
-from ..errors import MalformedEventError
+from ..errors import BinlogError, MalformedEventError
 from ..jit import check_spans, kernel, prefetch
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, EVENT_SIZE_OFFSET, table_id_width
 
@@ -182,7 +182,8 @@ for _code, (_kind, _version) in ROWS_EVENTS.items():
     ROWS_KIND[_code] = _kind
 
 
-def raise_at(path: str, index: EventIndex, bad: np.ndarray, message: str, cls=MalformedEventError):
+def raise_at(path: str, index: EventIndex, bad: np.ndarray, message: str,
+             cls: type[BinlogError] = MalformedEventError) -> NoReturn:
     """Raise for the first event where ``bad`` is True."""
     i = int(np.flatnonzero(bad)[0])
     raise cls(
@@ -242,7 +243,8 @@ def _columns(room: int) -> dict[str, np.ndarray]:
     for the next (600 page faults a read of the OLTP file, not 7 500: bench/TUNING.md)."""
     sizes = [-(-room * width // 64) * 64 for width in _WALK_WIDTHS]  # each column 64-byte aligned
     block = np.empty(sum(sizes), np.uint8)
-    cols, at = {}, 0
+    cols: dict[str, np.ndarray] = {}
+    at = 0
     for (name, dtype), size in zip(_WALK_COLUMNS, sizes):
         cols[name] = block[at:at + size].view(dtype)[:room]
         at += size
@@ -271,6 +273,11 @@ def format_tables(formats: Sequence[FormatDescription]) -> tuple[np.ndarray, np.
     return np.stack([t[0] for t in tables]), np.stack([t[1] for t in tables])
 
 
+#: the default of an :class:`EventIndex` column its ``__post_init__`` fills in (None, typed as the
+#: array it always is once the index is made)
+_FILLED: Any = None
+
+
 @dataclass
 class EventIndex:
     """The common headers of a run of events, as columns.
@@ -289,16 +296,16 @@ class EventIndex:
     body_end: np.ndarray  #: int64, end of the event minus its checksum
     #: int64, where the event is in the *file*: ``offset`` for events read from the file,
     #: the offset of the enclosing event for events unpacked from a compressed one
-    pos: np.ndarray | None = None
+    pos: np.ndarray = _FILLED
     #: int64, offset inside the decompressed TRANSACTION_PAYLOAD_EVENT, -1 for other events
-    inner: np.ndarray | None = None
+    inner: np.ndarray = _FILLED
     #: int64, the post-header length the event's format gives its type (0 before
     #: :meth:`apply_formats`)
-    post_header_len: np.ndarray | None = None
+    post_header_len: np.ndarray = _FILLED
     #: bool, the event ends with a CRC32 (``body_end`` is 4 bytes before its end)
-    checksum: np.ndarray | None = None
+    checksum: np.ndarray = _FILLED
     #: int8, bytes of the table id of a TABLE_MAP or rows event (4 or 6, :func:`layout.table_id_width`)
-    table_id_width: np.ndarray | None = None
+    table_id_width: np.ndarray = _FILLED
 
     def __post_init__(self) -> None:
         n = len(self.offset)

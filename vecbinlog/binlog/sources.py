@@ -92,13 +92,41 @@ __all__ = ["ByteSource", "MappedSource", "MemorySource", "NewestPath", "PreadSou
 class ByteSource(Protocol):
     """What a :class:`~vecbinlog.binlog.file.BinlogFile` reads its bytes through."""
 
-    path: str  #: the file as messages name it: a local path, or the URI without credentials
-    name: str  #: the file's name (``_log_file``)
-    size: int | None  #: bytes; None for a compressed stream not yet read to its end
-    seekable: bool  #: windows anywhere (False: a compressed stream, read forward only)
-    compression: str | None  #: the codec of a compressed file
-    failure: str | None  #: why the data ended early (a cut or corrupt compressed stream), else None
-    truncated: bool  #: the data ended early because a compressed file is cut short (not corrupt)
+    # (read-only members: a source's own attributes may be narrower, ``size: int`` of a seekable one)
+    @property
+    def path(self) -> str:
+        """The file as messages name it: a local path, or the URI without credentials."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """The file's name (``_log_file``)."""
+        ...
+
+    @property
+    def size(self) -> int | None:
+        """Bytes; None for a compressed stream not yet read to its end."""
+        ...
+
+    @property
+    def seekable(self) -> bool:
+        """Windows anywhere (False: a compressed stream, read forward only)."""
+        ...
+
+    @property
+    def compression(self) -> str | None:
+        """The codec of a compressed file."""
+        ...
+
+    @property
+    def failure(self) -> str | None:
+        """Why the data ended early (a cut or corrupt compressed stream), else None."""
+        ...
+
+    @property
+    def truncated(self) -> bool:
+        """The data ended early because a compressed file is cut short (not corrupt)."""
+        ...
 
     def window(self, start: int, stop: int, until: int | None = None) -> tuple[np.ndarray, int]:
         """The bytes ``[start, stop)`` (fewer at the end of the data) as uint8, and the file
@@ -157,6 +185,7 @@ def open_source(path: str | os.PathLike[str], filesystem: Any = None, *, read_ah
     fs, inner, shown = resolve(path, filesystem)
     name = name_of(inner)
     raw_name = inner.rstrip("/").rsplit("/", 1)[-1]
+    head: bytes | None
     if fs is None:
         try:
             fh = open(inner, "rb")
@@ -313,7 +342,7 @@ class _Windows:
     instead of reading those bytes again."""
 
     path: str
-    size: int | None
+    size: int
 
     def __init__(self) -> None:
         self._last = np.zeros(0, np.uint8)
@@ -448,7 +477,7 @@ class PreadSource(_Windows):
         done = 0
         while done < len(buf):
             if hasattr(os, "preadv"):
-                got = os.preadv(self._fd, [memoryview(buf)[done:]], offset + done)
+                got = os.preadv(self._fd, [buf.data[done:]], offset + done)
             else:  # pragma: no cover - no preadv (macOS before 11): a copy more
                 data = os.pread(self._fd, len(buf) - done, offset + done)
                 got = len(data)
@@ -521,7 +550,8 @@ class StreamSource:
         #: the stream ended early because the compressed file is cut short (not corrupt)
         self.truncated = False
         self._open_raw = open_raw
-        self._raw = self._stream = None
+        self._raw: Any = None  # pyarrow's input file, and its decompressing stream
+        self._stream: Any = None
         #: held by a read and by close: the codec's stream is not closed under a read (another thread's close)
         self._lock = threading.RLock()
         self._closed = False

@@ -41,7 +41,7 @@ Packed integers (``net_field_length_ll``, the "length-encoded integer")::
 from __future__ import annotations
 
 import struct
-from typing import Protocol
+from typing import Protocol, overload
 
 import numpy as np
 
@@ -97,7 +97,8 @@ _QUERY_LENGTHS = struct.Struct("<BxxH")  # db_len, error_code (skipped), status_
 def query_lengths(buf: np.ndarray | bytes, body: int) -> tuple[int, int]:
     """(db_len, status_vars_len) of a v4 QUERY_EVENT whose post-header starts at ``body``
     (the caller has checked that its 13 bytes are there)."""
-    db_len, status_len = _QUERY_LENGTHS.unpack_from(buf, body + QUERY_DB_LEN_AT)
+    # (numpy's stubs make an array a Buffer from Python 3.12 only, when __buffer__ came: here too)
+    db_len, status_len = _QUERY_LENGTHS.unpack_from(buf, body + QUERY_DB_LEN_AT)  # type: ignore[arg-type]
     return db_len, status_len
 
 # XID_EVENT body: the InnoDB transaction id.
@@ -119,6 +120,10 @@ ROWS_EXTRA_LEN_AT = 8
 OLD_TABLE_ID_POST_HEADER_LEN = 6
 
 
+@overload
+def table_id_width(post_header_len: int) -> int: ...
+@overload
+def table_id_width(post_header_len: np.ndarray) -> np.ndarray: ...
 def table_id_width(post_header_len: int | np.ndarray) -> int | np.ndarray:
     """Bytes of the table id of a TABLE_MAP or ROWS event, from its post-header length."""
     if isinstance(post_header_len, np.ndarray):
@@ -182,13 +187,13 @@ class Cursor:
 
     def u16(self, what: str) -> int:
         self.need(2, what)
-        (v,) = _U16.unpack_from(self.buf, self.pos)
+        (v,) = _U16.unpack_from(self.buf, self.pos)  # type: ignore[arg-type]  # an array: see query_lengths
         self.pos += 2
         return v
 
     def u32(self, what: str) -> int:
         self.need(4, what)
-        (v,) = _U32.unpack_from(self.buf, self.pos)
+        (v,) = _U32.unpack_from(self.buf, self.pos)  # type: ignore[arg-type]  # an array: see query_lengths
         self.pos += 4
         return v
 

@@ -314,7 +314,7 @@ def _savepoint_names(src: EventSource, index: EventIndex, kind: np.ndarray, sp: 
     if not len(sp):
         return {}
     start, end = query_bounds(src, index, sp)
-    mem = memoryview(src.buf)
+    mem = src.buf.data
     return {i: _savepoint_name(bytes(mem[a:b]), 10 if kind[i] == SAVEPOINT else 12)
             for i, a, b in zip(sp.tolist(), start.tolist(), end.tolist())}
 
