@@ -108,7 +108,7 @@ class TableMaps:
         ids = read_uint(self.file.buf, start, id_len).astype(np.int64)
         key_start = start + id_len
         first, inverse = group_ranges(self.file.buf, key_start, key_end)  # in order of appearance
-        mem = memoryview(self.file.buf)
+        mem = self.file.buf.data
         uniq = np.zeros(len(first), np.int64)
         for u, f in enumerate(first.tolist()):
             uniq[u] = self._layout_for(index, int(tm_pos[f]), bytes(mem[int(key_start[f]):int(key_end[f])]), int(ph[f]))

@@ -21,7 +21,7 @@ writes signedness and charsets; MariaDB's default NO_LOG writes none of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..binlog.spec import Cursor, table_id_width
 from ..constants import ColumnType as T
@@ -29,6 +29,9 @@ from ..constants import OptionalMetadataType as M
 from ..constants import column_type_name
 from ..errors import MalformedEventError, UnsupportedError
 from .types import CHARACTER_TYPES_BASE, ENUM_SET_TYPES, FIELD_METADATA_LEN, NUMERIC_TYPES, type_info
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["ColumnSpec", "TableMap", "parse_table_map", "FIELD_METADATA_LEN"]
 
@@ -386,7 +389,7 @@ def _apply_optional(cols: list[dict], tlvs: list[tuple[int, bytes]], tlv_starts:
 
 
 def parse_table_map(
-    buf, offset: int, body_start: int, body_end: int, post_header_len: int, *, path: str | None = None,
+    buf: np.ndarray | bytes, offset: int, body_start: int, body_end: int, post_header_len: int, *, path: str | None = None,
     flavor: str = "mysql", server_major: int = 8, server_version: str | None = None,
 ) -> tuple[int, TableMap]:
     """Decode the TABLE_MAP event at ``offset``; returns ``(table_id, TableMap)``.
@@ -419,7 +422,7 @@ def parse_table_map(
     nullable = [bool(null_bits[i // 8] & (1 << (i % 8))) for i in range(ncols)]
 
     tlvs, tlv_starts = _optional_tlvs(cur, body_end)
-    cols = [dict(index=i, type=t, meta=m, nullable=nullable[i]) for i, (t, m) in enumerate(zip(types, metas))]
+    cols: list[dict[str, Any]] = [dict(index=i, type=t, meta=m, nullable=nullable[i]) for i, (t, m) in enumerate(zip(types, metas))]
     primary_key, prefixes = _apply_optional(cols, tlvs, tlv_starts, flavor, server_major, path)
     if primary_key is not None and any(k >= ncols for k in primary_key):
         raise cur.error(f"primary key names column {max(primary_key) + 1} of a {ncols}-column table")

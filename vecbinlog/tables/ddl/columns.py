@@ -273,7 +273,7 @@ def convert_column(c: ColumnInfo, charset: str | None, collation: str | None) ->
                    set_values=set_values)
 
 
-def _reinterpret(label: str, old: str | None, new: str) -> str:
+def _reinterpret(label: str, old: str | None, new: str | None) -> str:
     """An ENUM/SET member after CONVERT TO: MariaDB 10.11 keeps the member's bytes and reads
     them in the new charset (utf8mb4 ``'é'`` becomes latin1 ``'Ã©'``; latin1 ``'é'``, not
     UTF-8, becomes ``'?'``); the member unchanged where a charset is not known here."""

@@ -134,8 +134,8 @@ def _create(r: Cursor, default_db: str | None) -> Statement | None:
     if r.word() in ("DATABASE", "SCHEMA"):
         r.next()
         exists = r.take("IF", "NOT", "EXISTS")
-        name = r.name()
-        return DatabaseDef("CREATE", name, *charset_options(r), if_not_exists=exists)
+        db = r.name()
+        return DatabaseDef("CREATE", db, *charset_options(r), if_not_exists=exists)
     return None
 
 
@@ -207,8 +207,8 @@ def _alter(r: Cursor, default_db: str | None) -> Statement | None:
         return AlterTable(name, tuple(ChangeColumn(d.name, d) for d in sequence_decls(value_type, unsigned)[:4]))
     if r.word() in ("DATABASE", "SCHEMA"):
         r.next()
-        name = None if charset_option(r) or r.word() in ("COMMENT", "READ") else r.name()
-        return DatabaseDef("ALTER", name, *charset_options(r))
+        db = None if charset_option(r) or r.word() in ("COMMENT", "READ") else r.name()
+        return DatabaseDef("ALTER", db, *charset_options(r))
     return None
 
 
@@ -318,7 +318,7 @@ def _drop_item(r: Cursor) -> list[Action]:
         return []
     r.take("COLUMN")
     exists = r.take("IF", "EXISTS")
-    out = [DropColumn(r.name(), exists)]
+    out: list[Action] = [DropColumn(r.name(), exists)]
     _ = r.take("RESTRICT") or r.take("CASCADE")
     return out
 

@@ -36,7 +36,7 @@ def read_select(r: Cursor, default_db: str | None) -> SelectList:
     while r.word() in ("IGNORE", "REPLACE", "AS") or r.punct() == "(":
         r.next()
     if not r.take("SELECT"):
-        problem = "a query with a WITH clause" if r.word() == "WITH" else f"a {r.word() or 'query'} query"
+        problem: str | None = "a query with a WITH clause" if r.word() == "WITH" else f"a {r.word() or 'query'} query"
         r.i = len(r.toks)
         return SelectList((), problem=problem)
     while r.word() in _OPTIONS:

@@ -42,7 +42,7 @@ def dialect() -> Any:
 
     TokenType = sqltokens.TokenType
 
-    class _Dialect(MySQL):  # type: ignore[misc, valid-type]
+    class _Dialect(MySQL):
         class Tokenizer(MySQL.Tokenizer):
             # MySQL's synonyms as the server reads them (sqlglot reads REAL as FLOAT, INT8 as
             # TINYINT and LONG as BIGINT); the types it does not know (POINT, INET6...) make

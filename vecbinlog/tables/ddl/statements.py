@@ -390,10 +390,10 @@ def _place(new: list[_Entry], a: AddColumn | ChangeColumn, d: TableDef, matched:
         new.insert(0, entry)
     elif a.after is not None:
         after = a.after.lower()
-        k = next((i for i, e in enumerate(new) if e.info.name.lower() == after), None)
-        if k is None:
+        at = next((i for i, e in enumerate(new) if e.info.name.lower() == after), None)
+        if at is None:
             raise DdlError(f"AFTER {a.after!r}: no such column in {d.name}")
-        new.insert(k + 1, entry)
+        new.insert(at + 1, entry)
     else:
         k = len(new)
         while k > 0 and new[k - 1].info.implicit:
