@@ -329,14 +329,14 @@ def _data_columns(images: RowImages, options: DecodeOptions, names: list[str], d
             raw=images.fixed.get(c), spec=tm.columns[c], name=names[c], buf=images.file.buf, offsets=starts,
             lengths=lengths, width=int(images.fixed[c].shape[1]) if c in images.fixed else 0,
             valid=valid if partial is None else valid & ~partial, options=options, path=images.file.path,
-            locate=lambda row, c=c: images.value_offset(row, c), gathered=gathered.get(c),
+            locate=lambda row: images.value_offset(row, c), gathered=gathered.get(c),
         )
 
     todo = [c for c in range(len(tm.columns))
             if (not n or images.has_values(c)) and (wanted is None or wanted(names[c], False))]
     gathered = _gathered(images, todo)
     try:
-        decoded = dict(zip(todo, _map_columns([lambda c=c: column_data(c) for c in todo], n, threads)))
+        decoded = dict(zip(todo, _map_columns([functools.partial(column_data, c) for c in todo], n, threads)))
     except BinlogError as exc:
         raise images.file.relocate(exc) from exc
     for c, (spec, name) in enumerate(zip(tm.columns, names)):
@@ -344,7 +344,7 @@ def _data_columns(images: RowImages, options: DecodeOptions, names: list[str], d
             (arr, col), partial = decoded.pop(c), images.partial.get(c)
         else:  # no value in any row, or a column the read does not return
             arr, col, partial = nulls.array(declared.field(c).type), None, None
-        if partial is not None:  # diff vectors: decoded and applied value by value
+        if partial is not None and col is not None:  # diff vectors: decoded and applied value by value
             arr = _apply_diffs(arr, col, partial, images, c, name, out)
         if col is not None:
             out.warnings.extend(col.warnings)

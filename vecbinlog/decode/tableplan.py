@@ -168,7 +168,7 @@ class TablePlan:
                 continue
             k = self._latest.get(f.name)
             wide = None if k is None or k in mine else _common_type(self._columns[k].field, f)
-            if wide is None:  # a new column: the first of its name, or a type that cannot join
+            if k is None or wide is None:  # a new column: the first of its name, or a type that cannot join
                 k = len(self._columns)
                 self._columns.append(_Column(f.name, version, f if f.nullable else f.with_nullable(True)))
                 self._latest[f.name] = k
@@ -330,6 +330,7 @@ class TablePlan:
         """The table's own columns (no metadata columns), in schema order; only those of the
         layouts ``versions`` when given."""
         names = self._made()[1]
+        keep: range | set[int]
         if versions is None:
             keep = range(len(self._columns))
         else:

@@ -95,6 +95,7 @@ class ColumnData:
     def fixed_bytes(self) -> np.ndarray:
         """The ``width`` bytes of each value (fixed-width types): uint8 (n, width), C-contiguous."""
         if self.raw is None:  # a column given by positions (tests, a value unpacked elsewhere)
+            assert self.offsets is not None  # one or the other
             self.raw = gather_fixed(self.buf, self.offsets, self.width)
         return self.raw
 
@@ -154,6 +155,7 @@ def gather_var(col: ColumnData, skip: int = 0) -> tuple[np.ndarray, np.ndarray]:
     if skip == 0 and col.gathered is not None:
         return col.gathered
     buf, n = col.buf, len(col)
+    assert col.offsets is not None  # a column given by positions
     lengths = col.lengths if col.lengths is not None else np.full(n, col.width, np.int64)
     out_offsets = np.empty(n + 1, np.int64)
     data = pooled(rowwalk.value_offsets(lengths, col.valid, skip, out_offsets))

@@ -25,6 +25,7 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
 
 def decode(col: ColumnData) -> pa.Array:
     n = len(col)
+    assert col.offsets is not None and col.lengths is not None  # a length-prefixed column's
     short = col.valid & (col.lengths < 4)
     if short.any():
         i = int(np.flatnonzero(short)[0])

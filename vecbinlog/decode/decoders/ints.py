@@ -24,7 +24,9 @@ def is_unsigned(spec: ColumnSpec, name: str, options: DecodeOptions) -> bool:
 
 
 def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataType:
-    signed, unsigned = TYPES[spec.type].arrow
+    pair = TYPES[spec.type].arrow
+    assert pair is not None  # every integer type's registry line has its two types
+    signed, unsigned = pair
     return unsigned if is_unsigned(spec, name, options) else signed
 
 
@@ -35,7 +37,7 @@ def decode(col: ColumnData) -> pa.Array:
     if spec.type == T.MYSQL_TYPE_YEAR:
         # One byte: year - 1900, and 0 for the year 0000 (Field_year::pack).
         b = raw[:, 0].astype(np.uint16)
-        values = np.where(b == 0, 0, b + 1900).astype(np.uint16)
+        values: np.ndarray = np.where(b == 0, 0, b + 1900).astype(np.uint16)
     elif spec.type == T.MYSQL_TYPE_INT24:
         v = (raw[:, 0].astype(np.int32) | (raw[:, 1].astype(np.int32) << 8) | (raw[:, 2].astype(np.int32) << 16))
         if is_unsigned(spec, col.name, col.options):

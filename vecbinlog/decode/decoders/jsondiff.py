@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Union
+from typing import Any, Union
 
 import numpy as np
 import pyarrow as pa
@@ -194,7 +194,7 @@ class _Number(str):
     """A number kept as MySQL printed it."""
 
 
-def _load(text: str):
+def _load(text: str) -> Any:  # a document: None, bool, _Number, str, list, dict
     return json.loads(text, parse_int=_Number, parse_float=_Number)
 
 
@@ -203,7 +203,7 @@ def _key_order(key: str) -> tuple[int, bytes]:
     return len(b), b
 
 
-def _dump(node, out: list[str]) -> None:
+def _dump(node: Any, out: list[str]) -> None:
     if node is None:
         out.append("null")
     elif node is True:
@@ -231,7 +231,7 @@ def _dump(node, out: list[str]) -> None:
         out.append("}")
 
 
-def _seek(doc, legs: list[Leg]):
+def _seek(doc: Any, legs: list[Leg]) -> Any:
     """seek_exact_path(): the value at ``legs``, or None (no auto-wrapping)."""
     for leg in legs:
         if isinstance(doc, list) and isinstance(leg, tuple):
@@ -248,7 +248,7 @@ def _seek(doc, legs: list[Leg]):
     return doc
 
 
-def _apply(doc, diff: JsonDiff):
+def _apply(doc: Any, diff: JsonDiff) -> Any:
     legs = parse_path(diff.path)
     if not legs:
         raise DiffRejected("a diff of the whole document")
@@ -310,6 +310,7 @@ def apply_partial(
     diffs: dict[int, list[JsonDiff]] = {}
     applied: list[int] = []
     texts: list[str] = []
+    assert col.offsets is not None and col.lengths is not None  # a JSON column's: length-prefixed
     for r in np.flatnonzero(partial).tolist():
         if r == 0 or change[r] != UPDATE_POST or change[r - 1] != UPDATE_PRE:
             raise col.error("a JSON diff outside the after image of an UPDATE", r)

@@ -132,9 +132,9 @@ _CACHE_MAX = 1 << 16
 _KEY_CACHE: dict[bytes, tuple] = {}
 
 
-#: texts of the 16-bit integers by their stored bits (built on first use)
-_I16: list[bytes] | None = None
-_U16: list[bytes] | None = None
+#: texts of the 16-bit integers by their stored bits (built on first use: empty until then)
+_I16: list[bytes] = []
+_U16: list[bytes] = []
 
 
 def _build_tables() -> None:
@@ -494,7 +494,7 @@ def _container(buf: bytes, pos: int, avail: int, t: int, depth: int, out: list, 
 
 def _render_into(buf: bytes, start: int, end: int, out: list) -> None:
     """Append the MySQL text of the document buf[start:end] to out."""
-    if _I16 is None:
+    if not _I16:
         _build_tables()
     n = end - start
     if n == 0:
@@ -541,7 +541,7 @@ def decode(col: ColumnData) -> pa.Array:
     raw = data.tobytes()
     bounds = offsets.tolist()
     valid = col.valid.tolist()
-    if _I16 is None:
+    if not _I16:
         _build_tables()
     docs: list[bytes] = []
     append = docs.append

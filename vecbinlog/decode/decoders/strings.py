@@ -89,6 +89,7 @@ def single_byte_chars(charset: str) -> str | None:
 def _byte_table(charset: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """For a single-byte charset: UTF-8 length (256,), UTF-8 bytes (256, 3), unmapped mask (256,)."""
     chars = single_byte_chars(charset)
+    assert chars is not None  # asked for single-byte charsets only
     enc = [ch.encode("utf-8") for ch in chars]
     lens = np.array([len(e) for e in enc], np.int64)
     table = np.zeros((256, 3), np.uint8)
@@ -158,6 +159,7 @@ def pad_binary_char(col: ColumnData) -> tuple[np.ndarray, np.ndarray]:
     """
     n = len(col)
     width = col.spec.max_length
+    assert col.lengths is not None  # a length-prefixed column's
     lens = np.where(col.valid, col.lengths, 0)
     if (lens > width).any():
         i = int(np.flatnonzero(lens > width)[0])

@@ -56,6 +56,8 @@ Everything is array arithmetic over whole columns; text is built by writing digi
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pyarrow as pa
 
@@ -586,7 +588,7 @@ def _micros(hour, minute, second, usec, whole, kind, negative, ok, out):  # prag
 
 
 #: the temporal types decoded in one compiled pass: type -> (kernel, dtype of its values)
-_ONE_PASS = {
+_ONE_PASS: dict[int, tuple[Any, type[np.integer]]] = {
     T.MYSQL_TYPE_DATETIME2: (_datetime2_micros, np.int64),
     T.MYSQL_TYPE_DATE: (_date_days, np.int32),
     T.MYSQL_TYPE_NEWDATE: (_date_days, np.int32),

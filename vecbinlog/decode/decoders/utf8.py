@@ -54,7 +54,7 @@ _I8 = llvm_ir.IntType(8)
 _VECTOR = llvm_ir.VectorType(_I8, LANES)
 
 
-def _loads(context, builder, sig, args) -> tuple[Any, ...]:
+def _loads(context: Any, builder: Any, sig: Any, args: Any) -> tuple[Any, ...]:
     """Code that loads ``c, p1, p2, p3``: the LANES bytes from ``idx``, ``idx - 1``, ``- 2``, ``- 3``."""
     data = context.make_array(sig.args[0])(context, builder, args[0]).data
 

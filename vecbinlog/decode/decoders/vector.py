@@ -21,6 +21,7 @@ def arrow_type(spec: ColumnSpec, name: str, options: DecodeOptions) -> pa.DataTy
 
 
 def decode(col: ColumnData) -> pa.Array:
+    assert col.lengths is not None  # a length-prefixed column's
     odd = col.valid & (col.lengths % 4 != 0)
     if odd.any():
         i = int(np.flatnonzero(odd)[0])
