@@ -22,8 +22,9 @@ For each step of the walk (:mod:`vecbinlog.log.logwalk`) a read
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Generator, Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -61,6 +62,12 @@ __all__ = ["BatchReader", "Read"]
 _UNDECODED_ROWS = code_table(sorted(UNDECODED_ROWS_EVENTS))
 
 
+def _known_total(sizes: list[int | None]) -> float:
+    """The bytes of files together: infinite when one's size is not known (a compressed stream)."""
+    known = [s for s in sizes if s is not None]
+    return sum(known) if len(known) == len(sizes) else math.inf
+
+
 def _release(ranges: list[tuple[Any, tuple[int, int]]]) -> None:
     """Let go of the pages of these memory-mapped file ranges."""
     for source, (lo, hi) in ranges:
@@ -96,16 +103,16 @@ class BatchReader:
         #: the files can be read again without walking them: memory-mapped or in memory, or read
         #: in windows that planned runs may hold (a folder's newest file, read with pread)
         windowed = [f.size for f in walk.files if f.whole is None]
-        self._plannable = not walk.seek and None not in windowed and sum(windowed) <= PLANNED_WINDOW_BYTES
+        self._plannable = not walk.seek and _known_total(windowed) <= PLANNED_WINDOW_BYTES
         #: planned runs may hold the copies of small files joined into one step (as they hold
         #: windows) when all the files hold at most PLANNED_WINDOW_BYTES together
-        sizes = [f.size for f in walk.files]
-        self._join_planned = None not in sizes and sum(sizes) <= PLANNED_WINDOW_BYTES
+        total = _known_total([f.size for f in walk.files])
+        self._join_planned = total <= PLANNED_WINDOW_BYTES
         #: the pages of memory-mapped files stay mapped between reads of planned runs when the
         #: files hold at most PLAN_ON_TABLES_BYTES: every table's rows events are spread over
         #: the whole file, so pages let go of after one table's read were faulted back in by the
         #: next (the OLTP bench file, 16 tables read in turn: their CRC32 checks 146 -> 28 ms)
-        self._keep_planned_pages = None not in sizes and sum(sizes) <= PLAN_ON_TABLES_BYTES
+        self._keep_planned_pages = total <= PLAN_ON_TABLES_BYTES
 
     # -- rows ------------------------------------------------------------------------------
     def batches(self, wanted: Callable[[str], bool], *, desc: str = "") -> Iterator[Batch]:
@@ -193,7 +200,7 @@ class BatchReader:
         return PlannedRuns(runs, versions, nevents)
 
     def _planned_jobs(self, planned: PlannedRuns, wanted: Callable[[str], bool], tally: ReadTally,
-                      tasks: TaskGroup) -> Iterator[PendingRun]:
+                      tasks: TaskGroup) -> Generator[PendingRun, None, None]:
         """The planned runs of the tables ``wanted`` accepts, in the order a walk hands them out;
         each lets go of the pages it read once decoded."""
         for run in planned.runs:
@@ -277,7 +284,7 @@ class BatchReader:
 
     # -- runs -------------------------------------------------------------------------------------
     def _jobs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
-              tally: ReadTally, tasks: TaskGroup) -> Iterator[PendingRun]:
+              tally: ReadTally, tasks: TaskGroup) -> Generator[PendingRun, None, None]:
         """The runs of :meth:`batches` as they end, each with what places and decodes its
         batches: in the background on ``tasks`` when large; the last of each group of runs
         handed out together lets go of the pages of a memory-mapped file that they read and
@@ -299,14 +306,15 @@ class BatchReader:
                             pages.hold(step.segment)  # let go of by the runs when done, not by the walk before they read it
                 key = pages.handed(read) if read else None
                 for k, (run, bg) in enumerate(zip(ended, background)):
-                    last = k == len(ended) - 1 and key is not None
-                    yield self._pending(run, tally, tasks, bg, functools.partial(pages.release, key) if last else None)
+                    last = k == len(ended) - 1
+                    yield self._pending(run, tally, tasks, bg,
+                                        functools.partial(pages.release, key) if last and key is not None else None)
         finally:
             steps.close()
 
     def _ended_runs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
                     carrier: Carrier, pages: PageRelease | None, join: bool,
-                    ) -> Iterator[tuple[list[CarriedRun], Step | None]]:
+                    ) -> Generator[tuple[list[CarriedRun], Step | None], None, None]:
         """The walk's runs of the tables ``wanted`` accepts, as they end: groups of runs, each
         with the step the walk is at (None after the last). When the walk fails, the runs
         before the failure first: their batches come before the error. ``pages``: the read's

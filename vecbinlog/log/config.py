@@ -272,10 +272,10 @@ class ReadConfig:
             return cls.build(**typed)
         except (ValueError, TypeError) as exc:
             text = str(exc)
-            name = next((n for n in sorted(options, key=len, reverse=True) if text.startswith(n)), None)
-            if name is None:
+            named = next((n for n in sorted(options, key=len, reverse=True) if text.startswith(n)), None)
+            if named is None:
                 raise ValueError(f"{text} (options {', '.join(f'{k}={v!r}' for k, v in options.items())})") from exc
-            raise ValueError(f"option {name}={options[name]!r}: {text.removeprefix(name + ': ')}") from exc
+            raise ValueError(f"option {named}={options[named]!r}: {text.removeprefix(named + ': ')}") from exc
 
     @property
     def queries(self) -> bool:

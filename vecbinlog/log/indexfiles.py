@@ -103,6 +103,7 @@ def file_identities(paths: list[str], filesystem: Any = None) -> list[dict[str, 
             out[ks[0]] = file_identity(os.fspath(paths[ks[0]]), filesystem)
             continue
         fs, inner, _ = resolve(paths[ks[0]], filesystem)  # (one filesystem made per folder, not per file)
+        assert fs is not None  # remote (a local path's identity was taken above)
         folder = inner.rsplit("/", 1)[0] if "/" in inner else ""
         listed = {info.base_name: info for info in fs.get_file_info(pafs.FileSelector(folder, allow_not_found=True))
                   if info.type == pafs.FileType.File}

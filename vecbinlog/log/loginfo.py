@@ -80,7 +80,7 @@ class FileSummary:
         self.previous: str | None = None
         self.first: int | None = None
         self.last: int | None = None
-        self.maps = TableMaps(f)
+        self.maps = TableMaps()
 
     def add(self, seg: Segment) -> None:
         src, index = unpacked(seg)
@@ -137,7 +137,7 @@ class FileSummary:
         f = self.file
         fde = f.formats[0]
         stop = f.walk_stop
-        out = {
+        out: dict[str, Any] = {
             "path": f.path,
             "size": f.size,
             "compression": f.source.compression,

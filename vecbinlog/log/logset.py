@@ -166,6 +166,7 @@ def _is_folder(item: str, filesystem: Any, remote: bool) -> bool:
     import pyarrow.fs as pafs  # imported by resolve() for a remote location
 
     fs, inner, shown = resolve(item, filesystem)
+    assert fs is not None  # remote
     try:
         return fs.get_file_info(inner).type == pafs.FileType.Directory
     except OSError as exc:

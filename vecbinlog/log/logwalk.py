@@ -197,7 +197,7 @@ class LogWalk:
                     release: bool = False) -> Iterator[Step]:
         """The steps of one file, a segment each (``release``: the segments were listed with
         their pages kept, which are let go of as the walk leaves each, as ``keep_pages`` says)."""
-        maps = TableMaps(f, self.parsed)
+        maps = TableMaps(self.parsed)
         tracker = TransactionTracker(f, queries=self.config.queries) if walk.transactions else None
         rotate = None  # the file the last ROTATE_EVENT names
         for seg in segments:
@@ -230,7 +230,7 @@ class LogWalk:
             tracker = TransactionTracker(files[-1], queries=self.config.queries) if walk.transactions else None
             file_starts = np.flatnonzero(file_of[1:] != file_of[:-1]) + 1
             txn = tracker.assign(src, index, segs[-1].end, file_starts) if tracker is not None else None
-            maps = TableMaps(files[0], self.parsed)
+            maps = TableMaps(self.parsed)
             rows_pos, layout = maps.resolve(index, src, file_of)
             generation, states = walk.schema.scan(src, index, walk.ddl_states)
         except BinlogError:  # walked again one by one: the error is theirs, at its file and offset

@@ -15,6 +15,7 @@ import pyarrow as pa
 
 from ..binlog.gathered import Gathered, gather
 from ..binlog.headers import EventIndex, code_table
+from ..binlog.sources import EventSource
 from ..binlog.transactions import INCOMPLETE, ROLLBACK, TxnContext
 from ..decode.batch import RowTransactions, build_batch, table_schema
 from ..decode.rows import PlacedRun
@@ -37,10 +38,10 @@ def declared_schema(config: ReadConfig, table_map: TableMap, flavor: str) -> pa.
     return table_schema(table_map, config.decoding.of(table_map.name, flavor), config.queries)
 
 
-def _unchecked(run: CarriedRun) -> Iterator[tuple[object, EventIndex]]:
+def _unchecked(run: CarriedRun) -> Iterator[tuple[EventSource, EventIndex]]:
     """The pieces of ``run`` whose CRC32s were not found to match on a batch thread already,
     by event source (each source's pieces in one check)."""
-    by_source: dict[int, tuple[object, list[EventIndex]]] = {}
+    by_source: dict[int, tuple[EventSource, list[EventIndex]]] = {}
     for k, (src, events) in enumerate(zip(run.srcs, run.events)):
         if k >= len(run.checked) or not matched(run.checked[k]):
             by_source.setdefault(id(src), (src, []))[1].append(events)
@@ -61,7 +62,7 @@ def run_batches(run: CarriedRun, config: ReadConfig, deferred_text: bool = False
     name, tm, flavor = run.table, run.layout, run.flavor
     effective = config.effective(name)
     for src, events in _unchecked(run):
-        src.verify_checksums_of(events)  # type: ignore[attr-defined]
+        src.verify_checksums_of(events)
     names = list(dict.fromkeys(f.name for f in run.files))
     file_no = [names.index(f.name) for f in run.files]  # per piece
     if run.gathered:  # pieces of several files: their events copied into one buffer
@@ -84,16 +85,18 @@ def run_batches(run: CarriedRun, config: ReadConfig, deferred_text: bool = False
         txn = _row_transactions(ctx, images.event)
         keep_rows = np.ones(len(images), bool)
         left_out = 0
-        if not effective:
-            took_effect = ~_NOT_TAKEN_EFFECT[txn.outcome()]
-            left_out = int((~took_effect).sum())
-            keep_rows &= took_effect
-        if gtid_ok is not None:
-            keep_rows &= (txn.txn >= 0) & gtid_ok[np.maximum(txn.txn, 0)] if len(gtid_ok) else False
-        if not keep_rows.all():
-            images = images.take(keep_rows)
-            txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows],
-                                  txn.outcome()[keep_rows])
+        if not effective or gtid_ok is not None:
+            assert txn is not None  # a read that keeps some transactions' changes only follows them
+            if not effective:
+                took_effect = ~_NOT_TAKEN_EFFECT[txn.outcome()]
+                left_out = int((~took_effect).sum())
+                keep_rows &= took_effect
+            if gtid_ok is not None:
+                keep_rows &= (txn.txn >= 0) & gtid_ok[np.maximum(txn.txn, 0)] if len(gtid_ok) else False
+            if not keep_rows.all():
+                images = images.take(keep_rows)
+                txn = RowTransactions(txn.context, txn.txn[keep_rows], txn.undone[keep_rows], txn.query[keep_rows],
+                                      txn.outcome()[keep_rows])
         # columns at once only on the reading thread: on a batch thread, runs are what goes on at
         # once (column threads as well measured slower: bench/RESULTS.md)
         columns = 1 if in_pool("batch") else config.threads

@@ -169,6 +169,7 @@ class CarriedRun:
         if rows.file_of is not None:
             self.file_of.append(rows.file_of[run.rows].copy())
         if self.txns is not None:
+            assert rows.txn is not None  # (txns: the steps' transactions, followed)
             self.txns.append(rows.txn.of_events(run.rows))
         source = step.file.source
         lo, _ = self.ranges.get(source, (step.segment.start, step.segment.end))

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Generator, Iterable, Iterator
 
 import pyarrow as pa
 
@@ -137,6 +137,7 @@ class PendingRun:
         """The batches a run started in the background has made (waiting for them), the next
         ones started in the background first; at the end (``finished``), the error if one
         stopped it."""
+        assert self.future is not None  # (taken while one is under way)
         done, error, rest = self.future.result()
         self.future = None
         more = error is None and len(done) == BACKGROUND_BATCHES
@@ -154,6 +155,7 @@ class PendingRun:
             while not self.finished:
                 yield from self.take()
             return
+        assert self.make is not None  # (not started in the background: made here)
         made, self.make = self.make(), None
         yield from self._handed(made)
         self.finished = True
@@ -194,7 +196,8 @@ def _made_until_error(make: Callable[[], Iterator[Made]], limit: int
     return made, None, batches
 
 
-def decode_in_order(jobs: Iterable[PendingRun], threads: int, ahead_bytes: int = 0) -> Iterator[Handed]:
+def decode_in_order(jobs: Iterable[PendingRun], threads: int,
+                    ahead_bytes: int = 0) -> Generator[Handed, None, None]:
     """The batches of ``jobs``, in their order.
 
     With ``threads`` > 1 the runs marked ``background`` are placed and decoded on ``threads``

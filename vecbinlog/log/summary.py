@@ -20,7 +20,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -268,6 +268,7 @@ class _Summary:
         f, end, starts = self.f, scan.walked, scan.starts
         tables = []
         for name, t in self.tables.items():
+            assert t.first is not None and t.last is not None  # set with the table's first rows events
             counts = t.counts
             txns = np.unique(np.concatenate(t.txns))
             tables.append({"name": name, "rows_events": int(counts.sum()), "write_events": int(counts[0]),
@@ -275,6 +276,7 @@ class _Summary:
                            "ranges": _ranges(txns, starts, end),
                            "first_time": t.first * 1000, "last_time": t.last * 1000})  # ms
         info = self.info.as_dict()
+        assert scan.stamps is not None  # a walk's (not an index's)
         fmt = f.formats[0]
         kept = spaced_starts(starts, spacing := start_spacing(starts))
         at, source, seq = (np.concatenate(parts) for parts in zip(*self.gtids)) if self.gtids else \
@@ -472,8 +474,8 @@ def extend_summary(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     sources = list(at_source)
     blocks = [(old["transaction_starts"][b["block"]], b["source"], b["first"], b["last"]) for b in old["gtid_blocks"]]
     blocks += [(starts[b["block"]], renumbered[b["source"]], b["first"], b["last"]) for b in new["gtid_blocks"]]
-    cols = list(zip(*blocks)) if blocks else [[], [], [], []]
-    joined = gtid_blocks(kept, np.array(cols[0], np.int64), np.array(cols[1], np.int32),
+    cols: list[Sequence[Any]] = list(zip(*blocks)) if blocks else [[], [], [], []]
+    joined_blocks = gtid_blocks(kept, np.array(cols[0], np.int64), np.array(cols[1], np.int32),
                          np.array(cols[2], np.uint64), np.array(cols[3], np.uint64))
     return {
         **old,
@@ -485,7 +487,7 @@ def extend_summary(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
         "start_spacing": spacing,
         "start_times": block_times(both, times, spacing).tolist(),
         "gtid_sources": sources,
-        "gtid_blocks": joined,
+        "gtid_blocks": joined_blocks,
         "layouts": layouts,
         "tables": list(tables.values()),
         "layout_changes": changes,

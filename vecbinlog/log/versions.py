@@ -144,10 +144,10 @@ class SchemaHistory:
             numbers = self.__dict__["_numbers"] = {}
             for k, p in enumerate(self.paths):
                 numbers.setdefault(same(p), k)
-        k = numbers.get(same(path))
-        if k is None:
+        number = numbers.get(same(path))
+        if number is None:
             raise ValueError(f"{redact(path)} is not one of the files {self.paths}")
-        return k
+        return number
 
     def start_state(self, path: str, offset: int) -> tuple[Any, dict[str, VersionState]]:
         """(DDL state, layout states) in force where a range of ``path`` starting at ``offset``

@@ -74,8 +74,8 @@ class TableMaps:
     ``parsed`` maps the walk's files share).
     """
 
-    def __init__(self, file: EventSource, parsed: ParsedMaps | None = None):
-        self.file = file  #: what the events are read from (the last segment's source: :meth:`resolve`)
+    def __init__(self, parsed: ParsedMaps | None = None) -> None:
+        self.file: EventSource  #: what the events are read from: the last segment's source (:meth:`resolve`)
         self.layouts: list[TableMap] = []  #: layout id -> TableMap
         #: layout id -> the TABLE_MAP's bytes after its table id (post-header rest and body)
         self.keys: list[bytes] = []
@@ -147,19 +147,18 @@ class TableMaps:
         self._by_bytes[key] = lid
         return lid
 
-    def resolve(self, index: EventIndex, src: EventSource | None = None,
+    def resolve(self, index: EventIndex, src: EventSource,
                 file_of: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """For the rows events of a segment: their positions in ``index`` and their layout ids.
 
         Each rows event uses the last TABLE_MAP with its table id before it (in this segment,
         or carried over from earlier ones). A table id no TABLE_MAP defined is an error.
-        ``src`` is what the segment's events are read from when it is not the file itself
-        (a segment whose compressed events were unpacked, see compression.py; small files
-        joined, see gathered.py: ``file_of`` then gives each event's file, and table ids are
-        per file, as in files read one by one).
+        ``src`` is what the segment's events are read from: a window of the file, a segment
+        whose compressed events were unpacked (see compression.py), small files joined (see
+        gathered.py: ``file_of`` then gives each event's file, and table ids are per file, as
+        in files read one by one).
         """
-        if src is not None:
-            self.file = src
+        self.file = src
         tc = index.type_code
         tm_pos = np.flatnonzero(tc == EventType.TABLE_MAP_EVENT)
         rows_pos = np.flatnonzero(ROWS_CODES[tc])
