@@ -174,6 +174,7 @@ def _index_range(task: IndexTask) -> IndexDone:
     from .binlog.resync import transaction_start_after
 
     name = task.identity["name"]
+    assert task.part is not None  # a range's task
     k, lo, hi = task.part
     with task.config.open_file(task.path) as f:
         if not f.source.seekable:  # a compressed file: read from its start only
@@ -194,8 +195,8 @@ def _merge_ranges(parts: list[IndexDone]) -> pa.Table | None:
     from where the one before it ended, that one ending there with no transaction open (so
     the boundaries found are the file's, whatever its bytes), in a file of one format; else None."""
     row = None
-    for done in sorted(parts, key=lambda d: d.part):
-        if done.table is None:
+    for done in sorted(parts, key=lambda d: d.part or 0):  # (every range has its k)
+        if done.table is None or done.span is None:  # (a summary has its span)
             return None
         start, stop = done.span
         if start == stop:
@@ -417,7 +418,8 @@ def index_job(archive: Any, location: Any, config: ReadConfig, *, index_filesyst
     import pyarrow.fs as pafs
 
     threads = FILES_AHEAD if not isinstance(fs, pafs.LocalFileSystem) and len(changed) > 1 else 0
-    for (path, identity), (todo, extend) in zip(changed, _mapped(lambda c: _todo(*c, fs, folder), changed, threads)):
+    todos = _mapped(lambda c: _todo(c[0], c[1], fs, folder), changed, threads)
+    for (path, identity), (todo, extend) in zip(changed, todos):
         stale.append(identity["name"])
         if not todo:
             continue
@@ -596,12 +598,10 @@ def replay_index(files: list[IndexedFile], wanted: Callable[[str], bool] | None 
     as :meth:`vecbinlog.Binlog.history` gives it, for :func:`vecbinlog.splits.with_history`.
     """
     config = config if config is not None else ReadConfig.build()
-    given = wanted
+    def wants(name: str) -> bool:
+        return (wanted is None or wanted(name)) and config.filter.table(name)
 
-    def wanted(name: str) -> bool:
-        return (given is None or given(name)) and config.filter.table(name)
-
-    tracker = SchemaTracker(config.schema, track=config.ddl, wanted=wanted)
+    tracker = SchemaTracker(config.schema, track=config.ddl, wanted=wants)
     versions = SchemaVersions(history=True)
     parsed: dict[tuple[bytes, int, str], TableMap] = {}
     last_generation, replayed = -1, False
@@ -638,7 +638,7 @@ def replay_index(files: list[IndexedFile], wanted: Callable[[str], bool] | None 
             for change in f.row["layout_changes"]:
                 upto(change["ddl_before"])
                 tm = maps[change["layout"]]
-                if not wanted(tm.name) or seen.get(tm.name) == (id(tm), tracker.generation):
+                if not wants(tm.name) or seen.get(tm.name) == (id(tm), tracker.generation):
                     continue  # (the same TABLE_MAP under the same DDL: the same state; files share their parsed maps)
                 seen[tm.name] = (id(tm), tracker.generation)
                 _, definition, lifetime = tracker.tracked(tm.name, tracker.generation)

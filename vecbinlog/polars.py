@@ -64,7 +64,7 @@ def scan(files: Any, table: str, *, index: Any = None, **options: Any) -> pl.Laz
     ...        .group_by("status").len().collect())
     """
     base = TableScan.of(files, table, index=index, **options)  # the plan, once (with an index: from it)
-    schema = dict(pl.from_arrow(_polars_form(base.schema.empty_table())).schema)
+    schema = dict(_frame(base.schema.empty_table()).schema)
 
     def source(with_columns: list[str] | None, predicate: pl.Expr | None, n_rows: int | None,
                batch_size: int | None) -> Iterator[pl.DataFrame]:
@@ -77,7 +77,7 @@ def scan(files: Any, table: str, *, index: Any = None, **options: Any) -> pl.Laz
         left = n_rows
         try:
             for batch in batches:
-                frame = pl.from_arrow(_polars_form(batch))
+                frame = _frame(batch)
                 del batch
                 if predicate is not None:
                     frame = frame.filter(predicate)
@@ -91,11 +91,18 @@ def scan(files: Any, table: str, *, index: Any = None, **options: Any) -> pl.Laz
         finally:
             batches.close()
 
-    named = {"explain_name": "vecbinlog",
+    named: dict[str, Any] = {"explain_name": "vecbinlog",
              "explain_detail": f"{table} in {len(base.paths)} file(s)" + (", indexed" if index else "")}
     if not set(named) <= set(inspect.signature(register_io_source).parameters):  # (Polars before 1.3x)
         named = {}
     return register_io_source(source, schema=schema, **named)
+
+
+def _frame(data: pa.RecordBatch | pa.Table) -> pl.DataFrame:
+    """``pl.from_arrow`` of :func:`_polars_form` of ``data``: a DataFrame (its type says DataFrame | Series)."""
+    frame = pl.from_arrow(_polars_form(data))
+    assert isinstance(frame, pl.DataFrame)
+    return frame
 
 
 def _polars_form(data: pa.RecordBatch | pa.Table) -> pa.RecordBatch | pa.Table:
@@ -149,6 +156,8 @@ def _literal(node: Any) -> Any:
     if not isinstance(lit, dict):
         return _NOT_A_LITERAL
     (kind, inner), = lit.items()
+    what: str | None
+    value: Any
     (what, value), = inner.items() if isinstance(inner, dict) else ((None, None),)
     if kind == "Dyn" and what == "Int" or kind == "Scalar" and what in ("Int64", "Int32", "UInt32", "UInt64", "Int16"):
         return int(value)
@@ -173,10 +182,10 @@ def _bounds(node: Any) -> list[Bound | None]:
         left, right = binary["left"], binary["right"]
         if op is None:
             return []
-        if _column(left) is not None and _literal(right) is not _NOT_A_LITERAL:
-            return [Bound.make(_column(left), op, _literal(right))]
-        if _column(right) is not None and _literal(left) is not _NOT_A_LITERAL:
-            return [Bound.make(_column(right), _FLIPPED[op], _literal(left))]
+        if (name := _column(left)) is not None and _literal(right) is not _NOT_A_LITERAL:
+            return [Bound.make(name, op, _literal(right))]
+        if (name := _column(right)) is not None and _literal(left) is not _NOT_A_LITERAL:
+            return [Bound.make(name, _FLIPPED[op], _literal(left))]
         return []
     function = node.get("Function")
     if function is None:

@@ -40,6 +40,8 @@ from .snapshot import replay
 from .tables.table_map import TableMap
 
 if TYPE_CHECKING:  # the DDL modules: imported by the first statement that needs them
+    import pandas as pd
+
     from .tables.ddl import Catalog
 
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning", "VersionState",
@@ -281,8 +283,9 @@ class Binlog:
                             if self.config.filter.table(name)}
         if self._tables is None:
             self._reader.plan_runs()  # one walk finds the tables and plans the reads that follow
-        if self._tables is None and self._reader.tables() is not None:
-            self._tables = dict.fromkeys(self._reader.tables(), 1)
+        planned = self._reader.tables() if self._tables is None else None
+        if planned is not None:
+            self._tables = dict.fromkeys(planned, 1)
         if self._tables is None:
             found: dict[str, int] = {}
             for step in self._walk.steps():
@@ -519,7 +522,7 @@ class Binlog:
             key = [plan.layout_names(last)[c] for c in pk]
         return replay(changes, list(key), table, plan.column_names(kept))
 
-    def _before(self, changes: pa.Table, until) -> pa.Array:
+    def _before(self, changes: pa.Table, until: int | tuple[str, int] | datetime | str) -> pa.Array:
         """Mask of the changes before ``until`` (see snapshot())."""
         names = [f.name for f in self.files]
         file_no = pc.index_in(changes.column("_log_file").cast(pa.string()), value_set=strings(names))
@@ -585,7 +588,7 @@ class Binlog:
 
 
 def _fitted(read: Callable[[], Generator[tuple[str, pa.RecordBatch], None, None]], plan: TablePlan,
-            schema: pa.Schema) -> Iterator[pa.RecordBatch]:
+            schema: pa.Schema) -> Generator[pa.RecordBatch, None, None]:
     """The batches of ``read()`` (started at the first batch asked for), each fitted to ``plan``
     and to ``schema`` (the plan's columns a read returns); the read is closed with this generator
     (its batch threads' work with it)."""
@@ -609,7 +612,7 @@ def read_table(paths: PathLike | Sequence[PathLike], table: str, **options: Any)
         return log.read_table(table)
 
 
-def read_pandas(paths: PathLike | Sequence[PathLike], table: str, **options: Any):
+def read_pandas(paths: PathLike | Sequence[PathLike], table: str, **options: Any) -> pd.DataFrame:
     """The change log of ``table`` as a pandas DataFrame with Arrow-backed columns.
 
     Columns use ``pandas.ArrowDtype`` so that nothing is lost on the way: unsigned and

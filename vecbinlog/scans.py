@@ -95,6 +95,7 @@ class Bound:
         values = tuple(value) if op == "in" else (value,)
         if op == "starts_with" and column not in _STRINGS:
             return None
+        converted: tuple[Any, ...]  # (None where a value is not of the column's type)
         if column == "_commit_timestamp":
             converted = tuple(_micros(v) for v in values)
         elif column == "_log_pos":

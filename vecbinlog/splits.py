@@ -26,7 +26,7 @@ import os
 import re
 import warnings
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Generator, Iterable, Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -208,6 +208,7 @@ def plan_splits(
                 out.extend(chain.file(k, [Split(path, MAGIC_LEN, None if whole else stop,
                                                 _state_at(_ddl_states(f, tracker, MAGIC_LEN, None), MAGIC_LEN))], whole))
                 continue
+            assert f.size is not None  # a seekable file's
             hi = f.size if k < len(files) - 1 or stop is None else min(stop, f.size)
             scan = StartScan()  # the transaction starts, found by the same walk as the DDL
             ddl = _ddl_states(f, tracker, MAGIC_LEN, hi, scan)  # from the file's start: DDL before lo counts
@@ -328,8 +329,9 @@ def _plan_from_index(files: list[str], split_bytes: int, config: ReadConfig, loc
                 cuts = cuts[cuts < ix.row["second_format"]]
             ranges = [(lo, hi)] if tables is None else _wanted_ranges(ix, wanted, lo, hi)
             pieces = []
-            for a, b in ranges:
-                bounds = cut_bounds(cuts[(cuts > a) & (cuts < b)], a, b, split_bytes, ix.row["start_spacing"])
+            for r_lo, r_hi in ranges:
+                bounds = cut_bounds(cuts[(cuts > r_lo) & (cuts < r_hi)], r_lo, r_hi, split_bytes,
+                                    ix.row["start_spacing"])
                 pieces += list(zip(bounds[:-1], bounds[1:]))
         if (tables is not None and not any(wanted(t["name"]) for t in ix.row["tables"])) \
                 or not _in_window(ix, wanted, window) or (gtids is not None and not may_hold_gtids(ix, gtids)):
@@ -487,7 +489,7 @@ def read_split(split: Split, tables: str | Iterable[str] | None = None, config: 
 
 
 def read_splits(splits: Iterable[Split], tables: str | Iterable[str] | None = None, config: ReadConfig | None = None,
-                project: bool = True) -> Iterator[tuple[str, pa.RecordBatch]]:
+                project: bool = True) -> Generator[tuple[str, pa.RecordBatch], None, None]:
     """:func:`read_split` of each of ``splits`` (in plan order), those that follow the split
     before them (:attr:`Split.follows`: the next file, from its start, after a file read to
     its end) read in the same walk: a task's many small files cost what one file does (they

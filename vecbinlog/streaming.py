@@ -231,6 +231,7 @@ class Archive:
                 resume = cached.complete if cached is not None and cached.start <= lo <= cached.complete else lo
                 fresh = scan_transactions(f, resume, self.config.segment_bytes)
                 if resume != lo:  # continued from the last walk: the starts before it are kept
+                    assert cached is not None and cached.stamps is not None  # (a walk's: an index's is final)
                     keep = cached.starts < resume
                     fresh = FileScan(cached.start, fresh.walked, fresh.open_start,
                                      np.concatenate([cached.starts[keep], fresh.starts]),
@@ -415,6 +416,7 @@ class Archive:
                 return Position(name, int(later[0]))
             if newest and scan is not None and scan.open_start == at:
                 raise ValueError(f"startingPosition {gtid}: its transaction at {name}:{at} is not complete yet")
+            assert scan is not None  # (the file holds the GTID: its FORMAT_DESCRIPTION_EVENT is all there)
             return Position(name, scan.complete if newest else scan.walked)
         raise ValueError(f"startingPosition: GTID {gtid!r} is not in the archive")
 
@@ -468,6 +470,7 @@ class Archive:
         with self.config.open_file(path) as f, warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
             block = scan_transactions(f, int(ix.starts[k]), self.config.segment_bytes, stop)
+        assert block.stamps is not None  # a walk's
         found = np.flatnonzero(block.stamps.astype(np.int64) >= seconds)
         if not len(found):  # (the index is of this file as it is: its size and time are checked)
             raise ArchiveIndexError(f"{redact(path)}: its index says a transaction at or after {ix.starts[k]} starts "
@@ -514,6 +517,7 @@ class Archive:
                 warnings.simplefilter("ignore", TruncatedWarning)  # a final file cut short: read to its last event
                 if not f.source.seekable:
                     return [Split(path, lo, hi)]
+                assert f.size is not None  # a seekable file's
                 stop = f.size if hi is None else hi
                 if lo >= stop:
                     return []
@@ -605,14 +609,15 @@ class StreamHistory:
                 if ix is None:
                     break
                 indexed.append(ix)
-        walked, lo, head = chosen, begin.pos, None
+        to_walk, lo = chosen, begin.pos
+        head: SchemaHistory | None = None
         if indexed:  # replayed from the index; the walk starts with the file after them
             _, head = replay_index(indexed, config=config)
             start_ddl, start_versions = head.start_state(indexed[-1].path, indexed[-1].row["indexed_to"])
-            walked, lo = chosen[len(indexed):], MAGIC_LEN
+            to_walk, lo = chosen[len(indexed):], MAGIC_LEN
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncatedWarning)
-            with Binlog.over_range([p for _, p in walked], lo, end.pos, ddl=start_ddl if head else ddl,
+            with Binlog.over_range([p for _, p in to_walk], lo, end.pos, ddl=start_ddl if head else ddl,
                                    versions=start_versions if head else versions, config=config) as log:
                 found = log.history()
         if head is not None:

@@ -115,7 +115,7 @@ class BatchReader:
         self._keep_planned_pages = total <= PLAN_ON_TABLES_BYTES
 
     # -- rows ------------------------------------------------------------------------------
-    def batches(self, wanted: Callable[[str], bool], *, desc: str = "") -> Iterator[Batch]:
+    def batches(self, wanted: Callable[[str], bool], *, desc: str = "") -> Generator[Batch, None, None]:
         """Decoded batches of the tables ``wanted(name)`` accepts (and the ``tables`` filter), in
         log order per table, in bounded memory."""
         planned = self._planned_runs()
@@ -136,7 +136,7 @@ class BatchReader:
         return Read({n: out[n] for n in order}, {n: self.plan(n, versions) for n in versions.layouts}, versions)
 
     def _batches(self, wanted: Callable[[str], bool], versions: SchemaVersions, desc: str,
-                 planned: PlannedRuns | None, deferred_text: bool = False) -> Iterator[Batch]:
+                 planned: PlannedRuns | None, deferred_text: bool = False) -> Generator[Batch, None, None]:
         """The batches of one read. The read owns what it starts in the background (its task
         group): when it ends (at its end, at an error, or when its consumer stops: the
         generator closed or dropped), its runs under way are cancelled or waited for."""

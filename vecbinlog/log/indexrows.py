@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -80,7 +80,7 @@ class TakenRow:
     gtids: GtidBlocks  #: ``gtid_sources`` and ``gtid_blocks``
 
 
-def take_rows(table: pa.Table, ks: list[int], sizes: list[int | None] | None = None) -> list[TakenRow | str]:
+def take_rows(table: pa.Table, ks: list[int], sizes: Sequence[int | None] | None = None) -> list[TakenRow | str]:
     """Rows ``ks`` of ``table`` (of INDEX_SCHEMA's columns and types), each a :class:`TakenRow`,
     or what is wrong with it (a sentence: which field, expected vs got). ``sizes``: of each,
     its binlog's size now (None: not known): a file read at offsets that is not smaller than
