@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Generator, Iterable, Sequence
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -365,7 +365,7 @@ class Binlog:
         return data if names == data.schema.names else data.select(names)
 
     # -- reading rows --------------------------------------------------------------------
-    def iter_batches(self, table: str, *, layout_columns: bool = False) -> Iterator[pa.RecordBatch]:
+    def iter_batches(self, table: str, *, layout_columns: bool = False) -> Generator[pa.RecordBatch, None, None]:
         """The change log of ``table`` as record batches, in log order, in bounded memory.
 
         Each batch holds the rows of about ``segment_bytes`` of binlog (32 MB by default), and
@@ -386,7 +386,7 @@ class Binlog:
         if not found and table not in self.tables:
             raise self._table_not_found(table)
 
-    def iter_tables(self, *, layout_columns: bool = False) -> Iterator[tuple[str, pa.RecordBatch]]:
+    def iter_tables(self, *, layout_columns: bool = False) -> Generator[tuple[str, pa.RecordBatch], None, None]:
         """Every table's change log in one pass: ``(db.table, record batch)`` in log order per
         table, a segment (``segment_bytes``) at a time (a table with little in each segment of a
         local file: several segments' rows in one batch). Batches of different tables come

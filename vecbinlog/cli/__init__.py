@@ -26,7 +26,7 @@ import os
 import sys
 import traceback
 import warnings
-from typing import NoReturn, Sequence
+from typing import NoReturn, Sequence, TextIO
 
 from ..errors import ArchiveIndexError, BinlogError, TableNotFoundError
 from .parser import PROG, UsageError, build_parser
@@ -59,7 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.quiet = getattr(args, "quiet", False)
     seen: set[str] = set()
 
-    def show(message, category, filename, lineno, file=None, line=None):
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: TextIO | None = None,
+             line: str | None = None) -> None:
         text = str(message)
         if args.quiet or text in seen:
             return

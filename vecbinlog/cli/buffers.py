@@ -18,7 +18,7 @@ __all__ = ["string_parts", "string_array", "gather_ranges", "contains_any", "mar
 def string_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """(offsets int64 of n + 1, data uint8) of a string/binary array, offsets from 0."""
     if pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type):
-        odt = np.int64
+        odt: type[np.integer] = np.int64
     else:
         odt = np.int32
     bufs = arr.buffers()

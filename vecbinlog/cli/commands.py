@@ -329,7 +329,7 @@ def _unsampled(plan: TablePlan, batch: pa.RecordBatch) -> frozenset[str]:
     """The columns of which ``batch`` (the first printed) tells nothing: those that its layouts
     lack, or hold in a narrower type than the table's schema (later layouts add or widen them)."""
     schema = plan.schema
-    sampled = set()
+    sampled: set[str] = set()
     for version in pc.unique(batch.column("_schema_version")).to_pylist():
         declared = [f.type for f in plan.layout_schema(version) if f.name not in METADATA_NAMES]
         sampled.update(name for name, t in zip(plan.layout_names(version), declared) if t == schema.field(name).type)

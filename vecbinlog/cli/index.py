@@ -53,7 +53,7 @@ class _Bar:
     """A tqdm bar of the files indexed (only on a terminal, without --quiet)."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.bar = None
+        self.bar: Any = None  #: the tqdm bar, once shown
         self.enabled = not args.quiet and stderr_isatty()
 
     def __call__(self, done: int, total: int, name: str) -> None:

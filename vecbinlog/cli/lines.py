@@ -52,7 +52,10 @@ class _Cells:
 
     def __init__(self, kind: int, ints: np.ndarray | None = None, valid: np.ndarray | None = None,
                  entries: pa.Array | None = None, codes: np.ndarray | None = None, quote: bool = False) -> None:
-        self.kind, self.ints, self.valid, self.entries, self.codes = kind, ints, valid, entries, codes
+        self.kind, self.valid, self.codes = kind, valid, codes
+        #: the one of the two a kind has (Any: ``kind`` says which is there, not None)
+        self.ints: Any = ints
+        self.entries: Any = entries
         self.quote = quote
 
 
@@ -66,7 +69,7 @@ def _cells(col: pa.Array, style: str) -> _Cells:
         return _Cells(_UINT if pa.types.is_uint64(t) else _INT, values, valid)
     if pa.types.is_dictionary(t) and len(col.dictionary) and col.null_count < n:
         entries = fill_nulls(values_text(col.dictionary, style), null)
-        codes = to_numpy(fill_nulls(col.indices.cast(pa.int64()), -1))  # a null in the dictionary: its null text
+        codes: np.ndarray | None = to_numpy(fill_nulls(col.indices.cast(pa.int64()), -1))  # a null in the dictionary: its text
         return _Cells(_TEXT, entries=entries, codes=codes)
     if run_friendly(t) and n >= 2 * RUN_SHARE and col.null_count < n:
         ree = pc.run_end_encode(col)
@@ -193,13 +196,13 @@ def _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsi
 
 def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: str,
            widths: Sequence[int] | None = None, right: Sequence[bool] | None = None,
-           fitted: Sequence[tuple[pa.Array, np.ndarray]] | None = None) -> memoryview:
+           fitted: Sequence[tuple[pa.Array, np.ndarray] | None] | None = None) -> memoryview:
     """The ``n`` lines of ``cells`` (``before[j]`` ahead of column j, ``end`` after the last),
     written by :func:`_write_lines`: the bytes of every line, back to back."""
     m = len(cells)
     null = NULL_TEXT[style].encode()
-    widths = np.asarray(widths if widths is not None else np.zeros(m), np.int64)
-    right = np.asarray(right if right is not None else np.zeros(m), np.bool_)
+    widths_arr = np.asarray(widths if widths is not None else np.zeros(m), np.int64)
+    right_arr = np.asarray(right if right is not None else np.zeros(m), np.bool_)
     quote = np.array([c.quote for c in cells], np.bool_)
     pieces = [s.encode() for s in before] + [end.encode()]
     seps = np.zeros(m + 2, np.int64)
@@ -219,7 +222,7 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
     identity = np.zeros(max(len(text_cols), 1), np.bool_)
     ebase = np.zeros(max(len(text_cols), 1), np.int64)
     eoffs, ewidths, datas = [], [], []
-    size = n * (seps[-1] + int(widths.sum()) + 2 * int(quote.sum()))
+    size = n * (seps[-1] + int(widths_arr.sum()) + 2 * int(quote.sum()))
     entry_count, pool_size = 0, 0
     ki = kt = 0
     for j, c in enumerate(cells):
@@ -234,7 +237,8 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
             ki += 1
             continue
         index[j] = kt
-        entries, ew = fitted[j] if fitted is not None else (c.entries, np.zeros(len(c.entries), np.int64))
+        fit = fitted[j] if fitted is not None else None  # (a text column's is there)
+        entries, ew = fit if fit is not None else (c.entries, np.zeros(len(c.entries), np.int64))
         off, data = string_parts(entries)
         lengths = np.diff(off)
         if c.codes is None:
@@ -256,10 +260,10 @@ def _lines(cells: list[_Cells], before: Sequence[str], end: str, n: int, style: 
     pool = np.concatenate([*datas, np.zeros(_SLACK, np.uint8)])
     out = np.empty(int(size) + _SLACK, np.uint8)
     null_text = np.frombuffer(null + bytes(_SLACK), np.uint8)
-    written = _write_lines(n, kinds, index, widths, right, quote, seps, consts, ints, unsigned, has_valid, valid,
+    written = _write_lines(n, kinds, index, widths_arr, right_arr, quote, seps, consts, ints, unsigned, has_valid, valid,
                            codes, identity, ebase, eoff, ewidth, pool, null_text, len(NULL_TEXT[style]),
                            style == "table", out)
-    return memoryview(out[:written])
+    return out[:written].data
 
 
 class _Lines:

@@ -133,7 +133,7 @@ would be overwritten or whose suffix is not its format). Errors are one line on 
 """
 
 
-def _common(debug_default: Any = False) -> argparse.ArgumentParser:
+def _common(debug_default: Any = False) -> Parser:
     p = Parser(add_help=False)
     g = p.add_argument_group("output")
     g.add_argument("-q", "--quiet", action="store_true", default=debug_default,
@@ -149,7 +149,7 @@ def _index_option(p: argparse.ArgumentParser, what: str) -> None:
                         f"command shows of them comes from it; {what}")
 
 
-def _reading(snapshot: bool = False) -> argparse.ArgumentParser:
+def _reading(snapshot: bool = False) -> Parser:
     p = Parser(add_help=False)
     p.add_argument("files", metavar="FILE", nargs="+",
                    help="binlog files, in log order (read as one change log)")
@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     common = [_common(argparse.SUPPRESS), _reading()]
 
-    def add(name: str, help: str, description: str, parents: list[argparse.ArgumentParser] | None = None
+    def add(name: str, help: str, description: str, parents: list[Parser] | None = None
             ) -> argparse.ArgumentParser:
         if parents is None:
             parents = [_common(argparse.SUPPRESS), _reading(snapshot=True)] if name == "snapshot" else common
@@ -317,7 +317,7 @@ def _positions(group: Any, what: str) -> None:
                        help=f"only {what} before this byte offset of the last file (as mysqlbinlog --stop-position)")
 
 
-def _files() -> argparse.ArgumentParser:
+def _files() -> Parser:
     p = Parser(add_help=False)
     p.add_argument("files", metavar="FILE", nargs="+",
                    help="binlog files (or a glob, or the server's .index file), in log order")

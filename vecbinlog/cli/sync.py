@@ -89,7 +89,7 @@ class _Bar:
     """A tqdm bar of the binlog bytes of the run (only on a terminal, without --quiet)."""
 
     def __init__(self, args: argparse.Namespace) -> None:
-        self.bar = None
+        self.bar: Any = None  #: the tqdm bar, once shown
         self.enabled = not args.quiet and stderr_isatty()
 
     def __call__(self, step: SyncStep) -> None:

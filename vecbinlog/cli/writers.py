@@ -10,7 +10,7 @@ import urllib.parse
 from collections import OrderedDict, deque
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 import pyarrow as pa
 
@@ -46,7 +46,7 @@ class PartWriter:
         self.fmt = fmt
         self.parts = 0
         self.rows = 0
-        self.writer = None
+        self.writer: Any = None  #: the part's: pyarrow's Parquet or IPC file writer, or a CsvFile
         self.schema: pa.Schema | None = None
         self.dicts: dict[int, pa.Array] = {}
         self.files: list[Path] = []

@@ -117,7 +117,8 @@ class DeltaTarget:
 
     def _write(self, rows: pa.Table, mode: str, evolve: bool, commit: Commit) -> None:
         with self._conflicts(commit):
-            write_deltalake(self._table(), rows, mode=mode, schema_mode="merge" if evolve else None,  # type: ignore[arg-type]
+            # (deltalake types "append" and "overwrite" in two overloads: a mode either one matches neither)
+            write_deltalake(self._table(), rows, mode=mode, schema_mode="merge" if evolve else None,  # type: ignore[call-overload]
                             commit_properties=self._props(commit))
         self._committed(commit)
 

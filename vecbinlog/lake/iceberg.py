@@ -182,7 +182,8 @@ def _touched(table: Table, keys: pa.Table) -> list[FileScanTask]:
     for name in names:
         low, high = pc.min_max(keys.column(name)).values()
         try:
-            ranges += [GreaterThanOrEqual(name, low.as_py()), LessThanOrEqual(name, high.as_py())]
+            # (pyiceberg's predicates are pydantic models: mypy takes their fields for __init__'s, not (term, literal))
+            ranges += [GreaterThanOrEqual(name, low.as_py()), LessThanOrEqual(name, high.as_py())]  # type: ignore[call-arg]
         except (TypeError, ValueError):  # a type pyiceberg has no literal of: no pruning by this column
             pass
     scan = table.scan(row_filter=And(*ranges) if len(ranges) > 1 else (ranges[0] if ranges else AlwaysTrue()))

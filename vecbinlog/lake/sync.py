@@ -269,6 +269,7 @@ def _apply(run: _Run, piece: Piece, progress: Callable[[SyncStep], None] | None)
         elif run.mode == "append":
             target.append(rows, evolve, commit)
         else:
+            assert run.key is not None  # (_rows refuses a merge of rows without one)
             target.merge(rows, kinds, run.key, evolve, commit)
         run.restarts += restart
     run.commits += 1
@@ -281,6 +282,7 @@ def _rows(run: _Run, piece: Piece) -> tuple[pa.Table, pa.Array | None]:
     fmt = run.target.format
     if run.mode == "append":  # a change log: a TRUNCATE is no row change, every row image is kept
         changes = piece.changes
+        assert changes is not None  # (run_sync applies a piece without changes only to restart a merge)
         if changes.num_rows and pc.max(pc.list_value_length(changes.column("_absent"))).as_py():
             raise UnsupportedError(f"{run.source.table}: some row images from {piece.lo} on leave columns out "
                                    "(binlog_row_image MINIMAL or NOBLOB): a change log of them would hold nulls for "
@@ -291,6 +293,7 @@ def _rows(run: _Run, piece: Piece) -> tuple[pa.Table, pa.Array | None]:
         return rows, None
     changes = piece.final()
     if changes is None:  # dropped or truncated, nothing after: the table's columns, no rows
+        assert run.schema is not None  # (run_sync restarts a merged table it has)
         return run.schema.empty_table(), pa.array([], pa.string())
     own = [c for c in changes.column_names if c not in METADATA_NAMES]
     if changes.num_rows and not run.key:

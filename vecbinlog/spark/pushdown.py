@@ -45,7 +45,7 @@ _OPS = {"EqualTo": "==", "EqualNullSafe": "==", "GreaterThan": ">", "GreaterThan
 
 def _bound(f: Any, columns: set[str]) -> Bound | None:
     op = _OPS.get(type(f).__name__)
-    path = getattr(f, "attribute", ())
+    path: tuple[str, ...] = getattr(f, "attribute", ())
     if op is None or len(path) != 1 or path[0] not in columns:
         return None
     value = getattr(f, "value", None)

@@ -239,8 +239,9 @@ def resolve_tables(paths: Sequence[str], tables: Sequence[str] | None, config: R
             "read them one at a time, one table option each"
         )
     keys = {name: primary_key(history, name) for name in found}
-    if len({tuple(k) if k else None for k in keys.values()}) == 1 and keys[found[0]]:
-        first = with_key(first, keys[found[0]])
+    key = keys[found[0]]
+    if len({tuple(k) if k else None for k in keys.values()}) == 1 and key:
+        first = with_key(first, key)
     if len(found) > 1:
         first = StructType(first.fields + [StructField(TABLE_COLUMN, StringType(), nullable=False)])
     return Resolved(found, first, history.plans, history)
