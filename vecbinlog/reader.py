@@ -39,10 +39,10 @@ from .pools import TaskGroup
 from .snapshot import replay
 from .tables.table_map import TableMap
 
-if TYPE_CHECKING:  # the DDL modules: imported by the first statement that needs them
+if TYPE_CHECKING:
     import pandas as pd
 
-    from .tables.ddl import Catalog
+    from .tables.ddl import Catalog  # (the DDL modules: imported by the first statement that needs them)
 
 __all__ = ["Binlog", "RowsFilter", "open", "read_table", "read_pandas", "DecodeWarning", "VersionState",
            "SchemaHistory", "widen_type"]

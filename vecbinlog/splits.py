@@ -201,14 +201,13 @@ def plan_splits(
     for k, (path, f) in enumerate(zip(files, _opened_ahead(files, config))):
         lo = start if k == 0 and start is not None else MAGIC_LEN
         with f:
-            if not f.source.seekable:  # a compressed file: one split, from its start
+            if not f.source.seekable or f.size is None:  # a compressed file: one split, from its start
                 if k == 0 and start is not None and start > MAGIC_LEN:
                     raise ValueError(f"{f.path}: a compressed file cannot be read from start={start}")
                 whole = stop is None or k < len(files) - 1
                 out.extend(chain.file(k, [Split(path, MAGIC_LEN, None if whole else stop,
                                                 _state_at(_ddl_states(f, tracker, MAGIC_LEN, None), MAGIC_LEN))], whole))
                 continue
-            assert f.size is not None  # a seekable file's
             hi = f.size if k < len(files) - 1 or stop is None else min(stop, f.size)
             scan = StartScan()  # the transaction starts, found by the same walk as the DDL
             ddl = _ddl_states(f, tracker, MAGIC_LEN, hi, scan)  # from the file's start: DDL before lo counts

@@ -34,7 +34,7 @@ from __future__ import annotations
 import functools
 
 from dataclasses import dataclass, field
-from typing import Iterable
+from typing import Any, Iterable
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -264,7 +264,7 @@ class TablePlan:
         else:
             transcoded = (call() for call in calls)
         for k, places, fields, deferred, fell_back in columns:
-            texts = None if fell_back else [next(transcoded) for _ in deferred]
+            texts: list[Any] | None = None if fell_back else [next(transcoded) for _ in deferred]
             if texts is not None and any(t is None for t in texts):
                 texts = None
             if texts is not None:

@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from ..binlog.gathered import Gathered, gather
 from ..binlog.headers import EventIndex, code_table
-from ..binlog.sources import EventSource
+from ..binlog.eventsource import EventSource
 from ..binlog.transactions import INCOMPLETE, ROLLBACK, TxnContext
 from ..decode.batch import RowTransactions, build_batch, table_schema
 from ..decode.rows import PlacedRun
