@@ -318,7 +318,8 @@ class TableScan:
     def bytes(self) -> int | None:
         """The binlog bytes the read walks (None: a compressed file of unknown size among them)."""
         sizes = [s.size for s in self.splits]
-        return None if None in sizes else sum(sizes)  # type: ignore[arg-type]
+        known = [s for s in sizes if s is not None]
+        return sum(known) if len(known) == len(sizes) else None
 
     def __repr__(self) -> str:
         return (f"<vecbinlog scan of {self.table}: {len(self.splits)} split(s) of {len(self.paths)} file(s); "

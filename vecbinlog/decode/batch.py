@@ -239,6 +239,7 @@ def _decode(make: Callable[[], ColumnData]) -> tuple[pa.Array, ColumnData]:
     col = make()
     arr = decode_column(col)
     if col.spec.type != ColumnType.MYSQL_TYPE_JSON:
+        # (let go of: the positions are not read again; valid is typed as the array it is until then)
         col.offsets = col.valid = col.lengths = col.gathered = None  # type: ignore[assignment]
     return arr, col
 

@@ -14,7 +14,7 @@ import fnmatch
 import json
 import os
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, TypeGuard
 
 import numpy as np
 import pyarrow as pa
@@ -241,7 +241,7 @@ class ReadConfig:
             raise TypeError(f"metadata: True or False, not {metadata!r}")
         if not isinstance(progress, (bool, Mapping)):
             raise TypeError(f"progress: True, False or a dict of tqdm options, not {progress!r}")
-        parsed_schema = dict(schema) if _is_parsed_schema(schema) else load_schema(schema)  # type: ignore[arg-type]
+        parsed_schema = dict(schema) if _is_parsed_schema(schema) else load_schema(schema)
         return cls(
             filter=RowsFilter.make(tables, start, stop, since, until, change_types),
             decoding=TableOptions.make(signedness, charsets, names, invalid_dates, queries),
@@ -360,7 +360,7 @@ class ReadConfig:
 ROW_FILTERS = ("start", "stop", "since", "until", "change_types", "gtids")
 
 
-def _is_parsed_schema(schema: Any) -> bool:
+def _is_parsed_schema(schema: Any) -> TypeGuard[Mapping[str, TableDef]]:
     if not isinstance(schema, Mapping) or not schema:
         return False
     from ..tables.ddl import TableDef  # (imported by a schema given only)
