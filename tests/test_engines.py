@@ -284,6 +284,36 @@ def test_a_polars_query_stopped_early_closes_its_files(spread):
         assert not counted.open_now
 
 
+# A child that leaves Polars pulling a scan when it exits: a limit after a filter (Polars goes on
+# pulling in its own threads after the query returned) and a collect_batches() iterator dropped
+# mid-way; the background work is slowed, so that a step is under way when the process exits.
+_EXIT_WITH_A_SOURCE_PULLED = """
+import sys, polars as pl, vecbinlog.pools, vecbinlog.polars as vpl
+vecbinlog.pools.TASK_DELAY = 0.03
+frame = vpl.scan(sys.argv[1:], "spread.a", segment_bytes=4096, threads=2)
+print(frame.filter(pl.col("_log_pos") > 0).limit(3).collect().height)
+batches = iter(frame.collect_batches())
+print(next(batches).height > 0)
+del batches
+"""
+
+
+def test_a_process_exits_cleanly_while_polars_pulls_a_scan(spread):
+    """Polars 2.1 pulls a source from its own threads after the query returned (a ``limit``
+    after a filter, a dropped ``collect_batches()``), and a Polars thread that takes the GIL
+    once the interpreter finalizes aborts the process ("FATAL: exception not rethrown", SIGABRT).
+    The scan's streams end at exit, before the interpreter finalizes: each child exits with 0."""
+    pytest.importorskip("polars")
+    import subprocess
+    import sys
+
+    files, _ = spread
+    for run in range(4):
+        done = subprocess.run([sys.executable, "-c", _EXIT_WITH_A_SOURCE_PULLED, *files[:20]],
+                              capture_output=True, text=True, timeout=300)
+        assert (done.returncode, done.stdout.split()) == (0, ["3", "True"]), (run, done.stderr[-2000:])
+
+
 def test_polars_predicates_pushed(spread):
     """What each predicate pushes (and what it cannot)."""
     pl = pytest.importorskip("polars")

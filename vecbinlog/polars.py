@@ -14,17 +14,25 @@ and a batch size, and the source
 * filters each batch by the whole predicate itself, so the rows are exactly those Polars asks for;
 * stops the read once ``n_rows`` rows are out (``head``, ``limit``).
 
-Dropping the query's result iterator mid-way ends the read: its files are closed. Types are those
+A query that stops before the end (``head``: ``n_rows``) ends the read, its files closed. Polars
+(2.1) may go on pulling a source in its own threads after a query has returned (a ``limit``
+after a filter), and a Polars thread inside Python when the interpreter exits aborts the process
+("FATAL: exception not rethrown", a plain Python source too): at exit, before the interpreter
+finalizes, every source of this module stops and the calls under way are waited for
+(:class:`_Pulls`), so the process exits cleanly. Types are those
 of ``pl.from_arrow`` of the Arrow batches (dictionaries as ``Categorical``), but ``decimal256``
 (MySQL DECIMAL of more than 38 digits), which Polars has no type for: its exact decimal text.
 """
 
 from __future__ import annotations
 
+import atexit
 import inspect
 import json
+import threading
+import time
 from datetime import datetime, timedelta, timezone
-from typing import Any, Iterator
+from typing import Any, Generator, Iterator
 
 import polars as pl
 import pyarrow as pa
@@ -76,7 +84,7 @@ def scan(files: Any, table: str, *, index: Any = None, **options: Any) -> pl.Laz
         batches = read.batches()
         left = n_rows
         try:
-            for batch in batches:
+            for batch in _PULLS.guarded(batches):
                 frame = _frame(batch)
                 del batch
                 if predicate is not None:
@@ -96,6 +104,73 @@ def scan(files: Any, table: str, *, index: Any = None, **options: Any) -> pl.Laz
     if not set(named) <= set(inspect.signature(register_io_source).parameters):  # (Polars before 1.3x)
         named = {}
     return register_io_source(source, schema=schema, **named)
+
+
+class _Pulls:
+    """The batches Polars' threads pull from this module's sources, stopped at exit.
+
+    Polars may go on pulling a source from its own threads after the query that started it
+    has returned, and a Polars thread that takes the GIL once the interpreter finalizes is ended
+    by Python (``PyThread_exit_thread``), which Polars' runtime turns into an abort. So at exit
+    (a ``threading`` exit hook: other threads may still take the GIL, the thread pools still
+    run) every source ends its stream at its next step, and the exit waits until no step is
+    under way and none has begun or ended for ``quiet`` seconds (Polars' thread, between two
+    steps, asks for the next one and is told the stream ended; after the end, it lets go of the
+    stream); at most ``timeout`` seconds. A process whose streams have been still for
+    ``quiet`` seconds does not wait."""
+
+    def __init__(self, quiet: float = 0.1, timeout: float = 30.0) -> None:
+        self.quiet, self.timeout = quiet, timeout
+        self.exiting = False
+        self.live = 0  # streams begun and not ended
+        self.under_way = 0  # steps (a batch being made) under way
+        self.last = 0.0  # time.monotonic() of the last step begun or ended
+        self.changed = threading.Condition()
+
+    def guarded(self, batches: Iterator[pa.RecordBatch]) -> Generator[pa.RecordBatch, None, None]:
+        """``batches`` until they end or the process exits."""
+        with self.changed:
+            self.live += 1
+        try:
+            while True:
+                with self.changed:
+                    if self.exiting:
+                        return
+                    self._step(+1)
+                try:
+                    batch = next(batches, None)
+                finally:
+                    with self.changed:
+                        self._step(-1)
+                if batch is None or self.exiting:
+                    return
+                yield batch
+        finally:
+            with self.changed:
+                self.live -= 1
+                self.last = time.monotonic()
+                self.changed.notify_all()
+
+    def _step(self, change: int) -> None:
+        self.under_way += change
+        self.last = time.monotonic()
+        self.changed.notify_all()
+
+    def stop(self) -> None:
+        """End every source's stream; wait for the steps under way and those about to begin."""
+        deadline = time.monotonic() + self.timeout
+        with self.changed:
+            self.exiting = True
+            while time.monotonic() < deadline:
+                if not self.under_way and time.monotonic() - self.last >= self.quiet:
+                    return
+                self.changed.wait(self.quiet / 4)
+
+
+_PULLS = _Pulls()
+# (threading's exit hooks run in reverse order of registration: this one before
+# concurrent.futures', while the pools the steps under way wait for still run)
+getattr(threading, "_register_atexit", atexit.register)(_PULLS.stop)
 
 
 def _frame(data: pa.RecordBatch | pa.Table) -> pl.DataFrame:
