@@ -6,13 +6,16 @@ back to Spark) equal ``read_table`` of the same files filtered by pandas, every 
 documented type mapping (tests/spark/test_spark.py's comparison), in log order; ``explain`` lists
 the filters kept; a window of 1% of the archive's times, with its index, is planned as the splits of
 the file that holds it, and its tasks' reads (the source's reader driven as Spark
-drives it, through a filesystem that counts) read at most 2% of the archive's bytes.
+drives it, through a filesystem that counts) read at most 2% of the archive's bytes; and the
+same query of the archive in S3 (moto's server) asks the server, Spark's workers included, for at
+most 2% of its bytes.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from datetime import datetime, timedelta, timezone
+from pathlib import Path
 
 import pandas as pd
 import pyarrow as pa
@@ -21,6 +24,7 @@ import pytest
 import vecbinlog
 
 from ..support.countingfs import counting_filesystem
+from ..support.fixtures import S3_REQUESTS
 from ..support.engines import SPAN, T0
 from ..support.fixtures import require_pyspark
 
@@ -85,6 +89,42 @@ def test_a_time_window_reads_one_file_of_a_hundred(spark, spread, capsys):
     assert 0 < counted.read <= 0.02 * total, (counted.read, total)
     got = pa.Table.from_batches(batches)
     window = filtered(files, "spread.a", lambda f: (f["_commit_timestamp"] >= lo) & (f["_commit_timestamp"] < hi))
+    assert_same_rows(window, got)
+
+
+def _bytes_asked(request: tuple, sizes: dict[str, int]) -> int:
+    """The bytes of a binlog the S3 server was asked for by ``request`` (method, path, Range)."""
+    method, path, asked = request
+    if method != "GET" or path not in sizes:
+        return 0
+    if asked is None:
+        return sizes[path]
+    first, last = asked.removeprefix("bytes=").split("-")
+    return min(int(last) if last else sizes[path] - 1, sizes[path] - 1) - int(first) + 1
+
+
+def test_a_time_window_in_s3_asks_for_two_percent_of_its_bytes(spark, spread, s3, tmp_path):
+    """The spread archive in S3 (moto's server on 127.0.0.1) with an index built over its URIs:
+    a Spark query of 1% of its time range asks the server for at most 2% of the archive's
+    bytes, every GET counted by its range, those of Spark's Python workers included (they ask
+    the same server); its rows are read_table's in the window."""
+    client, query, _ = s3
+    files, _ = spread
+    sizes = {}
+    for f in map(Path, files):
+        client.put_object(Bucket="binlogs", Key=f"spread/{f.name}", Body=f.read_bytes())
+        sizes[f"/binlogs/spread/{f.name}"] = f.stat().st_size
+    # (credentials in the URIs: the session's JVM and its workers began before the fixture's environment)
+    uris = [f"s3://testing:testing@binlogs/spread/{Path(f).name}{query}" for f in files]
+    vecbinlog.build_index(uris, str(tmp_path / "index"), processes=1)
+    lo, hi = at(SPAN * 60), at(SPAN * 61)
+    S3_REQUESTS.clear()
+    df = spark.read.format("binlog").option("table", "spread.a").option("index", str(tmp_path / "index"))
+    got = df.load(",".join(uris)).where((F.col("_commit_timestamp") >= lo) & (F.col("_commit_timestamp") < hi)).toArrow()
+    asked = sum(_bytes_asked(r, sizes) for r in list(S3_REQUESTS))
+    assert 0 < asked <= 0.02 * sum(sizes.values()), (asked, sum(sizes.values()))
+    window = filtered(files, "spread.a", lambda f: (f["_commit_timestamp"] >= lo) & (f["_commit_timestamp"] < hi))
+    assert window.num_rows >= 10
     assert_same_rows(window, got)
 
 
