@@ -13,8 +13,10 @@ a read stopped mid-way (a closed or dropped reader, a LIMIT, ``head``) has close
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import inspect
+import time
 import warnings
 from datetime import datetime, timedelta, timezone
 
@@ -266,10 +268,12 @@ def test_polars_time_range_reads_two_percent(spread):
 
 
 def test_a_polars_query_stopped_early_closes_its_files(spread):
-    """``head`` (Polars' ``n_rows``) stops the read once its rows are out, its files closed.
-    (Polars 2.1 keeps a source it stopped reading otherwise, a ``limit`` after a filter, or a
-    ``collect_batches()`` iterator dropped mid-way, without closing it: docs/engines.md.)"""
-    pytest.importorskip("polars")
+    """``head`` (Polars' ``n_rows``) stops the read once its rows are out, its files closed. A
+    source Polars keeps without closing it (a ``limit`` after a filter, a ``collect_batches()``
+    iterator dropped mid-way: Polars 2.1 goes on pulling it in its threads, then leaves it
+    suspended) holds no open file either: the read takes SPLIT_BYTES at a time, its files closed
+    before its batches go out (docs/engines.md)."""
+    pl = pytest.importorskip("polars")
     import vecbinlog.polars as vpl
 
     files, location = spread
@@ -282,6 +286,36 @@ def test_a_polars_query_stopped_early_closes_its_files(spread):
         got = frame.select("note", "_log_file").head(30).collect()
         assert got.rows() == [(r["note"], r["_log_file"]) for r in expected[:30].to_pylist()]
         assert not counted.open_now
+        with _small_splits(vpl):  # (several splits: the archive is 0.75 MB)
+            got = frame.filter(pl.col("_log_pos") > 0).limit(3).collect()
+            assert got.to_arrow().to_pylist() == expected[:3].to_pylist()
+            batches = iter(frame.collect_batches())
+            first = next(batches)
+            assert first.height and first.to_arrow().to_pylist() == expected[:first.height].to_pylist()
+            del batches
+            _still(vpl)
+            assert counted.read and not counted.open_now
+
+
+@contextlib.contextmanager
+def _small_splits(vpl):
+    saved, vpl.SPLIT_BYTES = vpl.SPLIT_BYTES, 64 << 10
+    try:
+        yield
+    finally:
+        vpl.SPLIT_BYTES = saved
+
+
+def _still(vpl, quiet: float = 0.5, bound: float = 60.0) -> None:
+    """Until no step of a Polars source has begun or ended for ``quiet`` seconds (Polars' threads
+    go on pulling a kept source for a while after its query returned); ``bound``: a process that failed."""
+    deadline = time.monotonic() + bound
+    while time.monotonic() < deadline:
+        with vpl._PULLS.changed:
+            if not vpl._PULLS.under_way and time.monotonic() - vpl._PULLS.last >= quiet:
+                return
+        time.sleep(0.05)
+    raise AssertionError("Polars' threads never stopped pulling")
 
 
 # A child that leaves Polars pulling a scan when it exits: a limit after a filter (Polars goes on

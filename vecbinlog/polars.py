@@ -14,14 +14,19 @@ and a batch size, and the source
 * filters each batch by the whole predicate itself, so the rows are exactly those Polars asks for;
 * stops the read once ``n_rows`` rows are out (``head``, ``limit``).
 
-A query that stops before the end (``head``: ``n_rows``) ends the read, its files closed. Polars
-(2.1) may go on pulling a source in its own threads after a query has returned (a ``limit``
-after a filter), and a Polars thread inside Python when the interpreter exits aborts the process
-("FATAL: exception not rethrown", a plain Python source too): at exit, before the interpreter
-finalizes, every source of this module stops and the calls under way are waited for
-(:class:`_Pulls`), so the process exits cleanly. Types are those
-of ``pl.from_arrow`` of the Arrow batches (dictionaries as ``Categorical``), but ``decimal256``
-(MySQL DECIMAL of more than 38 digits), which Polars has no type for: its exact decimal text.
+A query that stops before the end (``head``: ``n_rows``) ends the read, its files closed.
+Polars (2.1) may keep a source it stopped pulling without closing it (a ``limit`` after a
+filter, a dropped ``collect_batches()``), and go on pulling it in its own threads after the
+query has returned: so a read without ``n_rows`` takes :data:`SPLIT_BYTES` of binlog at a
+time, read whole, its files closed before its batches go to Polars (a source kept holds
+decoded batches, never an open file or a running task). A Polars thread inside Python when
+the interpreter exits aborts the process ("FATAL: exception not rethrown", a plain Python
+source too): at exit, before the interpreter finalizes, every source of this module stops and
+the steps under way are waited for (:class:`_Pulls`), so the process exits cleanly.
+
+Types are those of ``pl.from_arrow`` of the Arrow batches (dictionaries as ``Categorical``), but
+``decimal256`` (MySQL DECIMAL of more than 38 digits), which Polars has no type for: its exact
+decimal text.
 """
 
 from __future__ import annotations
@@ -42,6 +47,11 @@ from .arrowbuild import decimal_text
 from .scans import Bound, Pushdown, TableScan
 
 __all__ = ["scan", "pushed"]
+
+#: binlog bytes a query's read takes at a time, read whole, its files closed, before its batches go
+#: to Polars: Polars may keep a source it stopped pulling (a ``limit`` after a filter, a dropped
+#: ``collect_batches()``) without closing it; then it holds decoded batches, not open files
+SPLIT_BYTES = 16 << 20
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 #: Polars' binary operators (its serialized expressions) -> a Bound's
@@ -80,8 +90,8 @@ def scan(files: Any, table: str, *, index: Any = None, **options: Any) -> pl.Laz
         needed = wanted + [c for c in (predicate.meta.root_names() if predicate is not None else []) if c not in wanted]
         needed = needed or list(schema)[:1]  # (rows counted without a column: one read to count them)
         read = TableScan(base.paths, table, base.config.replace(columns=tuple(needed)), index, pushed(predicate),
-                         base.history)
-        batches = read.batches()
+                         base.history, split_bytes=SPLIT_BYTES)
+        batches = read.batches(split_by_split=n_rows is None)  # (with n_rows the source ends the read itself)
         left = n_rows
         try:
             for batch in _PULLS.guarded(batches):

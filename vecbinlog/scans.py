@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
-from typing import Any, Generator, Sequence
+from typing import Any, Generator, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -299,10 +299,12 @@ class TableScan:
     index: Any = None
     pushdown: Pushdown = field(default_factory=Pushdown)
     history: SchemaHistory | None = None
+    split_bytes: int = DEFAULT_SPLIT_BYTES  #: the size of the ranges the read is planned in
 
     def __post_init__(self) -> None:
         self.plan, self.splits, self.history = plan_read(self.paths, self.table, self.config, index=self.index,
-                                                         pushdown=self.pushdown, history=self.history)
+                                                         pushdown=self.pushdown, history=self.history,
+                                                         split_bytes=self.split_bytes)
         self.schema = _returned(self.config, self.plan, self.table)
 
     @classmethod
@@ -325,24 +327,54 @@ class TableScan:
         return (f"<vecbinlog scan of {self.table}: {len(self.splits)} split(s) of {len(self.paths)} file(s); "
                 f"pushed: {self.pushdown}>")
 
-    def batches(self) -> Generator[pa.RecordBatch, None, None]:
+    def batches(self, *, split_by_split: bool = False) -> Generator[pa.RecordBatch, None, None]:
         """The batches of a read (in the plan's schema, filtered), one at a time; closing the
-        generator ends the read (its files closed)."""
-        config, schema = self.config, self.schema
+        generator ends the read (its files closed).
+
+        ``split_by_split``: the splits are read a group at a time (of ``split_bytes`` or one
+        split), each group whole, its files closed, before its batches are handed out: a
+        consumer that stops pulling without closing the generator (Polars) holds decoded
+        batches (a group's, of the columns asked for), never an open file or a thread's work."""
+        config = self.config
         if config.columns is not None:  # the columns the bounds filter on are read too
             config = config.replace(columns=tuple(dict.fromkeys([*config.columns, *self.pushdown.columns])))
-        read = read_splits(self.splits, [self.table], self.pushdown.config(config), project=False)
-        try:
-            for name, batch in read:
-                if name != self.table:
-                    continue
-                fitted = self.pushdown.filter(self.plan.conform(batch))
-                del batch
-                if fitted.num_rows:
-                    yield pa.RecordBatch.from_arrays([fitted.column(n) for n in schema.names], schema=schema)
-                del fitted
-        finally:
-            read.close()
+        config = self.pushdown.config(config)
+        for splits in (self._groups() if split_by_split else [self.splits]):
+            read = read_splits(splits, [self.table], config, project=False)
+            try:
+                if split_by_split:
+                    batches = list(self._fitted(read))
+                    read.close()
+                    yield from batches
+                else:
+                    yield from self._fitted(read)
+            finally:
+                read.close()
+
+    def _groups(self) -> list[list[Split]]:
+        """The splits in groups of about ``split_bytes`` (those that follow one another are read
+        in one walk: small files cost what one does), a split of unknown size alone."""
+        groups: list[list[Split]] = []
+        size = self.split_bytes
+        for split in self.splits:
+            if split.size is None or size + split.size > self.split_bytes:
+                groups.append([])
+                size = 0
+            groups[-1].append(split)
+            size += split.size or self.split_bytes
+        return groups
+
+    def _fitted(self, read: Iterator[tuple[str, pa.RecordBatch]]) -> Iterator[pa.RecordBatch]:
+        """The batches of this table in ``read``, fitted to the plan's schema and filtered."""
+        schema = self.schema
+        for name, batch in read:
+            if name != self.table:
+                continue
+            fitted = self.pushdown.filter(self.plan.conform(batch))
+            del batch
+            if fitted.num_rows:
+                yield pa.RecordBatch.from_arrays([fitted.column(n) for n in schema.names], schema=schema)
+            del fitted
 
     def reader(self) -> pa.RecordBatchReader:
         """A new read, as a ``pyarrow.RecordBatchReader`` (closing or dropping it ends the read)."""
