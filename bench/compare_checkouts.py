@@ -37,7 +37,7 @@ VARIANTS: dict[str, dict] = {
 }
 #: module constants set per variant (a checkout that lacks one is unaffected)
 THRESHOLDS: dict[str, dict[str, int]] = {
-    "threads": {"THREADED_CELLS": 1, "BACKGROUND_BYTES": 1, "BACKGROUND_EVENT_BYTES": 0},
+    "threads": {"THREADED_CELLS": 1, "BACKGROUND_BYTES": 1, "BACKGROUND_EVENT_BYTES": 0, "BACKGROUND_COLUMN_BYTES": 0},
 }
 #: the modules (under ``vecbinlog.``) that may hold those constants, newest layout first: the
 #: first one a checkout has that defines a constant is where it is set

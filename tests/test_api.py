@@ -176,6 +176,43 @@ def test_unknown_table_is_a_documented_key_error():
         vecbinlog.read_table(SAMPLE, "shop.orders", tables="shop.c*")
 
 
+# -- threads -----------------------------------------------------------------------------------
+def test_a_small_read_decodes_in_its_own_thread_unless_threads_is_given(monkeypatch):
+    """``threads`` not given: a read of under THREADED_READ_BYTES of binlog decodes every run on
+    the reading thread (a second thread does not pay there: docs/speed.md, "Threads"), even with
+    the thresholds that send runs to the batch threads set to nothing; ``threads=2`` given, they
+    go there. A larger read keeps the default (the CPUs, at most 4)."""
+    import threading
+
+    from vecbinlog.log import batches, rundecode
+    from vecbinlog.log.config import THREADED_READ_BYTES, ReadConfig, default_threads
+
+    monkeypatch.setattr(batches, "BACKGROUND_BYTES", 1)
+    monkeypatch.setattr(batches, "BACKGROUND_EVENT_BYTES", 0)
+    monkeypatch.setattr(batches, "BACKGROUND_COLUMN_BYTES", 0)
+    decoded_on: list[str] = []
+    real_build_batch = rundecode.build_batch
+
+    def build_batch(*args, **kwargs):
+        decoded_on.append(threading.current_thread().name)
+        return real_build_batch(*args, **kwargs)
+
+    monkeypatch.setattr(rundecode, "build_batch", build_batch)
+    with vecbinlog.open(SAMPLE, threads=1) as log:
+        expected = log.read_all()
+    for threads, on in ((None, {"MainThread"}), (2, {"vecbinlog-batch"})):
+        decoded_on.clear()
+        with vecbinlog.open(SAMPLE, **({} if threads is None else {"threads": threads})) as log:
+            got = log.read_all()
+        assert {n.rsplit("_", 1)[0] for n in decoded_on} == on, threads
+        assert {k: v.to_pylist() for k, v in got.items()} == {k: v.to_pylist() for k, v in expected.items()}
+    config = ReadConfig.build()
+    assert config.for_sizes([SAMPLE.stat().st_size] * 3).threads == 1
+    assert config.for_sizes([THREADED_READ_BYTES // 2] * 2).threads == default_threads()
+    assert config.for_sizes([100, None]).threads == default_threads()  # (a compressed file: its size not known)
+    assert ReadConfig.build(threads=2).for_sizes([100]).threads == 2
+
+
 # -- progress ----------------------------------------------------------------------------------
 @pytest.mark.filterwarnings("ignore::vecbinlog.BinlogSetWarning")  # the sample twice does not chain
 def test_progress_bar_of_binlog_bytes(capsys):

@@ -1028,6 +1028,7 @@ def test_background_decoding_agrees(tmp_path, monkeypatch, name, data, rows, mut
 
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
     monkeypatch.setattr(batches, "BACKGROUND_BYTES", 1)
+    monkeypatch.setattr(batches, "BACKGROUND_COLUMN_BYTES", 0)
     path = write(tmp_path, _seed_or_mutated(name, data, mutate))
     one, two = exercise(path, threads=1, batch_rows=rows), exercise(path, threads=2, batch_rows=rows)
     _same_outcome(one, two, f"threads=2, batch_rows={rows}")

@@ -408,6 +408,7 @@ def test_columns_decoded_in_threads_equal_select(mariadb_server, monkeypatch, tm
 
     monkeypatch.setattr(arrow, "THREADED_CELLS", 1)
     monkeypatch.setattr(batches_module, "BACKGROUND_BYTES", 1)
+    monkeypatch.setattr(batches_module, "BACKGROUND_COLUMN_BYTES", 0)
     decoded_on: list[str] = []
 
     def build_batch(*args, **kwargs):

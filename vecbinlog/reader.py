@@ -127,8 +127,9 @@ class Binlog:
     threads : how many runs of row images (one table's rows events in a segment) are placed
         and decoded at once, in the background while the log is walked on, and how many
         columns of a large batch at once (the compiled walk, NumPy and Arrow release the GIL).
-        Default: the CPUs this process may use, at most 4; 1 decodes in this thread only (the
-        Spark data source uses 1: Spark runs a task per core).
+        Default: the CPUs this process may use, at most 4, and 1 for a read of under 48 MB of
+        binlog (``THREADED_READ_BYTES``: a second thread does not pay there); 1 decodes in this
+        thread only (the Spark data source uses 1: Spark runs a task per core).
     max_event_bytes : the largest event read (default 1 GiB, as ``mysqlbinlog
         --max-allowed-packet``): a larger ``event_size`` is a
         :class:`~vecbinlog.MalformedEventError` before any of it is read or decompressed.
@@ -244,7 +245,8 @@ class Binlog:
                     start_versions: dict[str, VersionState] | None = None) -> None:
         """The walk of the files and the batch reader over it: whole files, or a range (over_range)."""
         walk = LogWalk(self.files, self.config, seek=seek, ddl_state=ddl_state)
-        self._walking = (walk, BatchReader(walk, self.config, self._tasks, start_versions))
+        config = self.config.for_sizes([f.size for f in self.files])
+        self._walking = (walk, BatchReader(walk, config, self._tasks, start_versions))
 
     # -- lifecycle -------------------------------------------------------------------
     def close(self) -> None:
@@ -413,20 +415,21 @@ class Binlog:
         whatever ``columns=`` says: what a snapshot replays)."""
         reader = self._reader
         if whole and (self.config.columns is not None or not self.config.metadata):
-            reader = BatchReader(self._walk, self.config.replace(columns=None, metadata=True), self._tasks,
+            reader = BatchReader(self._walk, reader.config.replace(columns=None, metadata=True), self._tasks,
                                  reader.start_versions)
         found = reader.read(lambda n: n == table, desc=table)
         batches = found.batches.get(table, [])
         if not batches and table not in self.tables:
             raise self._table_not_found(table)
         plan = found.plans.get(table) or TablePlan(table)
-        return concat_batches(batches, plan, self._paths_by_name(), self.config.threads), plan, found.versions
+        return concat_batches(batches, plan, self._paths_by_name(), self._reader.config.threads), plan, found.versions
 
     def read_all(self) -> dict[str, pa.Table]:
         """Every table's change log: ``{"db.table": pyarrow.Table}`` (each as :meth:`read_table`),
         the tables in the order the log first has their rows."""
         found = self._reader.read(lambda n: True, desc="every table")
-        out = {name: self._project(concat_batches(batches, found.plans[name], self._paths_by_name(), self.config.threads))
+        threads = self._reader.config.threads
+        out = {name: self._project(concat_batches(batches, found.plans[name], self._paths_by_name(), threads))
                for name, batches in found.batches.items()}
         asked = self.config.columns or ()
         missing = [c for c in asked if not any(c in t.schema.names for t in out.values())]
@@ -475,7 +478,7 @@ class Binlog:
         schema = pa.schema([plan.schema.field(n) for n in names], metadata=plan.schema.metadata)
         reader = self._reader
         if filters:
-            config, walk = self.config.with_filters(**filters), self._walk
+            config, walk = reader.config.with_filters(**filters), self._walk
             if walk.seek and ({"start", "stop"} & filters.keys()):
                 raise ValueError("batch_reader: a log over a range (over_range) takes no start/stop")
             reader = BatchReader(LogWalk(self.files, config, seek=walk.seek, ddl_state=walk.ddl_state), config,

@@ -54,7 +54,15 @@ from .runs import (
     PlannedRuns,
     cut_runs,
 )
-from .scheduler import BACKGROUND_BYTES, BACKGROUND_EVENT_BYTES, Batch, PendingRun, ReadTally, decode_in_order
+from .scheduler import (
+    BACKGROUND_BYTES,
+    BACKGROUND_COLUMN_BYTES,
+    BACKGROUND_EVENT_BYTES,
+    Batch,
+    PendingRun,
+    ReadTally,
+    decode_in_order,
+)
 from .versions import SchemaHistory, SchemaVersions, VersionState, WalkedFile, versioned
 
 __all__ = ["BatchReader", "Read"]
@@ -212,9 +220,10 @@ class BatchReader:
 
     def _background(self, run: CarriedRun) -> bool:
         """Whether ``run`` is placed and decoded in the background (with ``threads`` > 1): large
-        enough, of events large enough (bench/TUNING.md)."""
+        enough, of events large enough, with enough bytes per column (bench/TUNING.md)."""
         return (self.config.threads > 1 and run.nbytes >= BACKGROUND_BYTES
-                and run.nbytes >= run.nevents * BACKGROUND_EVENT_BYTES)
+                and run.nbytes >= run.nevents * BACKGROUND_EVENT_BYTES
+                and run.nbytes >= len(run.layout.columns) * BACKGROUND_COLUMN_BYTES)
 
     def _pending(self, run: CarriedRun, tally: ReadTally, tasks: TaskGroup, background: bool,
                  release: Callable[[], None] | None) -> PendingRun:

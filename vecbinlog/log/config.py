@@ -34,11 +34,20 @@ from .logset import InMemory
 if TYPE_CHECKING:  # the DDL modules: imported by the first statement that needs them
     from ..tables.ddl import TableDef
 
-__all__ = ["ReadConfig", "RowsFilter", "TableOptions", "default_threads", "MAX_DEFAULT_THREADS", "ROW_FILTERS"]
+__all__ = ["ReadConfig", "RowsFilter", "TableOptions", "default_threads", "MAX_DEFAULT_THREADS", "ROW_FILTERS",
+           "THREADED_READ_BYTES"]
 
 #: ``threads`` by default: the CPUs this process may use, at most this many (beyond, the
 #: reading thread's walk is what a read waits for)
 MAX_DEFAULT_THREADS = 4
+
+
+#: a read of fewer binlog bytes than this, with ``threads`` not given, decodes in its own thread:
+#: below it, a second thread does not pay for its hand-offs and turns at the GIL. Random shapes
+#: (seeds 20261128, 20261129: 60 cases, threads=2 against 1, best of 4): under 48 MB none read
+#: more than 4% faster with two threads and some 5-9% slower; above it, 0.96-1.46x
+#: (docs/speed.md, "Threads")
+THREADED_READ_BYTES = 48 << 20
 
 
 def default_threads() -> int:
@@ -170,6 +179,8 @@ class ReadConfig:
     segment_bytes: int = DEFAULT_SEGMENT_BYTES
     batch_rows: int = MAX_BATCH_IMAGES
     threads: int = 1
+    #: ``threads`` was not given: a small read uses one (:meth:`for_sizes`)
+    auto_threads: bool = False
     rolled_back: str = "exclude"
     non_transactional: tuple[str, ...] = ()
     gtids: GtidSet | None = None
@@ -217,6 +228,7 @@ class ReadConfig:
     ) -> ReadConfig:
         """The config of the keyword options of :func:`vecbinlog.open`, each checked: a bad
         value is a ValueError (or TypeError) that names the option and says what it takes."""
+        auto_threads = threads is None
         threads = default_threads() if threads is None else threads
         if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive integer, not {threads!r}")
@@ -246,7 +258,8 @@ class ReadConfig:
             filter=RowsFilter.make(tables, start, stop, since, until, change_types),
             decoding=TableOptions.make(signedness, charsets, names, invalid_dates, queries),
             strict=bool(strict), verify_checksums=bool(verify_checksums), filesystem=filesystem,
-            segment_bytes=segment_bytes, batch_rows=batch_rows, threads=threads, rolled_back=rolled_back,
+            segment_bytes=segment_bytes, batch_rows=batch_rows, threads=threads, auto_threads=auto_threads,
+            rolled_back=rolled_back,
             non_transactional=(non_transactional,) if isinstance(non_transactional, str) else tuple(non_transactional),
             gtids=gtids if isinstance(gtids, GtidSet) or gtids is None else GtidSet(gtids),
             schema=parsed_schema, ddl=bool(ddl), progress=progress, max_event_bytes=max_event_bytes,
@@ -306,6 +319,15 @@ class ReadConfig:
     def replace(self, **changes: Any) -> ReadConfig:
         """This config with some fields changed (``filter=``, ``progress=``...)."""
         return dataclasses.replace(self, **changes)
+
+    def for_sizes(self, sizes: Sequence[int | None]) -> ReadConfig:
+        """This config for a read of files of these sizes (None: not known, a compressed
+        stream): one thread when ``threads`` was not given and the files are known to hold
+        under :data:`THREADED_READ_BYTES` together."""
+        known = [s for s in sizes if s is not None]
+        if self.auto_threads and self.threads > 1 and len(known) == len(sizes) and sum(known) < THREADED_READ_BYTES:
+            return self.replace(threads=1)
+        return self
 
     def over_range(self, start: int | None, stop: int | None, tables: str | Iterable[str] | None = None) -> ReadConfig:
         """This config for ``[start, stop)`` of the files (a split, a stream's micro-batch):

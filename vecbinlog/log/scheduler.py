@@ -25,7 +25,7 @@ from ..pools import TaskGroup
 from .runs import CARRY_SHARE
 
 __all__ = ["Batch", "Handed", "Made", "PendingRun", "ReadTally", "decode_in_order", "BACKGROUND_BYTES",
-           "BACKGROUND_EVENT_BYTES"]
+           "BACKGROUND_COLUMN_BYTES", "BACKGROUND_EVENT_BYTES"]
 
 #: a batch decoded: (table, record batch)
 Batch = tuple[str, pa.RecordBatch]
@@ -37,6 +37,12 @@ BACKGROUND_BYTES = 1 << 20
 #: keeps the reading thread busy with Python (transactions, GTIDs), which a run in the
 #: background would take turns with at the GIL (bench/TUNING.md)
 BACKGROUND_EVENT_BYTES = 1024
+#: nor when they hold under this per column of its layout: each column decoded costs Python time
+#: of its own (the GIL) whatever its size, so a run of many columns with few bytes of each takes
+#: turns at the GIL with the reading thread more than it runs beside it. Random shapes (seed
+#: 20261128, threads=2 against 1): the runs of the cases that read slower in the background had
+#: 68-164 KB per column (median of each case), those that read faster 0.9-8.8 MB (docs/speed.md)
+BACKGROUND_COLUMN_BYTES = 512 << 10
 #: runs under way in the background: ``threads`` of any size, and up to RUNS_AHEAD x ``threads``
 #: while each holds under ``segment_bytes // CARRY_SHARE`` of rows events and all of them under
 #: ``segment_bytes``, so that a thread done with a small run takes the next at once, not when
