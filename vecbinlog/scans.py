@@ -343,9 +343,10 @@ class TableScan:
             read = read_splits(splits, [self.table], config, project=False)
             try:
                 if split_by_split:
-                    batches = list(self._fitted(read))
+                    batches = list(self._fitted(read))[::-1]
                     read.close()
-                    yield from batches
+                    while batches:  # (each let go of once handed out)
+                        yield batches.pop()
                 else:
                     yield from self._fitted(read)
             finally:
