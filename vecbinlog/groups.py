@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import check_spans, kernel, load_word, prefetch
+from .jit import check_spans, kernel, load_word, prefetch, read_only
 
 __all__ = ["group", "group_order", "group_ranges", "ranks"]
 
@@ -58,7 +58,7 @@ def group_ranges(buf: np.ndarray, start: np.ndarray, end: np.ndarray) -> tuple[n
         size *= 2
     first = np.empty(n, np.int64)
     inverse = np.empty(n, np.int64)
-    groups = _group_ranges(buf, np.ascontiguousarray(start, np.int64), np.ascontiguousarray(end, np.int64),
+    groups = _group_ranges(read_only(buf), np.ascontiguousarray(start, np.int64), np.ascontiguousarray(end, np.int64),
                            np.full(size, -1, np.int64), np.empty(size, np.uint64), first, inverse)
     return first[:groups].copy(), inverse
 

@@ -88,6 +88,19 @@ def check_spans(size: int, start: Any, end: Any, what: str, path: str | None = N
                                   "are read from", path=path)
 
 
+def read_only(buf: Any) -> Any:
+    """``buf`` (an array of binlog bytes) as kernels take it: read-only. numba compiles, and
+    loads from its cache, a kernel once per kind of argument, and a writable array is another
+    kind than a read-only one: a file's mapped bytes are read-only, its head, a copy of small
+    files joined or an unpacked payload writable; each loaded twice cost ~2 ms of a process's
+    first read, each compiled twice ~0.5 s of a first run."""
+    if not buf.flags.writeable:
+        return buf
+    view = buf.view()
+    view.flags.writeable = False
+    return view
+
+
 def host_x86_has(feature: str) -> bool:
     """Whether numba compiles for this CPU (no ``NUMBA_CPU_NAME``, which compiles for another)
     and it is an x86-64 CPU with ``feature`` (LLVM's name: "pclmul", "avx2"): what the kernels

@@ -42,6 +42,7 @@ import pyarrow as pa
 
 from ..constants import EventType, event_type_name
 from ..errors import BinlogError, MalformedEventError, UnsupportedError
+from ..jit import read_only
 from .file import relocated
 from .format import FormatDescription
 from .headers import EventIndex, code_table, walk_headers
@@ -102,7 +103,7 @@ class Unpacked:
 
     def __init__(self, file: EventSource, buf: np.ndarray, starts: np.ndarray, pos: np.ndarray, copied: np.ndarray):
         self.file = file
-        self.buf = buf
+        self.buf = read_only(buf)  # (see jit.read_only)
         self.path = file.path
         self.name = file.name
         self._starts, self._pos, self._copied = starts, pos, copied

@@ -50,6 +50,7 @@ from ..errors import (
     UnsupportedVersionError,
     warn,
 )
+from ..jit import read_only
 from ..pools import TaskGroup
 from .checksum import first_mismatch
 from .eventsource import EventSource
@@ -455,7 +456,7 @@ class Window:
     ``base``. It holds its bytes: closing the file does not take them from under a reader."""
 
     def __init__(self, file: BinlogFile, buf: np.ndarray, base: int) -> None:
-        self.file, self.buf, self.base = file, buf, base
+        self.file, self.buf, self.base = file, read_only(buf), base  # (read-only: see jit.read_only)
         self.path, self.name = file.path, file.name
 
     @property

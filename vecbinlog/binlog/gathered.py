@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from ..errors import BinlogError
-from ..jit import check_spans, kernel, load_word, store_word
+from ..jit import check_spans, kernel, load_word, read_only, store_word
 from .file import relocated, verify_events
 from .format import FormatDescription
 from .headers import EventIndex
@@ -60,7 +60,7 @@ class Gathered:
     def __init__(self, buf: np.ndarray, starts: np.ndarray, pos: np.ndarray, file_of: np.ndarray,
                  paths: Sequence[str], names: Sequence[str], formats: list[FormatDescription],
                  verify_checksums: bool = False) -> None:
-        self.buf = buf
+        self.buf = read_only(buf)
         self.verify_checksums = verify_checksums
         self._starts, self._pos, self.file_of = starts, pos, file_of
         self.paths, self.names = list(paths), list(names)

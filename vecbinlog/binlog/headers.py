@@ -19,7 +19,7 @@ import numpy as np
 
 from ..constants import ROWS_EVENTS, event_type_name
 from ..errors import BinlogError, MalformedEventError
-from ..jit import check_spans, kernel, prefetch
+from ..jit import check_spans, kernel, prefetch, read_only
 from .spec import CHECKSUM_LEN, COMMON_HEADER_LEN, EVENT_SIZE_OFFSET, table_id_width
 
 if TYPE_CHECKING:
@@ -146,6 +146,7 @@ def walk_headers(buf: np.ndarray, start: int, stop: int, limit: int, formats: Se
     walk_stop : None, or why the walk could not go on before ``stop``.
     """
     check_spans(len(buf), start, limit, "header walk")  # (events end at ``limit`` at most: the walk checks)
+    buf = read_only(buf)
     tables = _walk_tables(formats[fmt] if formats else None)
     span = max(min(stop, limit) - start, 0)
     room = span // max(event_bytes or 0, _LIKELY_EVENT_BYTES) + 64

@@ -171,12 +171,14 @@ class TableMaps:
         rows_ids = self.table_ids(index, rows_pos)
         if file_of is not None:
             rows_ids |= file_of[rows_pos].astype(np.int64) << FILE_SHIFT
-        known = np.array(list(self.current.items()), np.int64).reshape(-1, 2)
-        slots = table_slots(len(known) + len(tm_ids))
+        known = len(self.current)  # (each its own array: a column of a 2-D one is another kind for numba)
+        known_ids = np.fromiter(self.current.keys(), np.int64, known)
+        known_layouts = np.fromiter(self.current.values(), np.int64, known)
+        slots = table_slots(known + len(tm_ids))
         keys, vals = np.full(slots, -1, np.int64), np.empty(slots, np.int64)
         layout = np.empty(len(rows_pos), np.int64)
         follow_table_maps(tm_pos.astype(np.int64), tm_ids, tm_layout, rows_pos.astype(np.int64), rows_ids,
-                               known[:, 0], known[:, 1], keys, vals, layout)
+                               known_ids, known_layouts, keys, vals, layout)
         used = keys != -1
         self.current = dict(zip(keys[used].tolist(), vals[used].tolist()))
         missing = layout < 0
