@@ -132,34 +132,25 @@ class _Pulls:
     def __init__(self, quiet: float = 0.1, timeout: float = 30.0) -> None:
         self.quiet, self.timeout = quiet, timeout
         self.exiting = False
-        self.live = 0  # streams begun and not ended
         self.under_way = 0  # steps (a batch being made) under way
         self.last = 0.0  # time.monotonic() of the last step begun or ended
         self.changed = threading.Condition()
 
     def guarded(self, batches: Iterator[pa.RecordBatch]) -> Generator[pa.RecordBatch, None, None]:
         """``batches`` until they end or the process exits."""
-        with self.changed:
-            self.live += 1
-        try:
-            while True:
-                with self.changed:
-                    if self.exiting:
-                        return
-                    self._step(+1)
-                try:
-                    batch = next(batches, None)
-                finally:
-                    with self.changed:
-                        self._step(-1)
-                if batch is None or self.exiting:
-                    return
-                yield batch
-        finally:
+        while True:
             with self.changed:
-                self.live -= 1
-                self.last = time.monotonic()
-                self.changed.notify_all()
+                if self.exiting:
+                    return
+                self._step(+1)
+            try:
+                batch = next(batches, None)
+            finally:
+                with self.changed:
+                    self._step(-1)
+            if batch is None or self.exiting:
+                return
+            yield batch
 
     def _step(self, change: int) -> None:
         self.under_way += change
