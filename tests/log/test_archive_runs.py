@@ -294,3 +294,47 @@ def test_splits_of_consecutive_files_read_in_one_walk(archive, monkeypatch, spli
     for n, rows in together:
         joined.setdefault(n, []).extend(rows)
     assert joined == by_table
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_tables_read_in_turn_keep_no_copy_of_the_joined_files(archive, monkeypatch, threads):
+    """An archive over PLANNED_WINDOW_BYTES (set to 0 here) of small files: the walk that plans
+    the runs joins the files, as a read does, but the planned runs keep their events where they
+    are in their files (JoinedFiles), not the joined copy; each table read in turn gathers its
+    own events again and gives what each file read alone gives."""
+    from vecbinlog.binlog.gathered import Gathered, JoinedFiles
+    from vecbinlog.log import batches
+
+    files, _ = archive
+    monkeypatch.setattr(batches, "PLANNED_WINDOW_BYTES", 0)
+    made = _joined_steps(monkeypatch)
+    with vecbinlog.open(files, threads=threads) as log:
+        tables = log.tables
+        planned = log._walking[1]._planned.runs
+        each = {name: log.read_table(name).to_pylist() for name in tables}
+    assert max(made) == len(files)
+    assert planned and all(isinstance(s, JoinedFiles) for run in planned for s in run.srcs)
+    assert not any(isinstance(s, Gathered) for run in planned for s in run.srcs)
+    assert each == _each_file_alone(files)
+
+
+def test_a_checksum_error_in_a_planned_run_of_joined_files(archive, tmp_path, monkeypatch):
+    """The CRC32 of a rows event damaged in a file of the middle: the table read in turn from
+    planned runs of joined files (their copies let go of) stops with ChecksumError at that
+    event's file and offset, as a read of that file alone does."""
+    from vecbinlog.log import batches
+
+    copies, victim, events = _copies_and_victim(archive[0], tmp_path)
+    rows = next(e for e in events if e["type_code"] in (23, 24, 25, 30, 31, 32))  # the first rows event
+    data = bytearray(victim.read_bytes())
+    data[rows["pos"] + rows["size"] - 6] ^= 0x01  # inside the event, before its CRC32
+    victim.write_bytes(bytes(data))
+    with pytest.raises(vecbinlog.ChecksumError) as alone:
+        vecbinlog.open(victim).read_all()
+    monkeypatch.setattr(batches, "PLANNED_WINDOW_BYTES", 0)
+    with pytest.raises(vecbinlog.ChecksumError) as together:
+        with vecbinlog.open(copies) as log:
+            for name in log.tables:
+                log.read_table(name)
+    assert (together.value.path, together.value.offset) == (alone.value.path, alone.value.offset) == (
+        str(victim), rows["pos"])

@@ -11,6 +11,10 @@ checksums checked on the files' own bytes before, the copies not checked again),
 small files joined into one step of a walk (:mod:`vecbinlog.log.logwalk`: an archive of small
 files walked as a few large segments; ``verify_checksums`` set, so that the CRC32 of each
 event is checked where and when a file's would be, on its copy, and named by its file).
+
+A run of a joined step that an open log keeps for later reads (planned runs) need not keep the
+copy of every file: :meth:`Gathered.in_files` gives its events where they are in their own
+files (:class:`JoinedFiles`), and only they are gathered again when the run is decoded.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from .format import FormatDescription
 from .headers import EventIndex
 from .eventsource import EventSource
 
-__all__ = ["Gathered", "gather"]
+__all__ = ["Gathered", "JoinedFiles", "gather"]
 
 
 @kernel
@@ -59,7 +63,8 @@ class Gathered:
 
     def __init__(self, buf: np.ndarray, starts: np.ndarray, pos: np.ndarray, file_of: np.ndarray,
                  paths: Sequence[str], names: Sequence[str], formats: list[FormatDescription],
-                 verify_checksums: bool = False) -> None:
+                 verify_checksums: bool = False, origins: JoinedFiles | None = None,
+                 origin_offset: np.ndarray | None = None) -> None:
         self.buf = read_only(buf)
         self.verify_checksums = verify_checksums
         self._starts, self._pos, self.file_of = starts, pos, file_of
@@ -67,6 +72,20 @@ class Gathered:
         self.path = self.paths[0]
         self.name = self.names[0]
         self._formats = formats
+        #: the sources the events were copied from, and each event's offset in its own (kept for
+        #: :meth:`in_files`; None: not kept)
+        self.origins, self._origin_offset = origins, origin_offset
+
+    def in_files(self, events: EventIndex) -> tuple[JoinedFiles, EventIndex]:
+        """``events`` (of this buffer) where they are in the sources they were copied from: their
+        :class:`JoinedFiles`, and the index with ``offset``/``body_end`` in those sources."""
+        if self.origins is None or self._origin_offset is None:
+            raise ValueError("the sources of these events were not kept (gather(keep_origins=True))")
+        k = np.searchsorted(self._starts, events.offset)
+        out = events.take(slice(None))
+        out.offset = self._origin_offset[k]
+        out.body_end = out.offset + (events.body_end - events.offset)
+        return self.origins, out
 
     @property
     def formats(self) -> list[FormatDescription]:
@@ -99,12 +118,16 @@ class Gathered:
 
 
 def gather(pieces: Sequence[tuple[EventSource, EventIndex]], file_numbers: Sequence[int],
-           paths: Sequence[str], names: Sequence[str], verify_checksums: bool = False) -> tuple[Gathered, EventIndex]:
+           paths: Sequence[str], names: Sequence[str], verify_checksums: bool = False,
+           keep_origins: bool = False) -> tuple[Gathered, EventIndex]:
     """The events of ``pieces`` (``(source, events)``, in log order; piece ``k`` from file
     ``file_numbers[k]`` of ``paths``/``names``) copied into one buffer: its source, and the
     events' index in it (``offset`` and ``body_end`` moved, ``pos`` still file offsets).
-    ``verify_checksums``: the copies' CRC32s are checked when asked (not checked before)."""
+    ``verify_checksums``: the copies' CRC32s are checked when asked (not checked before).
+    ``keep_origins``: the source keeps the pieces' sources and where each event is in its own,
+    for :meth:`Gathered.in_files` (each piece a file of its own: ``file_numbers`` its index)."""
     index = EventIndex.concat([events for _, events in pieces])
+    origin_offset = index.offset.astype(np.int64) if keep_origins else None
     sizes = index.event_size.astype(np.int64)
     starts = np.zeros(len(index), np.int64)
     if len(sizes) > 1:
@@ -122,5 +145,31 @@ def gather(pieces: Sequence[tuple[EventSource, EventIndex]], file_numbers: Seque
     index.body_end = starts + (index.body_end - index.offset)
     index.offset = starts
     index.fmt = np.zeros(len(index), np.int32)
-    source = Gathered(buf, starts, index.pos, file_of, paths, names, pieces[0][0].formats, verify_checksums)
+    origins = None
+    if keep_origins:
+        origins = JoinedFiles([src for src, _ in pieces], paths, names, verify_checksums)
+    source = Gathered(buf, starts, index.pos, file_of, paths, names, pieces[0][0].formats, verify_checksums,
+                      origins, origin_offset)
     return source, index
+
+
+class JoinedFiles:
+    """The files of a step of small files joined, without their joined copy: each file's own
+    source (``sources[k]``: file ``k`` of ``paths``/``names``). A run's events there
+    (:meth:`Gathered.in_files`) are copied into a buffer of their own when it is decoded
+    (:meth:`gather`), their CRC32s checked on that copy when ``verify_checksums``, as on the
+    joined one."""
+
+    def __init__(self, sources: Sequence[EventSource], paths: Sequence[str], names: Sequence[str],
+                 verify_checksums: bool) -> None:
+        self.sources, self.paths, self.names = list(sources), list(paths), list(names)
+        self.verify_checksums = verify_checksums
+
+    def gather(self, events: EventIndex, file_of: np.ndarray) -> tuple[Gathered, EventIndex]:
+        """The events (in log order; ``file_of[i]``: the file of event ``i``) copied into one
+        buffer, as :func:`gather` does, with the numbers and names of all the files kept."""
+        cuts = np.flatnonzero(file_of[1:] != file_of[:-1]) + 1
+        bounds = [0, *cuts.tolist(), len(events)]
+        numbers = [int(file_of[a]) for a in bounds[:-1]]
+        pieces = [(self.sources[k], events.take(slice(a, b))) for k, a, b in zip(numbers, bounds, bounds[1:])]
+        return gather(pieces, numbers, self.paths, self.names, verify_checksums=self.verify_checksums)

@@ -47,6 +47,7 @@ from .rundecode import declared_schema, run_batches
 from .runs import (
     PLAN_ON_TABLES_BYTES,
     PLANNED_EVENTS,
+    PLANNED_JOIN_FILE_BYTES,
     PLANNED_WINDOW_BYTES,
     CARRY_HELD_SEGMENTS,
     CarriedRun,
@@ -112,10 +113,15 @@ class BatchReader:
         #: in windows that planned runs may hold (a folder's newest file, read with pread)
         windowed = [f.size for f in walk.files if f.whole is None]
         self._plannable = not walk.seek and _known_total(windowed) <= PLANNED_WINDOW_BYTES
-        #: planned runs may hold the copies of small files joined into one step (as they hold
-        #: windows) when all the files hold at most PLANNED_WINDOW_BYTES together
+        #: the walk that plans runs joins small files into one step, as a read does, when the
+        #: files hold at most PLANNED_WINDOW_BYTES together (the planned runs keep the joined
+        #: copies, as they hold windows); up to PLAN_ON_TABLES_BYTES, it joins the files of at
+        #: most PLANNED_JOIN_FILE_BYTES, and the planned runs keep their events where they are in
+        #: their files, gathered again when decoded (CarriedRun.in_own_files)
         total = _known_total([f.size for f in walk.files])
-        self._join_planned = total <= PLANNED_WINDOW_BYTES
+        self._keep_joined_copies = total <= PLANNED_WINDOW_BYTES
+        self._join_planned = (walk.join_bytes if self._keep_joined_copies else
+                              min(walk.join_bytes, PLANNED_JOIN_FILE_BYTES) if total <= PLAN_ON_TABLES_BYTES else 0)
         #: the pages of memory-mapped files stay mapped between reads of planned runs when the
         #: files hold at most PLAN_ON_TABLES_BYTES: every table's rows events are spread over
         #: the whole file, so pages let go of after one table's read were faulted back in by the
@@ -197,7 +203,7 @@ class BatchReader:
         steps = self._ended_runs(lambda name: True, versions, None, carrier, None, join=self._join_planned)
         try:
             for ended, _ in steps:
-                runs.extend(ended)
+                runs.extend(ended if self._keep_joined_copies else [r.in_own_files() for r in ended])
                 nevents += sum(r.nevents for r in ended)
                 if nevents > PLANNED_EVENTS:
                     return None
@@ -300,7 +306,7 @@ class BatchReader:
         no run not decoded yet will (:class:`~.pages.PageRelease`)."""
         carrier = Carrier(self.config.segment_bytes, tasks, self.config.threads)
         pages = PageRelease(carrier, CARRY_HELD_SEGMENTS * self.config.segment_bytes)
-        steps = self._ended_runs(wanted, versions, bar, carrier, pages, join=True)
+        steps = self._ended_runs(wanted, versions, bar, carrier, pages, join=self.walk.join_bytes)
         try:
             for ended, step in steps:
                 read: dict[Any, tuple[int, int]] = {}  # mapped source -> the file range the runs read
@@ -322,7 +328,7 @@ class BatchReader:
             steps.close()
 
     def _ended_runs(self, wanted: Callable[[str], bool], versions: SchemaVersions, bar: ProgressBar | None,
-                    carrier: Carrier, pages: PageRelease | None, join: bool,
+                    carrier: Carrier, pages: PageRelease | None, join: int,
                     ) -> Generator[tuple[list[CarriedRun], Step | None], None, None]:
         """The walk's runs of the tables ``wanted`` accepts, as they end: groups of runs, each
         with the step the walk is at (None after the last). When the walk fails, the runs

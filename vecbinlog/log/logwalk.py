@@ -16,7 +16,7 @@ order::
 After a file's last segment the walk warns when the next file given is not the one its last
 ROTATE_EVENT names.
 
-A read of rows (``steps(join=True)``) walks consecutive small files (at most
+A read of rows (``steps(join=...)``) walks consecutive small files (at most
 :data:`JOIN_FILE_BYTES` each, of one format, without compressed events) as one step: their
 events copied into one buffer (:func:`~vecbinlog.binlog.gathered.gather`), up to about
 ``segment_bytes``. An archive of small files then costs what one large file does (the fixed
@@ -125,7 +125,7 @@ class LogWalk:
         return start, self.stop if self.last(f) else None
 
     def steps(self, transactions: bool = False, ddl_states: bool = False, progress: ProgressBar | None = None,
-              keep_pages: Callable[[Segment], bool] | None = None, join: bool = False) -> Iterator[Step]:
+              keep_pages: Callable[[Segment], bool] | None = None, join: int = 0) -> Iterator[Step]:
         """Every segment of every file, unpacked, with its rows events and their layout ids.
 
         The DDL of the log is replayed on the way, so that each rows event knows the
@@ -133,7 +133,8 @@ class LogWalk:
         ``ddl_states``, each step has the DDL states after its statements). ``keep_pages``:
         asked as the walk leaves a segment of a memory-mapped file, whether its pages stay
         mapped (runs decoded later read them; they let go of them then). ``join``: consecutive
-        small files walked as one step (see the module docstring).
+        files of at most this many bytes walked as one step (see the module docstring; 0: none;
+        :meth:`join_bytes`: a read's).
         """
         config = self.config
         schema = SchemaTracker(config.schema, track=config.ddl, catalog=self.ddl_state, wanted=config.filter.table)
@@ -142,7 +143,7 @@ class LogWalk:
         held = 0  # their bytes
         for k, f in enumerate(self.files):
             self._read_ahead(k)
-            if not (join and self._joinable(f)):
+            if not self._joinable(f, join):
                 yield from self._joined(group, walk)
                 group = []
                 yield from self._file_steps(f, f.segments(self.segment_bytes, *self.bounds(f), keep=keep_pages), walk)
@@ -184,10 +185,15 @@ class LogWalk:
                 self._read_ahead_of.add(id(f))
                 f.prefetch(self.segment_bytes, *self.bounds(f))
 
-    def _joinable(self, f: BinlogFile) -> bool:
-        """Whether ``f`` may be walked joined with the files around it: small, and walked whole
-        (neither the ``start`` nor the ``stop`` of a range or of the filter cuts it)."""
-        if f.size is None or f.size > self.segment_bytes // JOIN_SHARE:
+    @property
+    def join_bytes(self) -> int:
+        """The largest file a read joins with the files around it (``segment_bytes // JOIN_SHARE``)."""
+        return self.segment_bytes // JOIN_SHARE
+
+    def _joinable(self, f: BinlogFile, join: int) -> bool:
+        """Whether ``f`` may be walked joined with the files around it: of at most ``join`` bytes,
+        and walked whole (neither the ``start`` nor the ``stop`` of a range or of the filter cuts it)."""
+        if f.size is None or f.size > join:
             return False
         start = self.config.filter.start if self.first(f) else None
         stop = self.config.filter.stop if self.last(f) else None
@@ -222,7 +228,7 @@ class LogWalk:
         files = [s.file for s in segs]
         rotates = [_rotate(s, None) for s in segs]
         src, index = gather([(s.src, s.index) for s in segs], range(len(segs)), [f.path for f in files],
-                            [f.name for f in files], verify_checksums=files[0].verify_checksums)
+                            [f.name for f in files], verify_checksums=files[0].verify_checksums, keep_origins=True)
         for s in segs:  # copied: the files' pages are not read again
             s.file.source.release(s.start, s.end)
         file_of = src.file_of

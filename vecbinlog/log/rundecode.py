@@ -59,6 +59,7 @@ def run_batches(run: CarriedRun, config: ReadConfig, deferred_text: bool = False
     """The batches of one run, checked, placed, filtered and decoded (a run in the background
     takes its CRC32s and rows headers off the reading thread); ``deferred_text``: see
     :class:`~.scheduler.ReadTally`."""
+    run = run.regathered()  # a planned run of small files joined, their copy let go of: its events copied again
     name, tm, flavor = run.table, run.layout, run.flavor
     effective = config.effective(name)
     for src, events in _unchecked(run):
