@@ -1,8 +1,11 @@
 """The base layer's compiled helpers against Python's own answers: integers as decimal text
 (vecbinlog.digits, what GTID texts are made with) and byte strings grouped by equality
-(vecbinlog.groups.group_ranges, what TABLE_MAPs are deduplicated with)."""
+(vecbinlog.groups.group_ranges, what TABLE_MAPs are deduplicated with); and the room kernels
+write into (vecbinlog.jit.sparse_empty) against the pages the OS says the process holds."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pyarrow as pa
@@ -48,3 +51,28 @@ def test_group_ranges_groups_equal_bytes_in_order_of_appearance() -> None:
     expected = [seen.setdefault(words[k], len(seen)) for k in picks]
     assert inverse.tolist() == expected
     assert [bytes(buf[start[f]:end[f]]) for f in first.tolist()] == list(seen)
+
+
+def _resident_bytes() -> int:
+    with open("/proc/self/statm") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/statm"), reason="resident memory is read from Linux's /proc")
+def test_sparse_room_holds_only_the_pages_written() -> None:
+    """jit.sparse_empty: room for a walk (a region per column, of which the first values are
+    written) holds the pages written, not a huge page per region. np.empty of 4 MB or more asks
+    for huge pages (numpy's madvise): 64 regions of 2 MB, 16 values written in each, then hold
+    64 huge pages (128 MB) where THP is on, against 64 small pages here."""
+    from vecbinlog.jit import HUGE_PAGE_HINT_BYTES, sparse_empty
+
+    small = sparse_empty((3, 5), np.int64)
+    assert small.shape == (3, 5) and small.base is None  # (under 4 MB: numpy's own block)
+    room = sparse_empty((64, 1 << 18), np.int64)  # 128 MB
+    assert room.shape == (64, 1 << 18) and room.dtype == np.int64 and room.flags.writeable
+    assert room.nbytes >= HUGE_PAGE_HINT_BYTES and room.base is not None
+    before = _resident_bytes()
+    room[:, :16] = np.arange(16)
+    grown = _resident_bytes() - before
+    assert (room[:, :16] == np.arange(16)).all()
+    assert grown < 16 << 20, grown  # 64 pages of 4 KiB (and what else the process did meanwhile)

@@ -24,7 +24,7 @@ from ..binlog.headers import ROWS_KIND, EventIndex
 from ..binlog.eventsource import EventSource
 from ..constants import ColumnType, EventType, RowsKind, event_type_name
 from ..errors import MalformedEventError, UnsupportedError
-from ..jit import check_spans
+from ..jit import check_spans, sparse_empty
 from ..tables.table_map import TableMap
 from ..tables.types import MARIADB_OLD_TEMPORAL
 from . import rowwalk
@@ -127,13 +127,14 @@ class _Events:
         outputs)."""
         plan, ncols = self.plan, self.ncols
         at, fixed_size = plan.places(cap)
+        empty = sparse_empty  # (room for ``cap`` images, of which a call may write few)
         out = _Walked(
-            event=np.empty(cap, np.int64), number=np.empty(cap, np.int64), start=np.empty(cap, np.int64),
-            valid=np.empty((ncols, cap), bool), absent=np.empty((ncols if absent else 0, cap), bool),
-            fixed=np.empty(fixed_size, np.uint8), var_start=np.empty((plan.n_var, cap), np.int64),
-            var_len=np.empty((plan.n_var, cap), np.int64),
-            partial=np.empty((plan.n_json if self.partial.any() else 0, cap), bool),
-            value_at=np.empty((ncols if value_at else 0, cap), np.int64), at=at,
+            event=empty(cap, np.int64), number=empty(cap, np.int64), start=empty(cap, np.int64),
+            valid=empty((ncols, cap), bool), absent=empty((ncols if absent else 0, cap), bool),
+            fixed=empty(fixed_size, np.uint8), var_start=empty((plan.n_var, cap), np.int64),
+            var_len=empty((plan.n_var, cap), np.int64),
+            partial=empty((plan.n_json if self.partial.any() else 0, cap), bool),
+            value_at=empty((ncols if value_at else 0, cap), np.int64), at=at,
         )
         result = rowwalk.walk_row_images(
             self.file.buf, self.bitmaps, self.rows.body_end, self.is_update, self.partial, self.present, ncols,
