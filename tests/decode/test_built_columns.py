@@ -6,6 +6,7 @@ decoder knows (its bytes, marked undecoded)."""
 
 from __future__ import annotations
 
+import random
 import struct
 import zlib
 
@@ -90,3 +91,60 @@ def test_a_type_no_decoder_knows_is_its_bytes():
     t = _read([NULL_TYPE], [b""], [[b""], [None]])
     assert t.column(0).to_pylist() == [b"", None]
     assert t.schema.field("@2").metadata[b"vecbinlog.undecoded"] == b"NULL"
+
+
+def _random_compressed(rng: random.Random, n: int) -> list[bytes | None]:
+    """Values of every kind MariaDB stores (plain, zlib, raw deflate, 1-4 length bytes, empty,
+    NULL), of random text."""
+    out: list[bytes | None] = []
+    for _ in range(n):
+        text = "".join(rng.choice("abcdefgh é😀") for _ in range(rng.choice([0, 1, 5, 90, 400]))).encode()
+        kind = rng.randrange(5)
+        if kind == 0:
+            out.append(None)
+        elif kind == 1:
+            out.append(b"\x00" + text)
+        else:
+            raw = kind == 2
+            c = zlib.compressobj(wbits=-zlib.MAX_WBITS if raw else zlib.MAX_WBITS)
+            width = rng.randint(2, 4)
+            out.append(bytes([0x80 | (0x08 if raw else 0) | width]) + len(text).to_bytes(width, "big")
+                       + c.compress(text) + c.flush())
+    return out
+
+
+@pytest.mark.parametrize("damage", [None, "header", "stream", "length"])
+def test_compressed_values_inflated_compiled_as_by_pythons_zlib(monkeypatch, damage):
+    """The compiled loop over zlib's inflate (where it can be used: here) gives each value, or
+    the error of the first that is not one, as Python's zlib value by value does."""
+    from vecbinlog.decode.decoders import compressed_columns
+
+    rng = random.Random(11)
+    values = _random_compressed(rng, 300)
+    if damage is not None:  # one value in the middle made not a valid one
+        k = next(i for i in range(150, 300) if values[i] and values[i][0] & 0x80 and len(values[i]) > 8)
+        v = bytearray(values[k])
+        if damage == "header":
+            v[0] = 0x40
+        elif damage == "stream":
+            v[-2] ^= 0xFF
+        else:
+            v[1 + (v[0] & 7) - 1] += 1  # the original length one more
+        values[k] = bytes(v)
+    rows = [[b.prefixed(v, 2) if v is not None else None] for v in values]
+
+    def read() -> object:
+        try:
+            return _read([VARCHAR_COMPRESSED], [(2000).to_bytes(2, "little")], rows, UTF8MB4).column(0).to_pylist()
+        except vecbinlog.MalformedEventError as exc:
+            return (type(exc), str(exc), exc.offset)
+
+    assert compressed_columns._compiled()
+    compiled = read()
+    monkeypatch.setattr(compressed_columns, "_COMPILED", False)
+    assert compiled == read()
+    if damage is None:
+        plain = [None if v is None else compressed_columns.inflate(v, 2000).decode() for v in values]
+        assert compiled == plain
+    else:
+        assert isinstance(compiled, tuple) and "compressed value" in compiled[1]

@@ -4,7 +4,8 @@ The last 4 bytes of an event are the CRC32 (zlib's, little-endian) of everything
 (binlog_event.h, BINLOG_CHECKSUM_LEN). A busy server writes millions of small events, so one
 Python call per event would cost more than the CRC itself: the loop over events is compiled
 (numba) and calls zlib's own ``crc32`` (the library Python's ``zlib`` module uses, found with
-ctypes and registered with LLVM under a name of ours) for each event's bytes. Where no zlib
+ctypes and registered with LLVM under a name of ours: :mod:`vecbinlog.zlibcalls`) for each
+event's bytes. Where no zlib
 library can be loaded (or it disagrees with ``zlib.crc32`` on a test vector), the events are
 checked by ``zlib.crc32`` one Python call at a time: the same answer, slower.
 
@@ -25,8 +26,6 @@ before it is reported.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import zlib
 from typing import Any, Callable
 
@@ -36,15 +35,13 @@ from numba import types
 from numba.core import cgutils
 
 from ..jit import check_spans, host_x86_has, intrinsic, kernel, load_word, prefetch, read_only
+from ..zlibcalls import register, symbol
 from .spec import CHECKSUM_LEN
 
 __all__ = ["first_mismatch"]
 
-#: the name zlib's crc32 is registered under for compiled code (see module docstring)
-_SYMBOL = "vecbinlog_zlib_crc32"
 #: zlib's crc32 as kernels call it (Any: numba, not Python, types that call)
-_zlib_crc32: Any = types.ExternalFunction(_SYMBOL, types.uint64(types.uint64, types.uintp, types.uint32))
-_LIBRARIES = ("libz.so.1", "libz.so", "libz.1.dylib", "libz.dylib", "zlib1.dll", "zlib.dll")
+_zlib_crc32: Any = types.ExternalFunction(symbol("crc32"), types.uint64(types.uint64, types.uintp, types.uint32))
 
 
 @kernel(inline="always")
@@ -246,11 +243,7 @@ def _kernel() -> Callable[[np.ndarray, np.ndarray, np.ndarray, int], int]:
     global _KERNEL
     if _KERNEL is None:
         _KERNEL = _python_mismatch
-        address = _crc32_address()
-        if address is not None:
-            import llvmlite.binding as llvm
-
-            llvm.add_symbol(_SYMBOL, address)
+        if register("crc32"):
             if host_x86_has("pclmul") and _agrees_with_zlib(_mismatch_folded):
                 _KERNEL = _mismatch_folded
             elif _agrees_with_zlib(_mismatch):
@@ -278,21 +271,6 @@ def _agrees_with_zlib(check: Callable[[np.ndarray, np.ndarray, np.ndarray, int],
         return check(events, starts, ends, 0) == len(starts) - 1
     except Exception:  # noqa: BLE001 - a kernel this LLVM cannot build: zlib alone
         return False
-
-
-def _crc32_address() -> int | None:
-    """The address of zlib's ``crc32`` in this process, or None."""
-    names = list(_LIBRARIES)
-    found = ctypes.util.find_library("z")
-    if found:
-        names.append(found)
-    for name in names:
-        try:
-            lib = ctypes.CDLL(name)
-            return ctypes.cast(lib.crc32, ctypes.c_void_p).value
-        except (OSError, AttributeError):
-            continue
-    return None
 
 
 def first_mismatch(buf: np.ndarray, start: np.ndarray, end: np.ndarray, first: int = 0) -> int:
