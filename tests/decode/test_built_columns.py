@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 import struct
+import tracemalloc
 import zlib
 
 import pyarrow as pa
@@ -148,3 +149,21 @@ def test_compressed_values_inflated_compiled_as_by_pythons_zlib(monkeypatch, dam
         assert compiled == plain
     else:
         assert isinstance(compiled, tuple) and "compressed value" in compiled[1]
+
+
+def test_a_compressed_value_claiming_more_than_deflate_can_hold_takes_no_room_for_it():
+    """A LONGBLOB COMPRESSED value whose header says 2 GiB, over a stream of a few bytes: no
+    room is taken for what the header says (deflate makes at most 1032 bytes of one); the
+    error is Python's zlib's, at that value. Columns of NULL and empty values only decode."""
+    big = bytes([0x84]) + (1 << 31).to_bytes(4, "big") + zlib.compress(b"tiny")
+    tracemalloc.start()  # (numpy's allocations are traced)
+    try:
+        with pytest.raises(vecbinlog.MalformedEventError, match="gives 4 bytes, the header says 2147483648"):
+            _read([BLOB_COMPRESSED], [b"\x04"], [[b.prefixed(_zlib(b"ok"), 4)], [b.prefixed(big, 4)]], UTF8MB4)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20, peak
+    t = _read([BLOB_COMPRESSED, VARCHAR_COMPRESSED], [b"\x04", (50).to_bytes(2, "little")],
+              [[None, b.prefixed(b"", 1)], [b.prefixed(b"", 4), None]], UTF8MB4)
+    assert t.to_pylist() == [{"@2": None, "@3": ""}, {"@2": "", "@3": None}]  # (a charset: TEXT COMPRESSED)

@@ -118,44 +118,47 @@ def _compiled() -> bool:
         if inflate_stream() is not None and register("inflateInit2_", "inflateReset2", "inflate", "inflateEnd"):
             text = bytes(range(256)) * 9
             raw = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
-            values = [b"", b"\0short", _stored(text, raw.compress(text) + raw.flush(), raw=True),
-                      _stored(text[:700], zlib.compress(text[:700]), raw=False)]
+            values = [b"", b"\0short", _as_stored(text, raw.compress(text) + raw.flush(), raw=True),
+                      _as_stored(text[:700], zlib.compress(text[:700]), raw=False)]
             try:
-                got = _inflated(values, 1 << 16)
-                cut = values[2][:-3]
-                _COMPILED = (got is not None and got[0] == [b"", b"short", text, text[:700]]
-                             and _inflated([cut], 1 << 16) == ([], 0))
+                _COMPILED = (_inflated(values) == [b"", b"short", text, text[:700]]
+                             and _inflated([values[2][:-3]]) is None)  # (a stream cut short)
             except Exception:  # noqa: BLE001 - a kernel this LLVM cannot build: Python's zlib
                 _COMPILED = False
     return _COMPILED
 
 
-def _stored(plain: bytes, deflated: bytes, raw: bool) -> bytes:
+def _as_stored(plain: bytes, deflated: bytes, raw: bool) -> bytes:
     """A value as MariaDB stores it: its header (4-byte length), then the deflate stream."""
     return bytes([0x80 | (0x08 if raw else 0) | 4]) + len(plain).to_bytes(4, "big") + deflated
 
 
-def _inflated(values: list[bytes], limit: int) -> tuple[list[bytes], int] | None:
-    """The test vector of :func:`_compiled` through :func:`_inflate_all`: (the values, -1), or
-    ([], the first that fails)."""
+def _inflated(values: list[bytes]) -> list[bytes] | None:
+    """``values`` through :func:`_headers` and :func:`_inflate_all` (the test vector of
+    :func:`_compiled`); None when one is refused."""
     data = np.frombuffer(b"".join(values) + b"\0", np.uint8)
     bounds = np.zeros(len(values) + 1, np.int64)
     bounds[1:] = np.cumsum([len(v) for v in values])
-    heads = _headers(data, bounds, limit)
+    heads = _headers(data, bounds, 1 << 16)
     if isinstance(heads, int):
         return None
     out, out_at, bad = _inflate_all(data, bounds, *heads)
-    if bad != -1:
-        return [], 0
-    return [out[a:a + n].tobytes() for a, n in zip(out_at.tolist(), heads[1].tolist())], -1
+    return None if bad != -1 else [out[a:a + n].tobytes() for a, n in zip(out_at.tolist(), heads[1].tolist())]
+
+
+#: deflate makes at most this many bytes of one (zlib's "maximum compression factor"): a header
+#: that says more is refused before any room is taken for it (read again by the Python path,
+#: which inflates what there is and says so)
+_MAX_RATIO = 1032
 
 
 def _headers(data: np.ndarray, bounds: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray] | int:
     """Each value's header length and original size (column at once), or the first value whose
-    header is not a valid one."""
+    header is not a valid one (or says more than its stream can hold)."""
     starts, lengths = bounds[:-1], np.diff(bounds)
     present = lengths > 0
-    head = np.where(present, data[np.where(present, starts, 0)], 0).astype(np.int64)
+    head = np.zeros(len(lengths), np.int64)
+    head[present] = data[starts[present]]
     stored = present & (head == 0)
     nbytes = head & 0x07
     packed = present & ~stored
@@ -164,7 +167,7 @@ def _headers(data: np.ndarray, bounds: np.ndarray, limit: int) -> tuple[np.ndarr
     for k in range(1, 5):  # the big-endian length: at most 4 bytes, read column at once
         more = packed & ok & (nbytes >= k)
         size[more] = (size[more] << 8) | data[starts[more] + k]
-    ok &= ~packed | (size <= limit)
+    ok &= ~packed | (size <= limit) & (size <= _MAX_RATIO * (lengths - 1 - nbytes) + 64)
     if not ok.all():
         return int(np.argmin(ok))
     head_len = np.where(stored, 1, np.where(packed, 1 + nbytes, 0))
