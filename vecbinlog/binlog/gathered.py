@@ -127,7 +127,7 @@ def gather(pieces: Sequence[tuple[EventSource, EventIndex]], file_numbers: Seque
     ``keep_origins``: the source keeps the pieces' sources and where each event is in its own,
     for :meth:`Gathered.in_files` (each piece a file of its own: ``file_numbers`` its index)."""
     index = EventIndex.concat([events for _, events in pieces])
-    origin_offset = index.offset.astype(np.int64) if keep_origins else None
+    origin_offset = index.offset if keep_origins else None  # (replaced below, not changed: no copy)
     sizes = index.event_size.astype(np.int64)
     starts = np.zeros(len(index), np.int64)
     if len(sizes) > 1:
