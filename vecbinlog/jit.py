@@ -114,18 +114,22 @@ def sparse_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     """``np.empty(shape, dtype)`` for an array of which a kernel may write a small part (room for
     as many values as the bytes could hold, or a region per column of which the first values
     are written): one of 4 MB or more from a private anonymous map of its own, without the
-    huge-page hint numpy gives such a block. With the hint, each 2 MB that writes touch is a
-    huge page, zeroed whole, and found by compaction when memory is fragmented (THP ``defrag``
-    is ``madvise`` by default): the first read of a process (whose blocks are new, not the C
-    library's kept ones) of 56 tables spent 0.2-0.5 s so in the row walk, against ~15 ms
-    without. Pages not touched hold no memory; the map goes with the last view of it."""
+    huge-page hint numpy gives such a block (and marked not to get them where THP is "always").
+    With the hint, each 2 MB that writes touch is a huge page, zeroed whole, and found by
+    compaction when memory is fragmented (THP ``defrag`` is ``madvise`` by default): the first
+    read of a process (whose blocks are new, not the C library's kept ones) of 56 tables spent
+    0.2-0.5 s so in the row walk, against ~15 ms without. Pages not touched hold no memory; the
+    map goes with the last view of it."""
     dims = (shape,) if isinstance(shape, int) else tuple(shape)
     dt = np.dtype(dtype)
     count = int(np.prod(dims, dtype=np.int64))
     private, anonymous = getattr(mmap, "MAP_PRIVATE", None), getattr(mmap, "MAP_ANONYMOUS", None)
     if count * dt.itemsize < HUGE_PAGE_HINT_BYTES or private is None or anonymous is None:
         return np.empty(dims, dt)
-    return np.frombuffer(mmap.mmap(-1, count * dt.itemsize, flags=private | anonymous), dt, count).reshape(dims)
+    block = mmap.mmap(-1, count * dt.itemsize, flags=private | anonymous)
+    if hasattr(mmap, "MADV_NOHUGEPAGE"):  # (THP "always" would give it huge pages all the same)
+        block.madvise(mmap.MADV_NOHUGEPAGE)
+    return np.frombuffer(block, dt, count).reshape(dims)
 
 
 def host_x86_has(feature: str) -> bool:
