@@ -126,7 +126,10 @@ def sparse_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     private, anonymous = getattr(mmap, "MAP_PRIVATE", None), getattr(mmap, "MAP_ANONYMOUS", None)
     if count * dt.itemsize < HUGE_PAGE_HINT_BYTES or private is None or anonymous is None:
         return np.empty(dims, dt)
-    block = mmap.mmap(-1, count * dt.itemsize, flags=private | anonymous)
+    try:
+        block = mmap.mmap(-1, count * dt.itemsize, flags=private | anonymous)
+    except OSError:  # (no room to map: numpy's own block, or its MemoryError)
+        return np.empty(dims, dt)
     if hasattr(mmap, "MADV_NOHUGEPAGE"):  # (THP "always" would give it huge pages all the same)
         block.madvise(mmap.MADV_NOHUGEPAGE)
     return np.frombuffer(block, dt, count).reshape(dims)
