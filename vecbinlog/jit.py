@@ -18,12 +18,14 @@ The cache is numba's: ``__pycache__`` next to each module, or under ``NUMBA_CACH
 
 from __future__ import annotations
 
+import contextlib
 import mmap
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
 from llvmlite import ir as llvm_ir
+from llvmlite.binding import ffi as llvm_ffi
 from numba import njit, types
 from numba.core import cgutils
 from numba.core.caching import FunctionCache
@@ -42,10 +44,35 @@ class _Cache(FunctionCache):
     """numba's cache of one function, loaded without refreshing the target context."""
 
     def load_overload(self, sig: Any, target_context: Any) -> Any:
-        rtsys.initialize(target_context)  # what refresh() did that a loaded kernel needs
-        with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
+        with _quiet_llvm_lock():
+            rtsys.initialize(target_context)  # what refresh() did that a loaded kernel needs
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
         return None  # an I/O error the guard swallowed: numba compiles instead
+
+
+@contextlib.contextmanager
+def _quiet_llvm_lock() -> Iterator[None]:
+    """While a kernel is loaded from numba's cache: no callbacks on llvmlite's lock. numba
+    registers one pair, which broadcasts a "numba:llvm_lock" event (a timing for its own
+    compiler's statistics) at each of the ~115 calls into LLVM that rebuilding a kernel from
+    its cached object code makes; a load holds numba's compiler lock, so no compilation waits
+    on those events. The 16 kernels of the OLTP file's first read loaded in 51-62 ms, not
+    68-71 ms. The list is swapped under llvmlite's own lock (never while another thread is
+    between a call's two callbacks); an llvmlite without it: nothing done."""
+    lock = getattr(getattr(llvm_ffi, "lib", None), "_lock", None)
+    inner, callbacks = getattr(lock, "_lock", None), getattr(lock, "_cblist", None)
+    if inner is None or not isinstance(callbacks, list):
+        yield
+        return
+    with inner:
+        saved = callbacks[:]
+        callbacks.clear()
+    try:
+        yield
+    finally:
+        with inner:
+            callbacks[:0] = saved  # (before any registered meanwhile)
 
 
 #: numba's cache class has what :class:`_Cache` relies on

@@ -14,7 +14,6 @@ test vector against Python's ``zlib`` before it is used (``compressed_columns``)
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import sys
 import zlib
 
@@ -40,6 +39,8 @@ def _zlib() -> ctypes.CDLL | None:
     """The zlib library of this process, or None."""
     global _library, _searched
     if not _searched:
+        import ctypes.util  # (its import, ~1 ms, only when a kernel first calls zlib)
+
         _searched = True
         names = list(_LIBRARIES)
         found = ctypes.util.find_library("z")
