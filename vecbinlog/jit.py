@@ -158,7 +158,8 @@ def sparse_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     except OSError:  # (no room to map: numpy's own block, or its MemoryError)
         return np.empty(dims, dt)
     if hasattr(mmap, "MADV_NOHUGEPAGE"):  # (THP "always" would give it huge pages all the same)
-        block.madvise(mmap.MADV_NOHUGEPAGE)
+        with contextlib.suppress(OSError):  # (a kernel without THP refuses the advice: none needed)
+            block.madvise(mmap.MADV_NOHUGEPAGE)
     return np.frombuffer(block, dt, count).reshape(dims)
 
 
