@@ -5,9 +5,9 @@ The last 4 bytes of an event are the CRC32 (zlib's, little-endian) of everything
 Python call per event would cost more than the CRC itself: the loop over events is compiled
 (numba) and calls zlib's own ``crc32`` (the library Python's ``zlib`` module uses, found with
 ctypes and registered with LLVM under a name of ours: :mod:`vecbinlog.zlibcalls`) for each
-event's bytes. Where no zlib
-library can be loaded (or it disagrees with ``zlib.crc32`` on a test vector), the events are
-checked by ``zlib.crc32`` one Python call at a time: the same answer, slower.
+event's bytes. Where no zlib library can be loaded (or it disagrees with ``zlib.crc32`` on a
+test vector), the events are checked by ``zlib.crc32`` one Python call at a time: the same
+answer, slower.
 
 zlib 1.2 computes a CRC32 at ~4 GB/s, which made it a sixth of ``read_all``'s time on files of
 large events. On x86-64 CPUs with PCLMULQDQ (every one since 2010) events of

@@ -28,7 +28,8 @@ from .logwalk import Step
 from .versions import SchemaVersions, Versioned
 
 __all__ = ["Run", "StepRows", "CarriedRun", "Carrier", "PlannedRuns", "PLANNED_EVENTS", "PLANNED_WINDOW_BYTES",
-           "PLANNED_JOIN_FILE_BYTES", "PLAN_ON_TABLES_BYTES", "cut_runs", "matched", "CARRY_SHARE", "CARRY_EVENTS", "CARRY_HELD_SEGMENTS"]
+           "PLANNED_JOIN_FILE_BYTES", "PLAN_ON_TABLES_BYTES", "cut_runs", "matched", "CARRY_SHARE", "CARRY_EVENTS",
+           "CARRY_HELD_SEGMENTS"]
 
 #: a table's run is carried into the next segment (of a memory-mapped or in-memory file) while
 #: its rows events are under ``segment_bytes // CARRY_SHARE``: fewer, larger batches for tables

@@ -311,7 +311,7 @@ def _dbcs_tables(codec: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nda
     trail = np.tile(trails, len(leads))
     seq = np.stack([lead, trail, np.full(len(lead), 0x0A)], axis=1).astype(np.uint8)
     parts = seq.tobytes().decode(codec, "surrogateescape").split("\n")[:-1]
-    codes = list(lead << 8 | trail)
+    codes = (lead << 8 | trail).tolist()
     for b in leads:
         try:
             parts.append(bytes([b, 0x0A]).decode(codec))
