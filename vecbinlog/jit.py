@@ -13,23 +13,39 @@ upstream (numba PR #9806). It applies to vecbinlog's own kernels only, and only 
 cache class is what it expects (numba 0.60-0.68 are); otherwise a kernel keeps numba's own
 cache, which is slower to start and otherwise the same.
 
+Two more pieces of numba's start are skipped the same way. A kernel's cache is made when the
+kernel is first called, not when its module is imported (:class:`_LazyCache`: ~0.15 ms each,
+67 kernels). And the NRT's own small library, which numba compiles from LLVM IR in every
+process (15-17 ms of the first kernel), is kept as object code in the kernels' cache folder and
+loaded from there (:func:`_start_nrt`), keyed by the numba and llvmlite versions and the CPU
+numba compiles for, as numba keys its own cache.
+
 The cache is numba's: ``__pycache__`` next to each module, or under ``NUMBA_CACHE_DIR``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import mmap
+import os
+import uuid
+from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
+import llvmlite
+import llvmlite.binding as llvm
+import numba
 from llvmlite import ir as llvm_ir
 from llvmlite.binding import ffi as llvm_ffi
 from numba import njit, types
-from numba.core import cgutils
-from numba.core.caching import FunctionCache
-from numba.core.runtime import rtsys
+from numba.core import cgutils, config
+from numba.core.caching import CompileResultCacheImpl, FunctionCache
+from numba.core.codegen import JITCodeLibrary
+from numba.core.runtime import _nrt_python, nrtdynmod, rtsys
 from numba.extending import intrinsic as _intrinsic
 
 __all__ = ["kernel", "intrinsic", "host_x86_has", "load_word", "store_word", "prefetch", "check_spans", "read_only",
@@ -40,15 +56,184 @@ __all__ = ["kernel", "intrinsic", "host_x86_has", "load_word", "store_word", "pr
 intrinsic: Callable[[Callable[..., Any]], Any] = _intrinsic
 
 
+#: the kind of a kernel's library in the cache when :class:`_Impl` saved it: numba's "object"
+#: (object code, and the bitcode numba keeps to link it into another kernel) with the names it
+#: defines; numba's own loader refuses another kind rather than misread it
+_OBJECT_AND_NAMES = "vecbinlog-object-names-1"
+
+
+class _LinkLater(JITCodeLibrary):
+    """A kernel's library loaded from object code, whose bitcode is parsed only if another
+    kernel is compiled that links it in (numba parses it at every load: ~1 ms a kernel, 15 ms of
+    the OLTP file's first read)."""
+
+    _bitcode: bytes | None = None
+    _parsed: Any = None
+
+    @property  # type: ignore[override]
+    def _shared_module(self) -> Any:
+        if self._parsed is None and self._bitcode is not None:
+            self._parsed, self._bitcode = llvm.parse_bitcode(self._bitcode), None
+        return self._parsed
+
+    @_shared_module.setter
+    def _shared_module(self, module: Any) -> None:
+        self._parsed, self._bitcode = module, None
+
+    @classmethod
+    def load(cls, codegen: Any, state: Any) -> Any:
+        """What numba's ``_unserialize`` does with an "object" library, the names it defines read
+        from ``state`` rather than from its parsed bitcode; a library of another kind, numba's."""
+        name, kind, data = state
+        if kind != _OBJECT_AND_NAMES:
+            return JITCodeLibrary._unserialize(codegen, state)
+        object_code, bitcode, names = data
+        library = cls(codegen, name)
+        library.enable_object_caching()
+        library._set_compiled_object(object_code)
+        library._bitcode = bitcode
+        library._finalize_final_module()
+        codegen._engine._defined_symbols.update(names)
+        return library
+
+
+class _Impl(CompileResultCacheImpl):
+    """numba's way to save and rebuild a kernel, its library saved with the names it defines
+    and loaded by :meth:`_LinkLater.load`."""
+
+    def reduce(self, cres: Any) -> Any:
+        payload = super().reduce(cres)
+        name, kind, data = payload[0]
+        if kind != "object":
+            return payload
+        module = cres.library._get_module_for_linking()  # (what data's bitcode is made of)
+        names = sorted({v.name for vs in (module.functions, module.global_variables) for v in vs
+                        if not v.is_declaration})
+        return ((name, _OBJECT_AND_NAMES, (*data, names)), *payload[1:])
+
+    def rebuild(self, target_context: Any, payload: Any) -> Any:
+        codegen = target_context.codegen()
+        codegen.unserialize_library = functools.partial(_LinkLater.load, codegen)  # (under the compiler lock)
+        try:
+            return super().rebuild(target_context, payload)
+        finally:
+            del codegen.unserialize_library
+
+
 class _Cache(FunctionCache):
     """numba's cache of one function, loaded without refreshing the target context."""
 
+    _impl_class = _Impl
+
     def load_overload(self, sig: Any, target_context: Any) -> Any:
         with _quiet_llvm_lock():
-            rtsys.initialize(target_context)  # what refresh() did that a loaded kernel needs
+            _start_nrt(target_context)  # what refresh() did that a loaded kernel needs
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
         return None  # an I/O error the guard swallowed: numba compiles instead
+
+
+class _LazyCache:
+    """A kernel's :class:`_Cache`, made when numba first asks it for something (a load, a save)
+    rather than when the kernel's module is imported: making one looks for a writable folder
+    (~0.15 ms), and most kernels are not called by a given process."""
+
+    def __init__(self, py_func: Callable) -> None:
+        self._py_func = py_func
+        self._cache: _Cache | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._cache is None:
+            self._cache = _Cache(self._py_func)
+        return getattr(self._cache, name)
+
+
+#: the pieces of numba :func:`_start_nrt` does what ``rtsys.initialize`` does with (numba
+#: 0.60-0.68 have them); without them, or with NRT statistics asked for, numba's own start
+_NRT_PARTS = (hasattr(nrtdynmod, "create_nrt_module") and hasattr(_nrt_python, "c_helpers")
+              and hasattr(rtsys, "_init") and hasattr(type(rtsys), "library"))
+#: the NRT library's file in the cache: a SHA-256 of the rest, the object code's length (8
+#: bytes, little-endian), the object code, the library's bitcode (which numba keeps to link it)
+_NRT_MAGIC = b"vecbinlog-nrt-1\n"
+#: where the NRT library came from in this process: "cache", "compiled" (and saved), or
+#: "numba" (numba's own start)
+nrt_source: str | None = None
+
+
+def _start_nrt(target_context: Any) -> None:
+    """``rtsys.initialize(target_context)``, the NRT's library loaded from the kernels' cache
+    folder where an earlier process left it, else compiled (as numba does) and left there. A
+    file that is not whole (its checksum) is compiled over; one made for another CPU, numba or
+    llvmlite has another name. Under numba's compiler lock (held by the load that calls it)."""
+    global nrt_source
+    if rtsys._init:
+        return
+    if not _NRT_PARTS or config.NRT_STATS:  # type: ignore[attr-defined]
+        rtsys.initialize(target_context)
+        nrt_source = "numba"
+        return
+    for py_name, address in _nrt_python.c_helpers.items():  # (as rtsys.initialize registers them)
+        llvm.add_symbol(py_name if py_name.startswith("_") else "NRT_" + py_name, address)
+    codegen = target_context.codegen()
+    path = _nrt_path(codegen)
+    library = _load_nrt(codegen, path) if path is not None else None
+    nrt_source = "cache"
+    if library is None:
+        ir_module, library = nrtdynmod.create_nrt_module(target_context)
+        library.enable_object_caching()
+        library.add_ir_module(ir_module)
+        library.finalize()
+        nrt_source = "compiled"
+        if path is not None:
+            _save_nrt(library, path)
+    rtsys._library = library
+    rtsys._init = True
+
+
+def _nrt_anchor() -> None:
+    """A function of this module, for numba's cache locator to find this module's cache folder."""
+
+
+def _nrt_path(codegen: Any) -> Path | None:
+    """The NRT library's file in this module's cache folder (None: no folder numba can write)."""
+    try:
+        folder = Path(_Cache(_nrt_anchor).cache_path)
+    except (RuntimeError, OSError):
+        return None
+    key = repr((numba.__version__, llvmlite.__version__, codegen.magic_tuple())).encode()
+    return folder / f"vecbinlog-nrt-{hashlib.sha256(key).hexdigest()[:20]}.nbo"
+
+
+def _load_nrt(codegen: Any, path: Path) -> Any:
+    """The NRT library read back from ``path``, or None (no file, or not whole)."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = len(_NRT_MAGIC)
+    body = data[head + 32:]
+    if data[:head] != _NRT_MAGIC or hashlib.sha256(body).digest() != data[head:head + 32] or len(body) < 8:
+        return None
+    size = int.from_bytes(body[:8], "little")
+    obj, bitcode = body[8:8 + size], body[8 + size:]
+    return codegen.unserialize_library(("nrt", "object", (obj, bitcode)))
+
+
+def _save_nrt(library: Any, path: Path) -> None:
+    """``library`` (compiled with object caching) written to ``path`` whole or not at all: a
+    file of its own renamed over it; a folder that refuses is no error (the next process
+    compiles it again)."""
+    _, _, (obj, bitcode) = library.serialize_using_object_code()
+    body = len(obj).to_bytes(8, "little") + obj + bitcode
+    tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")  # (as numba writes its own files)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "xb") as out:
+            out.write(_NRT_MAGIC + hashlib.sha256(body).digest() + body)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 @contextlib.contextmanager
@@ -88,7 +273,7 @@ def kernel(fn: Callable | None = None, /, **options: Any) -> Any:
         if not hasattr(dispatcher, "enable_caching"):  # NUMBA_DISABLE_JIT=1: the Python function
             return dispatcher
         if _LEAN:
-            dispatcher._cache = _Cache(dispatcher.py_func)  # what cache=True does, with this class
+            dispatcher._cache = _LazyCache(dispatcher.py_func)  # what cache=True does, with _Cache
         else:  # pragma: no cover - another numba
             dispatcher.enable_caching()
         return dispatcher
