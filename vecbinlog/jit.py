@@ -261,7 +261,9 @@ def _quiet_llvm_lock() -> Iterator[None]:
 
 
 #: numba's cache class has what :class:`_Cache` relies on
-_LEAN = all(hasattr(FunctionCache, name) for name in ("_load_overload", "_guard_against_spurious_io_errors"))
+_LEAN = (all(hasattr(FunctionCache, name) for name in ("_load_overload", "_guard_against_spurious_io_errors"))
+         and all(hasattr(JITCodeLibrary, name) for name in ("_unserialize", "_finalize_final_module",
+                                                            "_set_compiled_object")))
 
 
 def kernel(fn: Callable | None = None, /, **options: Any) -> Any:
