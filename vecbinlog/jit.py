@@ -13,12 +13,18 @@ upstream (numba PR #9806). It applies to vecbinlog's own kernels only, and only 
 cache class is what it expects (numba 0.60-0.68 are); otherwise a kernel keeps numba's own
 cache, which is slower to start and otherwise the same.
 
-Two more pieces of numba's start are skipped the same way. A kernel's cache is made when the
-kernel is first called, not when its module is imported (:class:`_LazyCache`: ~0.15 ms each,
-67 kernels). And the NRT's own small library, which numba compiles from LLVM IR in every
-process (15-17 ms of the first kernel), is kept as object code in the kernels' cache folder and
-loaded from there (:func:`_start_nrt`), keyed by the numba and llvmlite versions and the CPU
-numba compiles for, as numba keys its own cache.
+More of numba's start is skipped or put off (the OLTP file's 16 kernels loaded in 50-70 ms,
+now ~25 ms):
+
+* the NRT's own small library, which numba compiles from LLVM IR in every process (15-17 ms),
+  is kept as object code in the kernels' cache folder (:func:`_start_nrt`), keyed by the numba
+  and llvmlite versions and the CPU numba compiles for, as numba keys its own cache;
+* a kernel's library is saved with the names it defines, and its bitcode (kept to link it into
+  another kernel) is parsed only when that happens (:class:`_LinkLater`; numba parses it at
+  each load, ~1 ms a kernel);
+* a kernel's cache is made at its first call, not when its module is imported
+  (:class:`_LazyCache`: ~0.15 ms each, 67 kernels);
+* its first call does not look for numba's extensions (:func:`_no_extensions`).
 
 The cache is numba's: ``__pycache__`` next to each module, or under ``NUMBA_CACHE_DIR``.
 """
@@ -266,6 +272,12 @@ _LEAN = (all(hasattr(FunctionCache, name) for name in ("_load_overload", "_guard
                                                             "_set_compiled_object")))
 
 
+def _no_extensions() -> None:
+    """A kernel's first call does not look for numba's extensions (``numba_extensions`` entry
+    points: a scan of every installed package's metadata, ~4 ms with 146 packages): no kernel
+    uses one. Compiling one still loads them (numba's target context does, as it refreshes)."""
+
+
 def kernel(fn: Callable | None = None, /, **options: Any) -> Any:
     """``numba.njit(nogil=True, cache=True, **options)``, with the lean cache loading above.
     Used bare (``@kernel``) or with options (``@kernel(inline="always")``)."""
@@ -276,6 +288,7 @@ def kernel(fn: Callable | None = None, /, **options: Any) -> Any:
             return dispatcher
         if _LEAN:
             dispatcher._cache = _LazyCache(dispatcher.py_func)  # what cache=True does, with _Cache
+            dispatcher._compilation_chain_init_hook = _no_extensions
         else:  # pragma: no cover - another numba
             dispatcher.enable_caching()
         return dispatcher
