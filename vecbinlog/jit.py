@@ -51,7 +51,7 @@ from numba import njit, types
 from numba.core import cgutils, config
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
-from numba.core.runtime import _nrt_python, nrtdynmod, rtsys
+from numba.core.runtime import _nrt_python, nrtdynmod, rtsys  # type: ignore[attr-defined]
 from numba.extending import intrinsic as _intrinsic
 
 __all__ = ["kernel", "intrinsic", "host_x86_has", "load_word", "store_word", "prefetch", "check_spans", "read_only",
@@ -76,7 +76,7 @@ class _LinkLater(JITCodeLibrary):
     _bitcode: bytes | None = None
     _parsed: Any = None
 
-    @property  # type: ignore[override]
+    @property
     def _shared_module(self) -> Any:
         if self._parsed is None and self._bitcode is not None:
             self._parsed, self._bitcode = llvm.parse_bitcode(self._bitcode), None
