@@ -119,11 +119,15 @@ class _Impl(CompileResultCacheImpl):
 
     def rebuild(self, target_context: Any, payload: Any) -> Any:
         codegen = target_context.codegen()
+        before = vars(codegen).get("unserialize_library")  # (None: the class's method)
         codegen.unserialize_library = functools.partial(_LinkLater.load, codegen)  # (under the compiler lock)
         try:
             return super().rebuild(target_context, payload)
         finally:
-            del codegen.unserialize_library
+            if before is None:
+                vars(codegen).pop("unserialize_library", None)
+            else:
+                codegen.unserialize_library = before
 
 
 class _Cache(FunctionCache):
