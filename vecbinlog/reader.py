@@ -285,18 +285,9 @@ class Binlog:
                             if self.config.filter.table(name)}
         if self._tables is None:
             self._reader.plan_runs()  # one walk finds the tables and plans the reads that follow
-        planned = self._reader.tables() if self._tables is None else None
-        if planned is not None:
-            self._tables = dict.fromkeys(planned, 1)
-        if self._tables is None:
-            found: dict[str, int] = {}
-            for step in self._walk.steps():
-                first, _ = group(step.layout)  # each layout once, in log order: first rows event first
-                for lid in step.layout[first].tolist():
-                    name = step.maps.layouts[lid].name
-                    if name not in found and self.config.filter.table(name):
-                        found[name] = 1
-            self._tables = found
+            if self._reader.tables() is None:
+                self._reader.plans()  # (files too large to plan: the walk of the layouts, kept for plans())
+            self._tables = dict.fromkeys(self._reader.tables() or [], 1)
         return list(self._tables)
 
     def table_maps(self, table: str) -> list[TableMap]:
@@ -323,6 +314,7 @@ class Binlog:
         :meth:`iter_batches` fits it (``.conform``). See "Schema changes mid-stream"."""
         if self.index is not None:
             return self.history().plans
+        self._reader.plan_runs()  # as :attr:`tables` does: the one walk, where the files allow it
         return self._reader.plans()
 
     def history(self) -> SchemaHistory:

@@ -109,6 +109,8 @@ class BatchReader:
         self._reads = 0  #: reads of rows so far
         #: every run of the files, once a second read wanted them (None: not yet, or not kept)
         self._planned: PlannedRuns | None = None
+        #: the tables' versions a walk of the layouts found (:meth:`plans`), for :meth:`tables`
+        self._layouts: SchemaVersions | None = None
         #: the files can be read again without walking them: memory-mapped or in memory, or read
         #: in windows that planned runs may hold (a folder's newest file, read with pread)
         windowed = [f.size for f in walk.files if f.whole is None]
@@ -265,13 +267,20 @@ class BatchReader:
 
     def tables(self) -> list[str] | None:
         """The tables with rows events (the ``tables`` filter applies), in order of their first,
-        when the runs are planned already (no walk); else None."""
-        return list(self._planned.versions.layouts) if self._planned is not None else None
+        when the runs are planned already or :meth:`plans` walked the layouts (no walk); else
+        None."""
+        versions = self._planned.versions if self._planned is not None else self._layouts
+        return list(versions.layouts) if versions is not None else None
 
     def plans(self) -> dict[str, TablePlan]:
         """Each table's TablePlan, from a walk of the layouts (no row decoded; none when the
-        runs are planned already)."""
-        versions = self._planned.versions if self._planned is not None else self.schema_versions()[0]
+        runs are planned already, or an earlier call walked them)."""
+        if self._planned is not None:
+            versions = self._planned.versions
+        else:
+            if self._layouts is None:
+                self._layouts = self.schema_versions()[0]
+            versions = self._layouts
         return {name: self.plan(name, versions) for name in versions.layouts}
 
     def history(self) -> SchemaHistory:
