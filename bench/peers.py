@@ -907,6 +907,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shapes", default=",".join(SHAPES), help="comma-separated subset of " + ",".join(SHAPES))
     ap.add_argument("--no-peer", action="store_true", help="skip python-mysql-replication")
     ap.add_argument("--keep", type=Path, help="copy the generated binlogs into this folder")
+    ap.add_argument("--archive-file-bytes", type=int, default=shapes.ARCHIVE_FILE_BYTES,
+                    help=f"the archive shape's files: rotated at this size (default {shapes.ARCHIVE_FILE_BYTES})")
     ap.add_argument("--rounds", type=int, default=ROUNDS,
                     help=f"interleaved rounds of read_all, mariadb-binlog and the raw limits (default {ROUNDS})")
     args = ap.parse_args(argv)
@@ -915,6 +917,10 @@ def main(argv: list[str] | None = None) -> int:
         if s not in SHAPES:
             ap.error(f"unknown shape {s!r}")
     command = "python bench/peers.py " + " ".join(argv) if argv else "python bench/peers.py"
+    if args.archive_file_bytes != shapes.ARCHIVE_FILE_BYTES:
+        shapes.SHAPES["archive"] = (f"the OLTP workload rotated into files of {args.archive_file_bytes >> 10} KiB",
+                                    {"max_binlog_size": str(args.archive_file_bytes)})
+        SHAPES["archive"] = (shapes.SHAPES["archive"][0], None, PRODUCTION["archive"])
 
     from tests.support.mariadb import MariaDBServer, ensure_mariadb
 

@@ -4,6 +4,13 @@ process's first ``read_all()`` against its next ones.
 
     python bench/process_runs.py FILE [--rounds 7] [--attribute]
 
+FILE may also be a folder of binlog files (an archive): then the whole processes compared are
+``vecbinlog to-parquet`` of it (zstd Parquet, the documented settings), the script that runs
+``read_all()`` of it, and ``mariadb-binlog -v`` of its files (issue 52, item 4), e.g. the
+OLTP workload rotated into 2 MB files, ~400 MB::
+
+    python bench/peers.py --rows 5120000 --no-peer --rounds 1 --shapes archive --archive-file-bytes 2097152 --keep /tmp/arch --out /tmp/peers.md
+
 FILE is a binlog of some tens of MB, e.g. the OLTP one of the peers benchmark::
 
     python bench/peers.py --rows 800000 --no-peer --rounds 1 --shapes oltp --keep /tmp/peersfiles --out /tmp/peers.md
@@ -27,6 +34,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,6 +104,21 @@ def commands(path: Path) -> dict[str, list[str]]:
     }
 
 
+def export_commands(folder: Path, out: Path) -> dict[str, list[str]]:
+    """The whole-process commands compared on an archive (a folder of binlog files), by name."""
+    py = sys.executable
+    tool = shutil.which("mariadb-binlog") or "/usr/bin/mariadb-binlog"
+    files = sorted(str(f) for f in folder.iterdir() if f.name[-6:].isdigit())
+    return {
+        "python -c 'import numpy, pyarrow, numba' (the floor)": [py, "-c", "import numpy, pyarrow, numba"],
+        f"read_all() of {folder.name}/ ({len(files)} files)":
+            [py, "-c", f"import vecbinlog; vecbinlog.open({str(folder)!r}).read_all()"],
+        f"vecbinlog to-parquet {folder.name}/ OUT -q": [py, "-m", "vecbinlog", "to-parquet", str(folder), str(out), "-q",
+                                                      "--overwrite"],
+        f"mariadb-binlog -v of its files": [tool, "--no-defaults", "-v", *files],
+    }
+
+
 def _child(code: str, path: Path) -> dict:
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True,
                          env=CHILD_ENV).stdout
@@ -122,10 +145,15 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     path = args.file.resolve()
     load = os.getloadavg()
-    seen = measure(args.rounds, commands(path))
+    out = Path(tempfile.mkdtemp(prefix="vecbinlog-export-"))
+    try:
+        seen = measure(args.rounds, export_commands(path, out) if path.is_dir() else commands(path))
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
     names = list(seen)
     floor, ref = min(seen[names[0]]), min(seen[names[-1]])
-    print(f"{path.name} ({path.stat().st_size / 1e6:.1f} MB), {args.rounds} interleaved rounds of whole processes, "
+    size = sum(f.stat().st_size for f in path.iterdir()) if path.is_dir() else path.stat().st_size
+    print(f"{path.name} ({size / 1e6:.1f} MB), {args.rounds} interleaved rounds of whole processes, "
           f"output to /dev/null; {os.cpu_count()} CPUs, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}\n")
     print("| command | best | median | best - floor | best ÷ mariadb-binlog -v |")
     print("| --- | --- | --- | --- | --- |")
