@@ -10,6 +10,7 @@ array) for the compute functions, and back to NumPy for fixed-width arrays.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Sequence
 
 import numpy as np
@@ -76,8 +77,10 @@ def binary_parts(arr: pa.Array) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return offsets - start, data[start : int(offsets[-1])], valid_mask(arr)
 
 
+@functools.lru_cache(maxsize=256)
 def _storage(t: pa.DataType) -> np.dtype:
-    """The NumPy dtype of the values buffer of a fixed-width type (temporal: its integers)."""
+    """The NumPy dtype of the values buffer of a fixed-width type (temporal: its integers; kept
+    per type: every fixed-width column asks)."""
     width = t.bit_width // 8
     if pa.types.is_floating(t):
         return np.dtype(f"<f{width}")

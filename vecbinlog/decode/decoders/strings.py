@@ -73,8 +73,10 @@ SINGLE_BYTE_CHARSETS = frozenset({
 })
 
 
+@lru_cache(maxsize=None)
 def single_byte_chars(charset: str) -> str | None:
-    """The 256 characters of a single-byte charset (UNMAPPED where it has none), else None."""
+    """The 256 characters of a single-byte charset (UNMAPPED where it has none), else None (kept:
+    each text column asks, and a codec's 256 decodes took ~0.3 ms)."""
     if charset not in SINGLE_BYTE_CHARSETS:
         return None
     table = decode_table_for(charset)
