@@ -115,7 +115,7 @@ def export_commands(folder: Path, out: Path) -> dict[str, list[str]]:
             [py, "-c", f"import vecbinlog; vecbinlog.open({str(folder)!r}).read_all()"],
         f"vecbinlog to-parquet {folder.name}/ OUT -q": [py, "-m", "vecbinlog", "to-parquet", str(folder), str(out), "-q",
                                                       "--overwrite"],
-        f"mariadb-binlog -v of its files": [tool, "--no-defaults", "-v", *files],
+        "mariadb-binlog -v of its files": [tool, "--no-defaults", "-v", *files],
     }
 
 
