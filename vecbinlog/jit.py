@@ -52,10 +52,11 @@ from numba.core import cgutils, config
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.runtime import _nrt_python, nrtdynmod, rtsys  # type: ignore[attr-defined]
+from numba.cpython.unsafe.numbers import trailing_zeros  # (count of a word's low zero bits, for kernels)
 from numba.extending import intrinsic as _intrinsic
 
-__all__ = ["kernel", "intrinsic", "host_x86_has", "load_word", "store_word", "prefetch", "check_spans", "read_only",
-           "sparse_empty"]
+__all__ = ["kernel", "intrinsic", "host_x86_has", "load_word", "store_word", "prefetch", "trailing_zeros", "check_spans",
+           "read_only", "sparse_empty"]
 
 #: numba's ``intrinsic``, typed as what a kernel calls: a function of the kernel's arguments
 #: (numba's own type is that of the typing function, whose first parameter is ``typingctx``)

@@ -200,3 +200,68 @@ def test_double_byte_text_by_table_is_the_codecs(codec):
     outcomes = [check([bytes(rng.integers(0, 256, int(rng.integers(0, 6)), dtype=np.uint8)) for _ in range(4)])
                 for _ in range(300)]
     assert any(outcomes) and not all(outcomes)  # both kinds of random bytes were met
+
+
+@pytest.mark.parametrize("charset,codec", [("ucs2", "utf-16-be"), ("utf16", "utf-16-be"), ("utf16le", "utf-16-le"),
+                                           ("utf32", "utf-32-be")])
+def test_utf16_and_utf32_text_in_one_pass_is_the_codecs(charset, codec):
+    """The compiled UTF-16/UTF-32 transcoding gives what Python's codec gives each value: runs
+    of ASCII (copied 4 characters a word) broken at every place, characters of 2, 3 and 4
+    UTF-8 bytes, surrogate pairs, BOMs kept; a value cut inside a unit, a lone surrogate or a
+    UTF-32 value past U+10FFFF makes the column binary, its bytes unchanged, as the codec
+    refuses them."""
+    from vecbinlog.decode.decoders.strings import _decode_wide
+
+    rng = np.random.default_rng(5)
+    alphabet = list("abcdefgh ") * 6 + ["\x7f", "\x80", "é", "\u07ff", "\u0800", "日", "\ufeff", "\uffff", "😀",
+                                       "\U0010ffff"]
+    values = ["".join(rng.choice(alphabet, int(rng.integers(0, 40)))) if rng.random() > 0.1 else None
+              for _ in range(2000)]
+    raw = [None if v is None else v.encode(codec) for v in values]
+    arr = decode_column(_column(raw, charset))
+    assert arr.type == pa.string() and arr.to_pylist() == values
+
+    unit = 4 if "32" in codec else 2
+    lone = ("\ud800".encode(codec, "surrogatepass") if unit == 2 else (0x110000).to_bytes(4, "big"))
+    for bad in (b"ab"[: unit - 1] if unit == 4 else b"a", "abcd".encode(codec) + lone + "ef".encode(codec)):
+        cut = raw[:10] + [bad]
+        arr = decode_column(_column(cut, charset))
+        assert arr.type == pa.binary() and arr.to_pylist() == cut
+        with pytest.raises(UnicodeDecodeError):
+            bad.decode(codec)
+        parts = [p or b"" for p in cut]
+        offsets = np.zeros(len(parts) + 1, np.int64)
+        offsets[1:] = np.cumsum([len(p) for p in parts])
+        assert _decode_wide(len(parts), offsets, np.frombuffer(b"".join(parts), np.uint8),
+                            np.ones(len(parts), bool), codec) is None
+
+
+@pytest.mark.parametrize("charset,codec", [("latin2", "iso8859_2"), ("cp1251", "cp1251"), ("koi8r", "koi8_r")])
+def test_single_byte_runs_of_ascii_are_the_codecs(charset, codec):
+    """Single-byte text copies runs of ASCII a word at a time: one non-ASCII character at each
+    place of a word, values of every length around 8 and 16, and an unmapped byte inside a run,
+    against Python's codec."""
+    mapped = [b for b in range(0x80, 0x100) if not _unmapped(bytes([b]), codec)]
+    raw: list[bytes | None] = []
+    for n in range(0, 25):
+        for at in range(n):
+            v = bytearray(b"abcdefghijklmnopqrstuvwxyz"[:n])
+            v[at] = mapped[(n * 7 + at) % len(mapped)]
+            raw.append(bytes(v))
+        raw.append(b"x" * n)
+    raw.append(None)
+    arr = decode_column(_column(raw, charset))
+    assert arr.to_pylist() == [None if v is None else v.decode(codec) for v in raw]
+    unmapped = [b for b in range(0x80, 0x100) if _unmapped(bytes([b]), codec)]
+    if unmapped:
+        bad = raw[:5] + [b"abcdefghij" + bytes([unmapped[0]]) + b"klmnopqrstu"]
+        arr = decode_column(_column(bad, charset))
+        assert arr.type == pa.binary() and arr.to_pylist() == bad
+
+
+def _unmapped(b: bytes, codec: str) -> bool:
+    try:
+        b.decode(codec)
+    except UnicodeDecodeError:
+        return True
+    return False
