@@ -265,3 +265,15 @@ def _unmapped(b: bytes, codec: str) -> bool:
     except UnicodeDecodeError:
         return True
     return False
+
+
+@pytest.mark.parametrize("codec", ["utf-16-be", "utf-32-be"])
+def test_wide_text_spans_outside_the_data_are_refused(codec):
+    """The UTF-16/32 pass checks every value's span against the bytes before its loop: a span
+    past their end is a MalformedEventError, not a read (the kernel reads unchecked after)."""
+    from vecbinlog.decode.decoders.strings import _decode_wide
+
+    data = np.frombuffer("ab".encode(codec), np.uint8)
+    offsets = np.array([0, len(data), len(data) + 8], np.int64)
+    with pytest.raises(MalformedEventError, match="not all inside"):
+        _decode_wide(2, offsets, data, np.ones(2, bool), codec)
