@@ -380,30 +380,6 @@ def _utf8_words(chars: list[str]) -> tuple[np.ndarray, np.ndarray]:
     return words, n
 
 
-def _utf8_words(chars: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Each one-character text's UTF-8 bytes as a little-endian uint64, and their count (0 for
-    a surrogate, which is no character)."""
-    cp = np.frombuffer("".join(chars).encode("utf-32-le", "surrogatepass"), np.uint32).astype(np.uint64)
-    n = np.where(cp < 0x80, 1, np.where(cp < 0x800, 2, np.where(cp < 0x10000, 3, 4))).astype(np.uint8)
-    n[(cp >= 0xD800) & (cp <= 0xDFFF)] = 0
-    cont = lambda shift: np.uint64(0x80) | ((cp >> np.uint64(shift)) & np.uint64(0x3F))  # noqa: E731
-    b0 = np.select([n == 1, n == 2, n == 3], [cp, np.uint64(0xC0) | (cp >> np.uint64(6)),
-                                             np.uint64(0xE0) | (cp >> np.uint64(12))],
-                   np.uint64(0xF0) | (cp >> np.uint64(18)))
-    rest = np.select([n == 2, n == 3], [cont(0), cont(6) | cont(0) << np.uint64(8)],
-                     cont(12) | cont(6) << np.uint64(8) | cont(0) << np.uint64(16))
-    words = np.where(n == 1, cp, b0 | rest << np.uint64(8))
-    words[n == 0] = 0
-    return words, n
-
-
-@lru_cache(maxsize=None)
-def _dbcs_ascii_same(codec: str) -> bool:
-    """Whether each byte below 0x80 is that character alone in ``codec`` (its tables)."""
-    single, single_len, _, _ = _dbcs_tables(codec)
-    return bool((single_len[:128] == 1).all() and (single[:128] == np.arange(128)).all())
-
-
 @kernel
 def _dbcs_utf8(offsets, data, single, single_len, pair, pair_len, out_offsets, out):  # pragma: no cover - compiled
     """Write the UTF-8 form of the values ``data[offsets[v]:offsets[v + 1]]`` of a double-byte
