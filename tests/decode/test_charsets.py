@@ -277,3 +277,28 @@ def test_wide_text_spans_outside_the_data_are_refused(codec):
     offsets = np.array([0, len(data), len(data) + 8], np.int64)
     with pytest.raises(MalformedEventError, match="not all inside"):
         _decode_wide(2, offsets, data, np.ones(2, bool), codec)
+
+
+@pytest.mark.parametrize("width", [4, 16])
+def test_binary_char_values_padded_back(width):
+    """BINARY(n) values the binlog stored without their trailing 0x00 bytes (Field_string::pack)
+    come back n bytes long, as SELECT returns them: stripped ones padded, whole ones as they
+    are, empty ones all zeros, nulls null; a column of whole values only is returned as read."""
+    rng = np.random.default_rng(3)
+    full = [bytes(rng.integers(1, 256, width, dtype=np.uint8)) for _ in range(40)]
+    stripped = [v[: int(rng.integers(0, width))] for v in full[:20]]
+    raw: list[bytes | None] = [v for pair in zip(full[20:], stripped) for v in pair] + [None, b"", None]
+    spec = ColumnSpec(index=0, type=254, meta=(0xFE << 8) | width, nullable=True, collation=63)
+
+    def column(values: list[bytes | None]) -> ColumnData:
+        col = _column(values, "binary")
+        col.spec = spec
+        return col
+
+    arr = decode_column(column(raw))
+    assert arr.type == pa.binary()
+    assert arr.to_pylist() == [None if v is None else v + bytes(width - len(v)) for v in raw]
+    whole: list[bytes | None] = full[:5] + [None] + full[5:10]
+    assert decode_column(column(whole)).to_pylist() == whole
+    with pytest.raises(MalformedEventError, match=f"BINARY\\({width}\\) value of {width + 1} bytes"):
+        decode_column(column([b"x" * (width + 1)]))
