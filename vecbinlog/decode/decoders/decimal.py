@@ -9,9 +9,9 @@ Binary layout (strings/decimal.cc, decimal2bin)::
 
 The first bit is inverted (1 = positive); a negative value has every byte inverted too.
 
-Decoding is limb arithmetic over whole columns: each digit group is a column of uint64, and
-the unscaled integer ``value * 10**s`` is built by Horner's rule in 32-bit limbs
-(``acc = acc * 10**digits + group``), negated in two's complement where the value is
+Decoding is one compiled pass over a column's values: the unscaled integer ``value * 10**s``
+is built from the digit groups by Horner's rule (``acc = acc * 10**digits + group``), in an
+int64 up to 18 digits, else in 32-bit limbs negated in two's complement where the value is
 negative, and the limbs *are* the little-endian Arrow decimal buffer. No Python int per value.
 """
 
@@ -57,44 +57,17 @@ def decode(col: ColumnData) -> pa.Array:
     n = len(col)
     if precision <= 18:  # the value fits an int64: no limbs, one compiled pass
         return _decode_int64(col, col.fixed_bytes(), precision, scale, atype)
-    raw = col.fixed_bytes().astype(np.uint8)
-    if raw.shape[1]:
-        negative = (raw[:, 0] & 0x80) == 0  # stored sign bit: 1 = positive (bin2decimal)
-        raw[:, 0] ^= 0x80
-        raw[negative] ^= 0xFF
-    else:
-        negative = np.zeros(n, bool)
+    raw = col.fixed_bytes()
+    sizes = groups(precision, scale)
     nlimbs = atype.byte_width // 4  # 32-bit limbs of the Arrow value
-    acc = np.zeros((n, nlimbs), np.uint64)
-    pos = 0
-    bad = np.zeros(n, bool)
-    for nbytes, digits in groups(precision, scale):
-        g = np.zeros(n, np.uint64)
-        for k in range(nbytes):
-            g = (g << np.uint64(8)) | raw[:, pos + k].astype(np.uint64)
-        pos += nbytes
-        bad |= g >= np.uint64(10**digits)
-        # acc = acc * 10**digits + g, limb by limb with carries (each product < 2**62)
-        carry = g
-        mul = np.uint64(10**digits)
-        for i in range(nlimbs):
-            t = acc[:, i] * mul + carry
-            acc[:, i] = t & _MASK32
-            carry = t >> np.uint64(32)
+    data = np.empty((n, nlimbs), "<u4")
+    bad = np.empty(n, bool)
+    check_spans(raw.shape[1], 0, sum(b for b, _ in sizes), "DECIMAL values' bytes", col.path)
+    _sum_limbs(raw, np.array([b for b, _ in sizes], np.int64), np.array([10**d for _, d in sizes], np.int64), data, bad)
     bad &= col.valid
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise col.error(f"DECIMAL({precision},{scale}) value has a digit group out of range", i)
-    if negative.any():
-        # two's complement: invert and add one, on the negative rows
-        neg = acc[negative] ^ _MASK32
-        carry = np.ones(len(neg), np.uint64)
-        for i in range(nlimbs):
-            t = neg[:, i] + carry
-            neg[:, i] = t & _MASK32
-            carry = t >> np.uint64(32)
-        acc[negative] = neg
-    data = np.ascontiguousarray(acc.astype("<u4"))
     vbuf, nulls = validity(col.valid)
     return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(data)], null_count=nulls)
 
@@ -141,4 +114,41 @@ def _sum_groups(raw, nbytes, limit, data, bad):  # pragma: no cover - compiled
             value = -value
         data[i, 0] = value
         data[i, 1] = value >> 63
+        bad[i] = out_of_range
+
+
+@kernel
+def _sum_limbs(raw, nbytes, limit, data, bad):  # pragma: no cover - compiled
+    """:func:`_sum_groups` for values past an int64: the digit groups summed by Horner's rule
+    in 32-bit limbs (``acc = acc * 10**digits + group``, each product under 2**62), negated in
+    two's complement where the value is negative; ``data[i]``'s limbs, least significant first,
+    are the Arrow decimal's little-endian bytes (the NumPy form, a pass over the column per
+    group and limb: 4-9x as long, bench/TUNING.md)."""
+    nlimbs = data.shape[1]
+    acc = np.empty(nlimbs, np.uint64)
+    for i in range(raw.shape[0]):
+        negative = raw.shape[1] > 0 and (raw[i, 0] & 0x80) == 0
+        flip = np.int64(0xFF) if negative else np.int64(0)
+        acc[:] = 0
+        out_of_range = False
+        pos = 0
+        for g in range(len(nbytes)):
+            group = np.int64(0)
+            for k in range(nbytes[g]):
+                b = np.int64(raw[i, pos + k]) ^ flip
+                if pos + k == 0:
+                    b ^= 0x80
+                group = (group << 8) | b
+            pos += nbytes[g]
+            out_of_range |= group >= limit[g]
+            carry, mul = np.uint64(group), np.uint64(limit[g])
+            for j in range(nlimbs):
+                t = acc[j] * mul + carry
+                acc[j] = t & _MASK32
+                carry = t >> np.uint64(32)
+        carry = np.uint64(1) if negative else np.uint64(0)
+        for j in range(nlimbs):
+            t = (acc[j] ^ _MASK32 if negative else acc[j]) + carry
+            data[i, j] = np.uint32(t & _MASK32)
+            carry = t >> np.uint64(32)
         bad[i] = out_of_range
