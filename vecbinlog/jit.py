@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import math
 import mmap
 import os
 import uuid
@@ -354,7 +355,7 @@ def sparse_empty(shape: int | tuple[int, ...], dtype: Any) -> np.ndarray:
     map goes with the last view of it."""
     dims = (shape,) if isinstance(shape, int) else tuple(shape)
     dt = np.dtype(dtype)
-    count = int(np.prod(dims, dtype=np.int64))
+    count = int(math.prod(dims))  # (np.prod: 2 us a call, ~1 100 calls a read of 56 tables)
     private, anonymous = getattr(mmap, "MAP_PRIVATE", None), getattr(mmap, "MAP_ANONYMOUS", None)
     if count * dt.itemsize < HUGE_PAGE_HINT_BYTES or private is None or anonymous is None:
         return np.empty(dims, dt)
