@@ -53,7 +53,7 @@ from numba.core import cgutils, config
 from numba.core.caching import CompileResultCacheImpl, FunctionCache
 from numba.core.codegen import JITCodeLibrary
 from numba.core.runtime import _nrt_python, nrtdynmod, rtsys  # type: ignore[attr-defined]
-from numba.cpython.unsafe.numbers import trailing_zeros  # (count of a word's low zero bits, for kernels)
+from numba.cpython.unsafe.numbers import trailing_zeros as _trailing_zeros
 from numba.extending import intrinsic as _intrinsic
 
 __all__ = ["kernel", "intrinsic", "host_x86_has", "load_word", "store_word", "prefetch", "trailing_zeros", "check_spans",
@@ -62,6 +62,8 @@ __all__ = ["kernel", "intrinsic", "host_x86_has", "load_word", "store_word", "pr
 #: numba's ``intrinsic``, typed as what a kernel calls: a function of the kernel's arguments
 #: (numba's own type is that of the typing function, whose first parameter is ``typingctx``)
 intrinsic: Callable[[Callable[..., Any]], Any] = _intrinsic
+#: numba's count of a word's low zero bits, typed as what a kernel calls
+trailing_zeros: Any = _trailing_zeros
 
 
 #: the kind of a kernel's library in the cache when :class:`_Impl` saved it: numba's "object"

@@ -164,7 +164,7 @@ def _single_byte_utf8(data, offsets, words, ascii_same, out_offsets, out):  # pr
     :func:`_byte_words`). ``ascii_same``: bytes below 0x80 are themselves, so a run of them is
     copied 8 bytes a word (mostly ASCII text took a third of the time); after a byte that is
     not ASCII, the next 8 bytes go one by one (text with none: 3% slower, not 30%)."""
-    q = 0
+    q = np.int64(0)
     out_offsets[0] = 0
     for v in range(len(offsets) - 1):
         i, end = offsets[v], offsets[v + 1]
