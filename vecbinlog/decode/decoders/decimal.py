@@ -89,32 +89,43 @@ def _decode_int64(col: ColumnData, raw: np.ndarray, precision: int, scale: int, 
     return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(data)], null_count=nulls)
 
 
+@kernel(inline="always")
+def _digit_groups(raw, i, nbytes, limit, out):  # pragma: no cover - compiled
+    """The digit groups of value ``i`` (decimal2bin's bytes) into ``out``, most significant
+    first: the sign bit (1 = positive; a negative value has every byte inverted) cleared, then
+    each group big-endian in ``nbytes[g]`` bytes. Returns (negative, a group at or over
+    ``limit[g]``)."""
+    negative = raw.shape[1] > 0 and (raw[i, 0] & 0x80) == 0
+    flip = np.int64(0xFF) if negative else np.int64(0)
+    out_of_range = False
+    pos = 0
+    for g in range(len(nbytes)):
+        group = np.int64(0)
+        for k in range(nbytes[g]):
+            b = np.int64(raw[i, pos + k]) ^ flip
+            if pos + k == 0:
+                b ^= 0x80
+            group = (group << 8) | b
+        pos += nbytes[g]
+        out_of_range |= group >= limit[g]
+        out[g] = group
+    return negative, out_of_range
+
+
 @kernel
 def _sum_groups(raw, nbytes, limit, data, bad):  # pragma: no cover - compiled
-    """Per value (decimal2bin's bytes): the sign bit (1 = positive; a negative value has every
-    byte inverted), then the digit groups (big-endian, ``nbytes[g]`` bytes each, below
-    ``limit[g]``) summed by Horner's rule; ``data[i]`` = (value, sign word)."""
+    """Per value: its digit groups (:func:`_digit_groups`, each below ``limit[g]``) summed by
+    Horner's rule; ``data[i]`` = (value, sign word)."""
+    groups = np.empty(len(nbytes), np.int64)
     for i in range(raw.shape[0]):
-        negative = raw.shape[1] > 0 and (raw[i, 0] & 0x80) == 0
-        flip = np.int64(0xFF) if negative else np.int64(0)
+        negative, bad[i] = _digit_groups(raw, i, nbytes, limit, groups)
         value = np.int64(0)
-        out_of_range = False
-        pos = 0
         for g in range(len(nbytes)):
-            group = np.int64(0)
-            for k in range(nbytes[g]):
-                b = np.int64(raw[i, pos + k]) ^ flip
-                if pos + k == 0:
-                    b ^= 0x80
-                group = (group << 8) | b
-            pos += nbytes[g]
-            out_of_range |= group >= limit[g]
-            value = value * limit[g] + group
+            value = value * limit[g] + groups[g]
         if negative:
             value = -value
         data[i, 0] = value
         data[i, 1] = value >> 63
-        bad[i] = out_of_range
 
 
 @kernel
@@ -123,25 +134,15 @@ def _sum_limbs(raw, nbytes, limit, data, bad):  # pragma: no cover - compiled
     in 32-bit limbs (``acc = acc * 10**digits + group``, each product under 2**62), negated in
     two's complement where the value is negative; ``data[i]``'s limbs, least significant first,
     are the Arrow decimal's little-endian bytes (the NumPy form, a pass over the column per
-    group and limb: 4-9x as long, bench/TUNING.md)."""
+    group and limb: 2.5-12x as long, bench/TUNING.md)."""
     nlimbs = data.shape[1]
     acc = np.empty(nlimbs, np.uint64)
+    groups = np.empty(len(nbytes), np.int64)
     for i in range(raw.shape[0]):
-        negative = raw.shape[1] > 0 and (raw[i, 0] & 0x80) == 0
-        flip = np.int64(0xFF) if negative else np.int64(0)
+        negative, bad[i] = _digit_groups(raw, i, nbytes, limit, groups)
         acc[:] = 0
-        out_of_range = False
-        pos = 0
         for g in range(len(nbytes)):
-            group = np.int64(0)
-            for k in range(nbytes[g]):
-                b = np.int64(raw[i, pos + k]) ^ flip
-                if pos + k == 0:
-                    b ^= 0x80
-                group = (group << 8) | b
-            pos += nbytes[g]
-            out_of_range |= group >= limit[g]
-            carry, mul = np.uint64(group), np.uint64(limit[g])
+            carry, mul = np.uint64(groups[g]), np.uint64(limit[g])
             for j in range(nlimbs):
                 t = acc[j] * mul + carry
                 acc[j] = t & _MASK32
@@ -151,4 +152,3 @@ def _sum_limbs(raw, nbytes, limit, data, bad):  # pragma: no cover - compiled
             t = (acc[j] ^ _MASK32 if negative else acc[j]) + carry
             data[i, j] = np.uint32(t & _MASK32)
             carry = t >> np.uint64(32)
-        bad[i] = out_of_range
