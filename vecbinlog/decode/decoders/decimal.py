@@ -54,33 +54,18 @@ def groups(precision: int, scale: int) -> list[tuple[int, int]]:
 def decode(col: ColumnData) -> pa.Array:
     precision, scale = precision_scale(col.spec)
     atype = arrow_type(col.spec, col.name, col.options)
-    n = len(col)
-    if precision <= 18:  # the value fits an int64: no limbs, one compiled pass
-        return _decode_int64(col, col.fixed_bytes(), precision, scale, atype)
     raw = col.fixed_bytes()
-    sizes = groups(precision, scale)
-    nlimbs = atype.byte_width // 4  # 32-bit limbs of the Arrow value
-    data = np.empty((n, nlimbs), "<u4")
-    bad = np.empty(n, bool)
-    check_spans(raw.shape[1], 0, sum(b for b, _ in sizes), "DECIMAL values' bytes", col.path)
-    _sum_limbs(raw, np.array([b for b, _ in sizes], np.int64), np.array([10**d for _, d in sizes], np.int64), data, bad)
-    bad &= col.valid
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise col.error(f"DECIMAL({precision},{scale}) value has a digit group out of range", i)
-    vbuf, nulls = validity(col.valid)
-    return pa.Array.from_buffers(atype, n, [vbuf, pa.py_buffer(data)], null_count=nulls)
-
-
-def _decode_int64(col: ColumnData, raw: np.ndarray, precision: int, scale: int, atype: pa.DataType) -> pa.Array:
-    """DECIMAL of at most 18 digits: the digit groups summed in an int64 (< 10**18), then
-    written as decimal128's two little-endian 64-bit halves (the high one the sign)."""
     n = len(raw)
     sizes = groups(precision, scale)
-    data = np.empty((n, 2), "<i8")
-    bad = np.empty(n, bool)
     check_spans(raw.shape[1], 0, sum(b for b, _ in sizes), "DECIMAL values' bytes", col.path)
-    _sum_groups(raw, np.array([b for b, _ in sizes], np.int64), np.array([10**d for _, d in sizes], np.int64), data, bad)
+    nbytes, limit = np.array([b for b, _ in sizes], np.int64), np.array([10**d for _, d in sizes], np.int64)
+    bad = np.empty(n, bool)
+    if precision <= 18:  # the value fits an int64: decimal128's two 64-bit halves (the high one the sign)
+        data = np.empty((n, 2), "<i8")
+        _sum_groups(raw, nbytes, limit, data, bad)
+    else:  # 32-bit limbs of the Arrow value
+        data = np.empty((n, atype.byte_width // 4), "<u4")
+        _sum_limbs(raw, nbytes, limit, data, bad)
     bad &= col.valid
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
