@@ -113,7 +113,7 @@ def transcode_single_byte(offsets: np.ndarray, data: np.ndarray, charset: str) -
     inserted after each non-ASCII one, then written) took 2-14x as long on text of
     latin1/cp1251/greek columns (bench/random_shapes.py cases).
     """
-    lens, table, unmapped = _byte_table(charset)
+    lens, table, _ = _byte_table(charset)
     identity_ascii = bool((lens[:128] == 1).all() and (table[:128, 0] == np.arange(128)).all())
     if identity_ascii and (not len(data) or int(data.max()) < 0x80):
         return offsets, data
@@ -146,9 +146,10 @@ _HIGH_BITS = np.uint64(0x8080808080808080)
 
 
 @kernel(inline="always")
-def _ascii_run(data, i, end, out, q):  # pragma: no cover - compiled
-    """How many bytes from ``data[i]`` (at most 8, not past ``end``, ``i + 8 <= end``) are
-    ASCII, written to ``out`` at ``q`` (one word; what follows them is written over next)."""
+def _ascii_run(data, i, out, q):  # pragma: no cover - compiled
+    """How many of the 8 bytes from ``data[i]`` (the caller checked them inside its value) are
+    ASCII before the first that is not, written to ``out`` at ``q`` (one word; what follows
+    them is written over next)."""
     w = load_word(data, i)
     store_word(out, q, w)
     high = w & _HIGH_BITS
@@ -171,7 +172,7 @@ def _single_byte_utf8(data, offsets, words, ascii_same, out_offsets, out):  # pr
         ascii_at = i if ascii_same else end  # where a run of ASCII is looked for next
         while i < end:
             if i >= ascii_at and i + 8 <= end:
-                k = _ascii_run(data, i, end, out, q)
+                k = _ascii_run(data, i, out, q)
                 i += k
                 q += k
                 if k == 8:
