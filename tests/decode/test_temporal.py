@@ -204,9 +204,9 @@ def test_datetime2_and_timestamp2_roundtrip_every_fsp(fsp):
     assert text.to_pylist() == [_dt_text(*e.timetuple()[:6], e.microsecond, fsp) for e in expected] + [None]
 
 
-def test_datetime2_valid_column_takes_the_one_pass_way(monkeypatch):
-    """A DATETIME2 column of valid values is decoded by the one compiled pass, not field by
-    field (the general way, taken for invalid dates and impossible values, is above)."""
+def test_valid_columns_take_the_one_pass_way(monkeypatch):
+    """DATETIME2, TIMESTAMP2 and TIME2 columns of valid values are decoded by one compiled pass,
+    not field by field (the general way, taken for invalid dates and impossible values, is above)."""
     from vecbinlog.decode.decoders import temporal
 
     def general(col):
@@ -216,6 +216,18 @@ def test_datetime2_valid_column_takes_the_one_pass_way(monkeypatch):
     dts = [(2024, 2, 29, 23, 59, 59, 999999), (1970, 1, 1, 0, 0, 0, 0), (1, 1, 1, 0, 0, 0, 1), (9999, 12, 31, 0, 0, 0, 0)]
     arr, warnings = decode_values(T.MYSQL_TYPE_DATETIME2, 6, [enc_datetime2(*v, 6) for v in dts] + [None])
     assert arr.to_pylist() == [dt.datetime(*v) for v in dts] + [None] and not warnings
+    # TIMESTAMP2 and TIME2 too, at every precision (the values: those the general way gives above)
+    for fsp in range(7):
+        unit = 10 ** (6 - fsp)
+        top = 999999 // unit * unit
+        stamps = [(1, 0), (2**32 - 1, top), (0, unit % 1000000 or 0) if fsp else (7, 0)]
+        arr, warnings = decode_values(T.MYSQL_TYPE_TIMESTAMP2, fsp, [None] + [enc_timestamp2(s, u, fsp) for s, u in stamps])
+        assert arr.to_pylist() == [None] + [(EPOCH + dt.timedelta(seconds=s, microseconds=u)).replace(tzinfo=UTC)
+                                            for s, u in stamps] and not warnings
+        times = [(True, 838, 59, 59, 0), (False, 838, 59, 59, 0), (True, 0, 0, 0, unit % 1000000), (True, 0, 0, 1, top),
+                 (False, 12, 34, 56, top)]
+        arr, warnings = decode_values(T.MYSQL_TYPE_TIME2, fsp, [enc_time2(*t, fsp) for t in times] + [None])
+        assert arr.to_pylist() == [_td(*t) for t in times] + [None] and not warnings
 
 
 def test_old_formats_roundtrip():

@@ -342,6 +342,65 @@ def _date_days(raw, nfrac, valid, year_start, month_start, days_in_month, leap, 
     return bad
 
 
+@kernel(inline="always")
+def _be_at(raw, i, start, nbytes):  # pragma: no cover - compiled
+    """Unsigned big-endian integer of bytes ``start:start + nbytes`` of value ``i``."""
+    v = np.int64(0)
+    for k in range(start, start + nbytes):
+        v = (v << 8) | raw[i, k]
+    return v
+
+
+@kernel
+def _timestamp2_micros(raw, nfrac, valid, year_start, month_start, days_in_month, leap, out):  # pragma: no cover
+    """Microseconds since the epoch of every TIMESTAMP2 value with ``valid`` (0 where not), in
+    one pass: 4 bytes big-endian of seconds, ``nfrac`` of unsigned fraction; returns how many
+    are impossible (a fraction over 999999 us) or MySQL's zero TIMESTAMP, as
+    :func:`_datetime2_micros` (the calendar tables: unused)."""
+    bad = 0
+    scale = 10_000 if nfrac == 1 else (100 if nfrac == 2 else 1)
+    for i in range(raw.shape[0]):
+        if not valid[i]:
+            out[i] = 0
+            continue
+        seconds = _be_at(raw, i, 0, 4)
+        usec = _be_at(raw, i, 4, nfrac) * scale
+        bad += (usec > 999_999) | ((seconds == 0) & (usec == 0))
+        out[i] = seconds * 1_000_000 + usec
+    return bad
+
+
+@kernel
+def _time2_micros(raw, nfrac, valid, year_start, month_start, days_in_month, leap, out):  # pragma: no cover
+    """Signed microseconds of every TIME2 value with ``valid`` (0 where not), in one pass
+    (:func:`_parse_time2`'s packed value, then its fields); returns how many have a field out
+    of range, as :func:`_datetime2_micros` (the calendar tables: unused)."""
+    bad = 0
+    for i in range(raw.shape[0]):
+        if not valid[i]:
+            out[i] = 0
+            continue
+        if nfrac == 3:
+            packed = _be_at(raw, i, 0, 6) - 0x800000000000
+        else:
+            intpart = _be_at(raw, i, 0, 3) - 0x800000
+            if nfrac == 0:
+                packed = intpart << 24
+            else:
+                frac = _be_at(raw, i, 3, nfrac)  # unsigned here (my_time_packed_from_binary)
+                if intpart < 0 and frac != 0:  # a negative value's fraction is stored "reversed"
+                    intpart += 1
+                    frac -= np.int64(1) << (8 * nfrac)
+                packed = (intpart << 24) + frac * (10_000 if nfrac == 1 else 100)
+        a = -packed if packed < 0 else packed
+        hms, usec = a >> 24, a & 0xFFFFFF
+        h, mi, sec = (hms >> 12) & 1023, (hms >> 6) & 63, hms & 63
+        bad += (h > 838) | (mi > 59) | (sec > 59) | (usec > 999_999)
+        us = ((h * 60 + mi) * 60 + sec) * 1_000_000 + usec
+        out[i] = -us if packed < 0 else us
+    return bad
+
+
 def _parse_timestamp(raw: np.ndarray, t: int, digits: int) -> _Fields:
     f = _Fields(len(raw))
     if t == T.MYSQL_TYPE_TIMESTAMP:
@@ -587,26 +646,29 @@ def _micros(hour, minute, second, usec, whole, kind, negative, ok, out):  # prag
                 out[i] = whole[i] * 86_400_000_000 + us
 
 
-#: the temporal types decoded in one compiled pass: type -> (kernel, dtype of its values)
-_ONE_PASS: dict[int, tuple[Any, type[np.integer]]] = {
-    T.MYSQL_TYPE_DATETIME2: (_datetime2_micros, np.int64),
-    T.MYSQL_TYPE_DATE: (_date_days, np.int32),
-    T.MYSQL_TYPE_NEWDATE: (_date_days, np.int32),
+#: the temporal types decoded in one compiled pass: type -> (kernel, dtype of its values, the
+#: bytes of a value it reads before the fraction's)
+_ONE_PASS: dict[int, tuple[Any, type[np.integer], int]] = {
+    T.MYSQL_TYPE_DATETIME2: (_datetime2_micros, np.int64, 5),
+    T.MYSQL_TYPE_DATE: (_date_days, np.int32, 3),
+    T.MYSQL_TYPE_NEWDATE: (_date_days, np.int32, 3),
+    T.MYSQL_TYPE_TIMESTAMP2: (_timestamp2_micros, np.int64, 4),
+    T.MYSQL_TYPE_TIME2: (_time2_micros, np.int64, 3),
 }
 
 
 def _one_pass(col: ColumnData) -> pa.Array | None:
-    """A DATETIME2 or DATE column in one compiled pass (the usual temporal columns: DATETIME2
-    4-5x, DATE 3-4x the general way, which makes each field a column first), or None when a
-    value is an impossible or invalid date: then the general way decodes it, with its warning
-    or error."""
+    """A DATETIME2, DATE, TIMESTAMP2 or TIME2 column in one compiled pass (DATETIME2 4-5x, DATE
+    3-4x, TIMESTAMP2 and TIME2 ?x the general way, which makes each field a column first), or
+    None when a value is impossible or an invalid date: then the general way decodes it, with
+    its warning or error."""
     _check(col)
     n = len(col)
-    convert, dtype = _ONE_PASS[col.spec.type]
+    convert, dtype, head = _ONE_PASS[col.spec.type]
     values = np.empty(n, dtype)
     raw = col.fixed_bytes()
     nfrac = (fsp(col.spec) + 1) // 2
-    check_spans(raw.shape[1], 0, 3 if convert is _date_days else 5 + nfrac, "temporal values' bytes", col.path)
+    check_spans(raw.shape[1], 0, head + nfrac, "temporal values' bytes", col.path)
     if n and convert(raw, nfrac, col.valid, _YEAR_START, _MONTH_START,
                      _DAYS_IN_MONTH, _LEAP.view(np.uint8), values):
         return None
