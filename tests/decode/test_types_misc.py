@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import numpy as np
 import pyarrow as pa
 import pytest
 
@@ -300,3 +301,32 @@ def test_every_image_equals_mariadb_binlog_vv(mariadb_server, mariadb_globals):
             else:
                 assert v.typestr == "GEOMETRY"
                 assert vv_unescape(v.text) == ours["srid"].to_bytes(4, "little") + ours["wkb"], v
+
+
+@pytest.mark.parametrize("nlabels", [1, 7, 8, 13, 64])
+def test_set_members_of_random_masks(nlabels):
+    """SET masks of every width (1-8 bytes), random members, NULLs and empty sets: each row's
+    members are the labels of its bits in declaration order (as the server lists them), text
+    or, for labels that are no text in the charset, bytes."""
+    from vecbinlog.constants import BINARY_COLLATION, ColumnType as T
+    from vecbinlog.decode.decoders import ColumnData, DecodeOptions, decode_column
+    from vecbinlog.tables.table_map import ColumnSpec
+
+    rng = np.random.default_rng(nlabels)
+    width = (nlabels + 7) // 8
+    text = tuple(f"m{k}é{'x' * (k % 5)}".encode() for k in range(nlabels))
+    n = 3000
+    masks = rng.integers(0, 2**63, n, dtype=np.int64).view(np.uint64) << np.uint64(rng.integers(0, 2))
+    masks &= np.uint64((1 << nlabels) - 1)
+    masks[::7] = 0  # empty sets
+    valid = rng.random(n) < 0.85
+    raw = masks.view(np.uint8).reshape(n, 8)[:, :width].copy()
+    for labels, as_text in ((text, True), (tuple(b"\xff" + lab for lab in text), False)):  # not UTF-8: bytes
+        spec = ColumnSpec(index=0, type=T.MYSQL_TYPE_STRING, meta=(T.MYSQL_TYPE_SET << 8) | width, nullable=True,
+                          collation=BINARY_COLLATION, set_values=labels)
+        col = ColumnData(raw=raw, spec=spec, name="s", buf=np.zeros(8, np.uint8), offsets=None, lengths=None,
+                         width=width, valid=valid, options=DecodeOptions())
+        got = decode_column(col).to_pylist()
+        expected = [[(lab.decode() if as_text else lab) for k, lab in enumerate(labels) if int(m) >> k & 1]
+                    if ok else None for m, ok in zip(masks, valid)]
+        assert got == expected
