@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench import peers, random_shapes  # noqa: E402
+from bench import peers, random_shapes
 
 
 class KernelClock:
@@ -39,8 +39,9 @@ class KernelClock:
     name, or a value of a module-level dict) replaced by a wrapper that adds its time up."""
 
     def __init__(self) -> None:
-        import vecbinlog
         from numba.core.dispatcher import Dispatcher
+
+        import vecbinlog
 
         self.seconds = 0.0
         self.by_kernel: dict[str, float] = {}

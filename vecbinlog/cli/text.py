@@ -42,7 +42,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..arrowbuild import numbers, scalar, strings, to_numpy
-from ..decode.decoders.temporal import civil_from_days  # days -> (year, month, day)
+from ..decode.decoders.calendar import civil_from_days  # days -> (year, month, day)
 from .buffers import byte_table, contains_any, string_array, string_parts
 
 __all__ = ["STYLES", "NULL_TEXT", "column_text", "values_text", "json_value", "time_text", "json_escape",

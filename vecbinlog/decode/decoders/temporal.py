@@ -65,6 +65,8 @@ from ...constants import ColumnType as T
 from ...errors import MalformedEventError
 from ...jit import check_spans, kernel
 from ...tables.table_map import ColumnSpec
+from .calendar import (DAYS_IN_MONTH, LEAP, MONTH_START, YEAR_START, bad_calendar_date, bad_date, civil_days,
+                       civil_from_days, days_from_civil)
 from .common import ColumnData, CountedNote, DecodeOptions, binary_like, validity
 
 __all__ = ["arrow_type", "decode"]
@@ -80,20 +82,9 @@ _OLD_HIRES_HINT = (
     "so its row images cannot be decoded (mariadb-binlog cannot print them either)"
 )
 
-_US = 1_000_000
 _FRAC_SCALE = {0: 0, 1: 10_000, 2: 100, 3: 1}  # fraction bytes -> microseconds per unit
 #: "00".."99" as little-endian uint16 (the two ASCII digits, tens first)
 _PAIRS16 = np.array([(48 + k // 10) | (48 + k % 10) << 8 for k in range(100)], "<u2")
-
-# Calendar tables for years 0-9999 (proleptic Gregorian, as Arrow's date32/timestamp):
-_YEARS = np.arange(10000, dtype=np.int64)
-_LEAP = (_YEARS % 4 == 0) & ((_YEARS % 100 != 0) | (_YEARS % 400 == 0))
-#: days from 1970-01-01 to January 1st of each year
-_YEAR_START = np.concatenate([[0], np.cumsum(365 + _LEAP[:-1])]) - (1970 * 365 + 1970 // 4 - 1970 // 100 + 1970 // 400 + 1)
-_MDAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31, 0, 0, 0]  # [month], 0 for months 0 and 13-15
-#: [leap, month]: days in the month, and days of the year before it
-_DAYS_IN_MONTH = np.array([_MDAYS, [d + (m == 2) for m, d in enumerate(_MDAYS)]], np.int64)
-_MONTH_START = np.array([np.concatenate([[0, 0], np.cumsum(row[1:-1])]) for row in _DAYS_IN_MONTH], np.int64)
 
 
 # -- options and types ---------------------------------------------------------------------------
@@ -152,65 +143,6 @@ def _le(raw: np.ndarray, nbytes: int) -> np.ndarray:
         out <<= 8
         out |= raw[:, k]
     return out
-
-
-# -- calendar --------------------------------------------------------------------------------------
-
-
-def _days_from_civil(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np.ndarray:
-    """Days since 1970-01-01 of dates with year 0-9999 and month 1-12 (table look-ups)."""
-    days = np.empty(len(year), np.int64)
-    _days_from_civil_into(year, month, day, _YEAR_START, _MONTH_START, _LEAP.view(np.uint8), days)
-    return days
-
-
-@kernel(inline="always")
-def _civil_days(y, m, d, year_start, month_start, leap):  # pragma: no cover - compiled
-    """Days since 1970-01-01 of year ``y``, month ``m``, day ``d`` (month 0 reads the table's
-    0 column: garbage the caller masks)."""
-    y = min(max(y, 0), 9999)
-    return year_start[y] + month_start[leap[y], min(max(m, 0), 12)] + d - 1
-
-
-@kernel(inline="always")
-def _bad_date(y, m, d, days_in_month, leap):  # pragma: no cover - compiled
-    """Whether a date is one Arrow cannot hold (see :func:`_bad_calendar_date`)."""
-    m = min(max(m, 0), 12)  # no short-circuit "or": that made the loop 6x slower
-    return (m == 0) | (d == 0) | (d > days_in_month[leap[min(max(y, 0), 9999)], m])
-
-
-@kernel
-def _days_from_civil_into(year, month, day, year_start, month_start, leap, days):  # pragma: no cover
-    """:func:`_days_from_civil` in one pass."""
-    for i in range(len(year)):
-        days[i] = _civil_days(year[i], month[i], day[i], year_start, month_start, leap)
-
-
-def civil_from_days(days: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    z = days + 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    day = doy - (153 * mp + 2) // 5 + 1
-    month = np.where(mp < 10, mp + 3, mp - 9)
-    year = yoe + era * 400 + (month <= 2)
-    return year, month, day
-
-
-def _bad_calendar_date(year: np.ndarray, month: np.ndarray, day: np.ndarray) -> np.ndarray:
-    """Dates MySQL can store but Arrow cannot hold: a zero month or day, or a day past the
-    month's end (ALLOW_INVALID_DATES). Expects year 0-9999 and month 0-12."""
-    bad = np.empty(len(year), bool)
-    _bad_calendar_date_into(year, month, day, _DAYS_IN_MONTH, _LEAP.view(np.uint8), bad)
-    return bad
-
-
-@kernel
-def _bad_calendar_date_into(year, month, day, days_in_month, leap, bad):  # pragma: no cover
-    for i in range(len(year)):
-        bad[i] = _bad_date(year[i], month[i], day[i], days_in_month, leap)
 
 
 # -- parsing each format into fields ---------------------------------------------------------------
@@ -319,8 +251,8 @@ def _datetime2_micros(raw, nfrac, valid, year_start, month_start, days_in_month,
             out[i] = 0
             continue
         y, mo, d, h, mi, sec, frac, impossible = _datetime2_at(raw, i, nfrac)
-        bad += impossible or _bad_date(y, mo, d, days_in_month, leap)
-        out[i] = (_civil_days(y, mo, d, year_start, month_start, leap) * 86_400_000_000
+        bad += impossible or bad_date(y, mo, d, days_in_month, leap)
+        out[i] = (civil_days(y, mo, d, year_start, month_start, leap) * 86_400_000_000
                   + ((h * 60 + mi) * 60 + sec) * 1_000_000 + frac)
     return bad
 
@@ -337,8 +269,8 @@ def _date_days(raw, nfrac, valid, year_start, month_start, days_in_month, leap, 
             continue
         v = np.int64(raw[i, 0]) | (np.int64(raw[i, 1]) << 8) | (np.int64(raw[i, 2]) << 16)
         y, mo, d = v >> 9, (v >> 5) & 15, v & 31
-        bad += (mo > 12) | (y > 9999) | _bad_date(y, mo, d, days_in_month, leap)
-        out[i] = _civil_days(y, mo, d, year_start, month_start, leap)
+        bad += (mo > 12) | (y > 9999) | bad_date(y, mo, d, days_in_month, leap)
+        out[i] = civil_days(y, mo, d, year_start, month_start, leap)
     return bad
 
 
@@ -527,7 +459,7 @@ def _parse(col: ColumnData) -> _Fields:
             row,
         )
     if t in _DATE_TYPES or t in _DATETIME_TYPES:
-        f.invalid = _bad_calendar_date(f.year, f.month, f.day)
+        f.invalid = bad_calendar_date(f.year, f.month, f.day)
     f.invalid &= col.valid
     return f
 
@@ -669,8 +601,8 @@ def _one_pass(col: ColumnData) -> pa.Array | None:
     raw = col.fixed_bytes()
     nfrac = (fsp(col.spec) + 1) // 2
     check_spans(raw.shape[1], 0, head + nfrac, "temporal values' bytes", col.path)
-    if n and convert(raw, nfrac, col.valid, _YEAR_START, _MONTH_START,
-                     _DAYS_IN_MONTH, _LEAP.view(np.uint8), values):
+    if n and convert(raw, nfrac, col.valid, YEAR_START, MONTH_START,
+                     DAYS_IN_MONTH, LEAP.view(np.uint8), values):
         return None
     vbuf, nulls = validity(col.valid)
     return pa.Array.from_buffers(arrow_type(col.spec, col.name, col.options), n, [vbuf, pa.py_buffer(values)],
@@ -694,7 +626,7 @@ def decode(col: ColumnData) -> pa.Array:
     elif t in _TIMESTAMP_TYPES:
         _micros(f.seconds, f.seconds, f.seconds, f.usec, f.seconds, 0, f.negative, ok, values)
     else:
-        days = _days_from_civil(f.year, f.month, f.day)  # garbage where invalid: masked below
+        days = days_from_civil(f.year, f.month, f.day)  # garbage where invalid: masked below
         if t in _DATE_TYPES:
             values = np.where(ok, days, 0).astype(np.int32)
         else:
