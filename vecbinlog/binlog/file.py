@@ -506,18 +506,17 @@ def verify_events(src: EventSource, index: EventIndex, which: np.ndarray | None,
     a mismatch names ``src.path``, or ``path_at(offset in buf)`` (events of several files)."""
     if not src.verify_checksums or len(index) == 0:
         return
-    has_crc = index.checksum.copy()
-    if which is not None:
-        has_crc &= which
-    start = index.offset[has_crc]
-    size = index.event_size[has_crc].astype(np.int64)
-    types = index.type_code[has_crc]
-    pos = index.pos[has_crc]
-    i = first_mismatch(src.buf, start, start + size - CHECKSUM_LEN)
+    has_crc = index.checksum if which is None else index.checksum & which
+    at = None if which is None and bool(has_crc.all()) else np.flatnonzero(has_crc)  # (None: every event)
+    start = index.offset if at is None else index.offset[at]
+    end = start + index.event_size.astype(np.int64) if at is None else start + index.event_size[at].astype(np.int64)
+    end -= CHECKSUM_LEN
+    i = first_mismatch(src.buf, start, end)
     while i >= 0:  # recheck with the FDE rule; raise with detail
+        j = i if at is None else int(at[i])
         path = src.path if path_at is None else path_at(int(start[i]))
-        _verify_one(src.buf, int(start[i]), int(size[i]), int(types[i]), path, int(pos[i]))
-        i = first_mismatch(src.buf, start, start + size - CHECKSUM_LEN, i + 1)
+        _verify_one(src.buf, int(start[i]), int(index.event_size[j]), int(index.type_code[j]), path, int(index.pos[j]))
+        i = first_mismatch(src.buf, start, end, i + 1)
 
 
 def _verify_one(buf: np.ndarray, off: int, size: int, type_code: int, path: str, pos: int) -> None:

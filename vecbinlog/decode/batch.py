@@ -224,7 +224,8 @@ def _dictionary(values: pa.Array, codes: np.ndarray, index_type: pa.DataType) ->
         idx = np.zeros(len(codes), dtype)
         idx[ok] = inverse.ravel()
         indices = numbers(idx, index_type, valid=ok)
-    return pa.DictionaryArray.from_arrays(indices, values.take(numbers(used, pa.int64())))
+    every_value = len(used) == len(values) and bool((used == np.arange(len(used))).all())  # (a run's own context)
+    return pa.DictionaryArray.from_arrays(indices, values if every_value else values.take(numbers(used, pa.int64())))
 
 
 #: Rows x columns under which a batch's columns are decoded one after the other, and the

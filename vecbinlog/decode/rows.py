@@ -14,6 +14,7 @@ time.
 from __future__ import annotations
 
 import contextlib
+import functools
 from dataclasses import dataclass, field
 from typing import Iterator
 
@@ -57,6 +58,11 @@ MAX_BATCH_IMAGES = 1 << 18
 MAX_BATCH_CELLS = 1 << 22
 
 
+#: column plans :meth:`ColumnPlan.of` keeps (then it starts over: bounded memory)
+PLANS_KEPT = 1024
+_PLANS: dict[int, tuple[TableMap, ColumnPlan]] = {}
+
+
 @dataclass(frozen=True)
 class ColumnPlan:
     """How the walk stores each column of a layout (per column ``c``, as :mod:`vecbinlog.decode.rowwalk`
@@ -74,9 +80,28 @@ class ColumnPlan:
     n_var: int  #: prefixed columns
     n_json: int  #: JSON columns
 
+    @functools.cached_property
+    def columns(self) -> list[tuple[int, bool, int, int]]:
+        """Per column (as Python values, for the loops of every batch): (column, fixed-width,
+        width, JSON slot)."""
+        return list(zip(range(len(self.how)), (self.how == rowwalk.FIXED).tolist(), self.width.tolist(),
+                        self.json_slot.tolist()))
+
     @classmethod
     def of(cls, table_map: TableMap, where: tuple[str, int, str]) -> ColumnPlan:
-        """The plan of ``table_map``; ``where`` = (path, offset, event type) for errors."""
+        """The plan of ``table_map``; ``where`` = (path, offset, event type) for errors. Made
+        once per layout object in the process, then kept (a run of 28 columns: ~14 us)."""
+        kept = _PLANS.get(id(table_map))
+        if kept is not None and kept[0] is table_map:  # the layout is held, so its id is its own
+            return kept[1]
+        plan = cls._of(table_map, where)
+        if len(_PLANS) >= PLANS_KEPT:
+            _PLANS.clear()  # (atomic: safe with reads on other threads)
+        _PLANS[id(table_map)] = (table_map, plan)
+        return plan
+
+    @classmethod
+    def _of(cls, table_map: TableMap, where: tuple[str, int, str]) -> ColumnPlan:
         n = len(table_map.columns)
         how, width = np.zeros(n, np.int8), np.zeros(n, np.int64)
         slot, json_slot = np.zeros(n, np.int64), np.full(n, -1, np.int64)
@@ -287,9 +312,13 @@ class PlacedRun:
         rows, events, ncols = self.rows, self.events, len(self.table_map.columns)
         budget = MAX_CELLS_PER_BYTE * int(rows.event_size.sum()) + MIN_CELLS_BUDGET
         cells = 0
+        # the image bytes of events e.. (from their first image on): what a call sizes its arrays by
+        image_bytes = rows.body_end - events.first
+        after = np.zeros(len(rows) + 1, np.int64)
+        np.cumsum(image_bytes[::-1], out=after[-2::-1])
         e, p, k = 0, int(events.first[0]), 0
         while e < len(rows):
-            left = int(rows.body_end[e:].sum() - events.first[e:].sum()) + int(events.first[e]) - p
+            left = int(after[e]) + int(events.first[e]) - p
             (n, e, p, k, code, image, column), out = events.walk(
                 e, p, k, max(min(self.cap, left // self.min_image + 2), 2), absent=self.absent)
             if code:
@@ -352,19 +381,21 @@ def _batch(events: _Events, out: _Walked, n: int, kind: np.ndarray) -> RowImages
     fixed, var, partial = {}, {}, {}
     room, at = out.fixed, out.at
     at_n, size_n = plan.places(n)
+    columns = plan.columns
     if room.nbytes >= COMPACT_ROOM_BYTES and room.nbytes > 2 * size_n:
-        room, at = np.empty(size_n, np.uint8), at_n  # the values moved out of a room mostly empty
-        for c in np.flatnonzero(plan.how == rowwalk.FIXED).tolist():
-            a, b, w = int(out.at[c]), int(at_n[c]), int(plan.width[c])
-            room[b: b + n * w] = out.fixed[a: a + n * w]
-    for c in range(events.ncols):
-        a, w = int(at[c]), int(plan.width[c])
-        if plan.how[c] == rowwalk.FIXED:
+        room = np.empty(size_n, np.uint8)  # the values moved out of a room mostly empty
+        for (c, is_fixed, w, _), a, b in zip(columns, out.at.tolist(), at_n.tolist()):
+            if is_fixed:
+                room[b: b + n * w] = out.fixed[a: a + n * w]
+        at = at_n
+    with_partial = len(out.partial) > 0
+    for (c, is_fixed, w, json_slot), a in zip(columns, at.tolist()):
+        if is_fixed:
             fixed[c] = room[a: a + n * w].reshape(n, w)
         else:
             var[c] = (out.var_start[a, :n], out.var_len[a, :n])
-        if len(out.partial) and plan.json_slot[c] >= 0:
-            bits = out.partial[plan.json_slot[c], :n]
+        if with_partial and json_slot >= 0:
+            bits = out.partial[json_slot, :n]
             if bits.any():
                 partial[c] = bits
     return RowImages(
