@@ -410,3 +410,28 @@ def test_ddl_of_routines_views_and_users_does_not_warn(mariadb_server, mariadb_g
     tables, seen = read()
     assert len(seen) == 1 and "rt.other is no longer tracked" in seen[0] and "DROP COLUMN 'extra'" in seen[0]
     assert tables["rt.other"].column_names[:4] == ["@1", "@2", "@3", "@4"]
+
+
+def test_a_layout_worked_out_once_warns_at_every_read(tmp_path):
+    """The effective layout of a TABLE_MAP and a definition is worked out once per process
+    (tables/tracker.py: reads of the same files share it), yet every read warns of a definition
+    that does not fit, at its own file and offset, and decodes as the first did."""
+    from pathlib import Path
+    import shutil
+
+    sample = Path(__file__).resolve().parents[2] / "data" / "sample" / "mariadb-bin.000001"
+    other = tmp_path / "copy-bin.000001"
+    shutil.copy(sample, other)
+    schema = "CREATE TABLE shop.orders (id BIGINT UNSIGNED NOT NULL, customer_id INT);"  # 2 columns of 5
+    seen, tables = [], []
+    for path in (sample, sample, other):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with vecbinlog.open(str(path), schema=schema, ddl=False) as log:
+                tables.append(log.read_table("shop.orders"))
+        seen.append([str(w.message) for w in caught if issubclass(w.category, vecbinlog.SchemaWarning)])
+    for path, msgs in zip((sample, sample, other), seen):
+        assert msgs == [f"{path}: offset 1787: shop.orders: the definition from schema= does not match the TABLE_MAP "
+                        "(it has 2 columns, the TABLE_MAP 5); it is not used for these rows"]
+    assert tables[0].drop(["_log_file"]).equals(tables[2].drop(["_log_file"])) and tables[0].equals(tables[1])
+    assert tables[0].schema.names[:5] == ["id", "customer_id", "quantity", "price", "note"]  # FULL metadata's

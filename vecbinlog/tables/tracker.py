@@ -206,8 +206,12 @@ def _fill(spec: ColumnSpec, info: ColumnInfo, flavor: str, problems: list[str]) 
 
 
 # -- DDL in the log ----------------------------------------------------------------------
-#: effective layouts a tracker keeps worked out (then it starts over: bounded memory)
+#: effective layouts kept worked out, for every tracker of the process (then it starts over:
+#: bounded memory); see :meth:`SchemaTracker.resolve`
 RESOLVED_KEPT = 4096
+#: (layout id, definition, user definition, flavor) -> (layout, its effective layout, the warnings
+#: its working out gave: (key, message after the place))
+_RESOLVED: dict[tuple, tuple[TableMap, TableMap, list[tuple[tuple, str]]]] = {}
 
 #: the DDL state after a statement: ((file path, offset of the statement), the catalog then)
 DdlState = tuple[tuple[str, int], "Catalog"]
@@ -293,8 +297,6 @@ class SchemaTracker:
         #: name -> [(generation, lifetime)] of every statement met (replayed or not)
         self.lives: dict[str, list[tuple[int, int]]] = {name: [(0, h[0][2])] for name, h in start.items()}
         self._warned: set[tuple] = set()
-        #: (id of a layout, id of a definition, flavor) -> (layout, definition, resolved layout)
-        self._resolved: dict[tuple[int, int, str], tuple[TableMap, TableDef | None, TableMap]] = {}
 
     @property
     def catalog(self) -> Catalog:
@@ -449,19 +451,26 @@ class SchemaTracker:
 
     def resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
         """The TABLE_MAP with what the DDL (else the user schema) says filled in: worked out
-        once per layout and definition (the files of an archive share their layouts)."""
-        key = (id(table_map), id(definition), flavor)
-        kept = self._resolved.get(key)
-        if kept is not None and kept[0] is table_map and kept[1] is definition:  # both held: their ids are theirs
-            return kept[2]
-        resolved = self._resolve(table_map, definition, flavor, where)
-        if len(self._resolved) >= RESOLVED_KEPT:
-            self._resolved.clear()
-        self._resolved[key] = (table_map, definition, resolved)
-        return resolved
-
-    def _resolve(self, table_map: TableMap, definition: TableDef | None, flavor: str, where: str) -> TableMap:
+        once per layout and definition in the process (the files of an archive share their
+        layouts, and every read of them its definitions, equal if not the same objects), and
+        the same object each time: what is kept per layout object (its Arrow schema, its
+        column plan) holds across reads. Its warnings are given again to each tracker."""
         user = self.user.get(table_map.name) or self.user.get(table_map.table)
+        key = (id(table_map), definition, user, flavor)
+        kept = _RESOLVED.get(key)
+        if kept is None or kept[0] is not table_map:  # (the layout held: its id is its own)
+            notes: list[tuple[tuple, str]] = []
+            kept = (table_map, self._resolve(table_map, definition, user, flavor, notes), notes)
+            if len(_RESOLVED) >= RESOLVED_KEPT:
+                _RESOLVED.clear()  # (atomic: safe with reads on other threads)
+            _RESOLVED[key] = kept
+        for note_key, message in kept[2]:
+            self._warn_once(note_key, f"{where}: {message}")
+        return kept[1]
+
+    @staticmethod
+    def _resolve(table_map: TableMap, definition: TableDef | None, user: TableDef | None, flavor: str,
+                 notes: list[tuple[tuple, str]]) -> TableMap:
         for source, d in (("the DDL in the log", definition), ("schema=", user)):
             if d is None:
                 continue
@@ -471,16 +480,13 @@ class SchemaTracker:
                 unused: list[str] = []
                 resolved = apply_definition(table_map, d, flavor, unused)
                 for note in unused:
-                    self._warn_once(
-                        (source, table_map, d, note),
-                        f"{where}: {table_map.name}: the definition from {source}: {note}",
-                    )
+                    notes.append(((source, table_map, d, note), f"{table_map.name}: the definition from {source}: {note}"))
                 return resolved
-            self._warn_once(
+            notes.append((
                 (source, table_map, d),
-                f"{where}: {table_map.name}: the definition from {source} does not match the TABLE_MAP "
+                f"{table_map.name}: the definition from {source} does not match the TABLE_MAP "
                 f"({problem}); it is not used for these rows",
-            )
+            ))
         return table_map
 
     def _warn_once(self, key: tuple, message: str) -> None:

@@ -591,7 +591,7 @@ _ONE_PASS: dict[int, tuple[Any, type[np.integer], int]] = {
 
 def _one_pass(col: ColumnData) -> pa.Array | None:
     """A DATETIME2, DATE, TIMESTAMP2 or TIME2 column in one compiled pass (DATETIME2 4-5x, DATE
-    3-4x, TIMESTAMP2 and TIME2 ?x the general way, which makes each field a column first), or
+    3-4x, TIMESTAMP2 and TIME2 2.3-6x the general way, which makes each field a column first), or
     None when a value is impossible or an invalid date: then the general way decodes it, with
     its warning or error."""
     _check(col)
