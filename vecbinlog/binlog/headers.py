@@ -362,7 +362,7 @@ class EventIndex:
         was (a file's own events: one gather less)."""
         same = self.pos is self.offset
         own = isinstance(idx, slice)
-        if not own and idx.dtype == np.bool_:  # one pass over the mask, not one per column
+        if isinstance(idx, np.ndarray) and idx.dtype == np.bool_:  # one pass over the mask, not one per column
             idx = np.flatnonzero(idx)
         return EventIndex(**{name: getattr(self, name)[idx].copy() if own else getattr(self, name)[idx]
                              for name in self.__dataclass_fields__ if not (same and name == "pos")})
