@@ -68,10 +68,14 @@ def _unsigned(col: ColumnData) -> np.ndarray:
 
 
 @kernel
-def _member_offsets(values, valid, label_len, offsets):  # pragma: no cover - compiled
-    """Offsets (from 0) of the member labels of every row with ``valid``, row after row, each
-    row's members in bit order (declaration order), ``label_len[b]`` bytes for bit ``b``; returns
-    how many members there are (``len(offsets) - 1``: the caller counted them)."""
+def _member_labels(values, valid, label_start, label_len, label_data, offsets, out):  # pragma: no cover
+    """The member labels of every row with ``valid``, row after row, each row's members in bit
+    order (declaration order; bit ``b``: ``label_data[label_start[b]:][:label_len[b]]``). With
+    ``out`` empty: their ``offsets`` (from 0); else their bytes at those offsets, 8 a step (the
+    bytes past a label's end land where the next one goes, written after it: ``out`` and
+    ``label_data`` have 8 bytes more than the labels'). Returns how many members there are
+    (``len(offsets) - 1``: the caller counted them)."""
+    write = len(out) > 0
     j = 0
     offsets[0] = 0
     for i in range(len(values)):
@@ -81,29 +85,14 @@ def _member_offsets(values, valid, label_len, offsets):  # pragma: no cover - co
         while v:
             b = trailing_zeros(v)
             v &= v - np.uint64(1)
-            offsets[j + 1] = offsets[j] + label_len[b]
+            if write:
+                q, a = offsets[j], label_start[b]
+                for k in range(0, label_len[b], 8):
+                    store_word(out, q + k, load_word(label_data, a + k))
+            else:
+                offsets[j + 1] = offsets[j] + label_len[b]
             j += 1
     return j
-
-
-@kernel
-def _member_text(values, valid, label_start, label_data, offsets, out):  # pragma: no cover - compiled
-    """The member labels' bytes at the ``offsets`` of :func:`_member_offsets`, 8 bytes a step
-    (the bytes past a label's end land where the next one goes, written after it: ``out`` and
-    ``label_data`` have 8 bytes more than the labels')."""
-    j = 0
-    for i in range(len(values)):
-        if not valid[i]:
-            continue
-        v = values[i]
-        while v:
-            b = trailing_zeros(v)
-            v &= v - np.uint64(1)
-            q = offsets[j]
-            a = label_start[b]
-            for k in range(0, offsets[j + 1] - q, 8):
-                store_word(out, q + k, load_word(label_data, a + k))
-            j += 1
 
 
 def _members(values: np.ndarray, valid: np.ndarray, labels: pa.Array, count: int) -> pa.Array:
@@ -115,10 +104,10 @@ def _members(values: np.ndarray, valid: np.ndarray, labels: pa.Array, count: int
     padded = np.zeros(len(label_data) + 8, np.uint8)
     padded[:len(label_data)] = label_data
     offsets = np.empty(count + 1, np.int64)
-    if _member_offsets(values, valid, label_len, offsets) != count:
+    if _member_labels(values, valid, label_offsets, label_len, padded, offsets, np.zeros(0, np.uint8)) != count:
         raise AssertionError("SET members counted twice differ")  # (the same masks, counted by bitwise_count)
     data = np.frombuffer(pa.allocate_buffer(int(offsets[-1]) + 8), np.uint8)  # (Arrow's pool: no fresh pages)
-    _member_text(values, valid, label_offsets, padded, offsets, data)
+    _member_labels(values, valid, label_offsets, label_len, padded, offsets, data)
     return binary_like(labels.type, count, offsets, data[:-8], np.ones(count, bool))
 
 
