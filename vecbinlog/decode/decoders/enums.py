@@ -74,7 +74,8 @@ def _member_labels(values, valid, label_start, label_len, label_data, offsets, o
     ``out`` empty: their ``offsets`` (from 0); else their bytes at those offsets, 8 a step (the
     bytes past a label's end land where the next one goes, written after it: ``out`` and
     ``label_data`` have 8 bytes more than the labels'). Returns how many members there are
-    (``len(offsets) - 1``: the caller counted them)."""
+    (``len(offsets) - 1``: the caller counted them), or -1 at one more than that, or at a bit
+    with no label (the caller checked neither happens)."""
     write = len(out) > 0
     j = 0
     offsets[0] = 0
@@ -85,6 +86,8 @@ def _member_labels(values, valid, label_start, label_len, label_data, offsets, o
         while v:
             b = trailing_zeros(v)
             v &= v - np.uint64(1)
+            if j + 1 >= len(offsets) or b >= len(label_len):
+                return -1
             if write:
                 q, a = offsets[j], label_start[b]
                 for k in range(0, label_len[b], 8):
